@@ -1,0 +1,63 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+
+const port = 3210;
+const baseURL = `http://127.0.0.1:${port}`;
+export const adminPassword = "e2e-admin-password-123";
+export const storageState = "tests/e2e/.auth/admin.json";
+
+// Every run starts on an empty database: the sandbox creates its default application at start-up.
+// The config is loaded by the runner and by each worker; only the runner's directory is used.
+const dataDir = (process.env.SWITCHBOARD_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-e2e-")));
+
+const chromium = {
+  ...devices["Desktop Chrome"],
+  launchOptions: {
+    executablePath: "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  },
+};
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  fullyParallel: false,
+  // Two shared cores: one browser at a time keeps the server responsive.
+  workers: 1,
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  reporter: [["list"]],
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  use: { baseURL, trace: "retain-on-failure" },
+  projects: [
+    { name: "setup", testMatch: /.*\.setup\.ts/, use: chromium },
+    {
+      name: "chromium",
+      testIgnore: /.*\.setup\.ts/,
+      dependencies: ["setup"],
+      use: { ...chromium, storageState },
+    },
+  ],
+  webServer: {
+    command: `npx next start --hostname 127.0.0.1 --port ${port}`,
+    url: `${baseURL}/sign-in`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      ADMIN_PASSWORD: adminPassword,
+      DATA_DIR: dataDir,
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});

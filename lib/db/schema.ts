@@ -1,0 +1,334 @@
+import { sql } from "drizzle-orm";
+import type { FollowUps, ImportResource, JobStatus, RowIssue, RowState } from "@/lib/imports/types";
+import type { DeliveryAttempt } from "@/lib/schemas/sandbox-events";
+import {
+  bigint,
+  bigserial,
+  boolean,
+  customType,
+  index,
+  integer,
+  json,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+  dataType: () => "bytea",
+});
+
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+
+// ---------------------------------------------------------------------------
+// Console
+// ---------------------------------------------------------------------------
+
+/** Small key/value settings the console generates once and keeps (password hash, cookie secret). */
+export const consoleSettings = pgTable("console_settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Administrator sessions; the cookie carries the id, signed. Deleting the row signs out. */
+export const adminSessions = pgTable("admin_sessions", {
+  id: text("id").primaryKey(),
+  createdAt: createdAt(),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+});
+
+// ---------------------------------------------------------------------------
+// Sandbox platform
+// ---------------------------------------------------------------------------
+
+export type WebhookSettings = {
+  enabled: boolean;
+  url: string;
+  include_members: boolean;
+  enabled_events: string[];
+};
+
+export type RateLimitSettings = { get?: number; write?: number };
+
+export const sandboxApps = pgTable("sandbox_apps", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  apiToken: text("api_token").notNull(),
+  isDefault: boolean("is_default").notNull().default(false),
+  webhook: jsonb("webhook").$type<WebhookSettings>().notNull(),
+  /** Per-application rate limit set from the console; null falls back to SANDBOX_RATE_LIMIT. */
+  rateLimit: jsonb("rate_limit").$type<RateLimitSettings>(),
+  createdAt: createdAt(),
+});
+
+export type SessionToken = { session_token: string; expires_at: number };
+
+export const sandboxUsers = pgTable(
+  "sandbox_users",
+  {
+    appId: text("app_id")
+      .notNull()
+      .references(() => sandboxApps.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    nickname: text("nickname").notNull(),
+    profileUrl: text("profile_url").notNull().default(""),
+    accessToken: text("access_token").notNull().default(""),
+    isActive: boolean("is_active").notNull().default(true),
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    sessionTokens: jsonb("session_tokens").$type<SessionToken[]>().notNull().default([]),
+    /** Milliseconds since the epoch. */
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.userId] }), index("sandbox_users_seq").on(t.appId, t.seq)],
+);
+
+export const sandboxOpenChannels = pgTable(
+  "sandbox_open_channels",
+  {
+    appId: text("app_id")
+      .notNull()
+      .references(() => sandboxApps.id, { onDelete: "cascade" }),
+    channelUrl: text("channel_url").notNull(),
+    name: text("name").notNull(),
+    coverUrl: text("cover_url").notNull().default(""),
+    customType: text("custom_type").notNull().default(""),
+    data: text("data").notNull().default(""),
+    isEphemeral: boolean("is_ephemeral").notNull().default(false),
+    isDynamicPartitioned: boolean("is_dynamic_partitioned").notNull().default(true),
+    operatorIds: jsonb("operator_ids").$type<string[]>().notNull().default([]),
+    freeze: boolean("freeze").notNull().default(false),
+    /** Seconds since the epoch, as the open channel resource reports it. */
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.appId, t.channelUrl] }),
+    index("sandbox_open_channels_seq").on(t.appId, t.seq),
+  ],
+);
+
+export type GroupChannelMember = {
+  user_id: string;
+  state: "joined" | "invited";
+  hidden_status: "unhidden" | "hidden_allow_auto_unhide" | "hidden_prevent_auto_unhide";
+};
+
+export const sandboxGroupChannels = pgTable(
+  "sandbox_group_channels",
+  {
+    appId: text("app_id")
+      .notNull()
+      .references(() => sandboxApps.id, { onDelete: "cascade" }),
+    channelUrl: text("channel_url").notNull(),
+    name: text("name").notNull(),
+    coverUrl: text("cover_url").notNull().default(""),
+    customType: text("custom_type").notNull().default(""),
+    data: text("data").notNull().default(""),
+    isDistinct: boolean("is_distinct").notNull().default(false),
+    isPublic: boolean("is_public").notNull().default(false),
+    isSuper: boolean("is_super").notNull().default(false),
+    isEphemeral: boolean("is_ephemeral").notNull().default(false),
+    accessCode: text("access_code"),
+    blockSdkUserChannelJoin: boolean("block_sdk_user_channel_join").notNull().default(false),
+    createdBy: text("created_by"),
+    members: jsonb("members").$type<GroupChannelMember[]>().notNull().default([]),
+    operatorIds: jsonb("operator_ids").$type<string[]>().notNull().default([]),
+    /** Sorted member ids plus custom_type, set only for distinct channels, to find the one to reuse. */
+    distinctKey: text("distinct_key"),
+    freeze: boolean("freeze").notNull().default(false),
+    /** Milliseconds since the epoch. */
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.appId, t.channelUrl] }),
+    index("sandbox_group_channels_seq").on(t.appId, t.seq),
+    index("sandbox_group_channels_distinct").on(t.appId, t.distinctKey),
+  ],
+);
+
+export const sandboxMessages = pgTable(
+  "sandbox_messages",
+  {
+    messageId: bigserial("message_id", { mode: "number" }).primaryKey(),
+    appId: text("app_id")
+      .notNull()
+      .references(() => sandboxApps.id, { onDelete: "cascade" }),
+    channelUrl: text("channel_url").notNull(),
+    channelType: text("channel_type").$type<"open" | "group">().notNull(),
+    userId: text("user_id").notNull(),
+    messageType: text("message_type").$type<"MESG" | "FILE" | "ADMM">().notNull(),
+    message: text("message").notNull().default(""),
+    customType: text("custom_type").notNull().default(""),
+    data: text("data").notNull().default(""),
+    dedupId: text("dedup_id"),
+    /** Milliseconds since the epoch. */
+    timestamp: bigint("timestamp", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    index("sandbox_messages_channel").on(t.appId, t.channelUrl, t.timestamp),
+    uniqueIndex("sandbox_messages_dedup")
+      .on(t.appId, t.channelUrl, t.dedupId)
+      .where(sql`${t.dedupId} is not null`),
+  ],
+);
+
+/** Profile images and channel covers uploaded with multipart requests, served back by URL. */
+export const sandboxFiles = pgTable("sandbox_files", {
+  id: text("id").primaryKey(),
+  appId: text("app_id")
+    .notNull()
+    .references(() => sandboxApps.id, { onDelete: "cascade" }),
+  contentType: text("content_type").notNull(),
+  bytes: bytea("bytes").notNull(),
+  createdAt: createdAt(),
+});
+
+// ---------------------------------------------------------------------------
+// Webhook delivery (durable outbox)
+// ---------------------------------------------------------------------------
+
+export type WebhookEventStatus = "pending" | "delivered" | "failed" | "not_subscribed";
+
+export const webhookEvents = pgTable(
+  "webhook_events",
+  {
+    id: text("id").primaryKey(),
+    appId: text("app_id")
+      .notNull()
+      .references(() => sandboxApps.id, { onDelete: "cascade" }),
+    category: text("category").notNull(),
+    /** `json`, not `jsonb`: receivers get the keys in the order section 6 lists them. */
+    payload: json("payload").$type<Record<string, unknown>>().notNull(),
+    /** The endpoint at the time the event was accepted. */
+    url: text("url").notNull(),
+    status: text("status").$type<WebhookEventStatus>().notNull().default("pending"),
+    attemptCount: integer("attempt_count").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    /** A worker holds the event until this time; a crashed worker's claim simply runs out. */
+    lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    createdAt: createdAt(),
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    index("webhook_events_due").on(t.status, t.nextAttemptAt),
+    index("webhook_events_app_seq").on(t.appId, t.seq),
+  ],
+);
+
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    eventId: text("event_id")
+      .notNull()
+      .references(() => webhookEvents.id, { onDelete: "cascade" }),
+    attempt: integer("attempt").notNull(),
+    at: timestamp("at", { withTimezone: true }).notNull(),
+    status: integer("status"),
+    error: text("error"),
+    latencyMs: integer("latency_ms").notNull(),
+    /** The first 2 KiB of the response body. */
+    responseExcerpt: text("response_excerpt"),
+  },
+  (t) => [uniqueIndex("webhook_attempts_event_attempt").on(t.eventId, t.attempt)],
+);
+
+// ---------------------------------------------------------------------------
+// Console test deliveries (remote platform)
+// ---------------------------------------------------------------------------
+
+
+/**
+ * Test events the console posted itself, because a remote platform has no operation to emit
+ * one; the attempts live beside the event since they are only ever read together.
+ */
+export const consoleTestDeliveries = pgTable(
+  "console_test_deliveries",
+  {
+    id: text("id").primaryKey(),
+    category: text("category").notNull(),
+    url: text("url").notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    status: text("status").$type<"pending" | "delivered" | "failed">().notNull().default("pending"),
+    attempts: jsonb("attempts").$type<DeliveryAttempt[]>().notNull().default([]),
+    createdAt: createdAt(),
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+  },
+  (t) => [index("console_test_deliveries_seq").on(t.seq)],
+);
+
+// ---------------------------------------------------------------------------
+// Guided imports (durable jobs)
+// ---------------------------------------------------------------------------
+
+/** One import: the file's shape, its plan, and where the run stands. */
+export const importJobs = pgTable(
+  "import_jobs",
+  {
+    id: text("id").primaryKey(),
+    resource: text("resource").$type<ImportResource>().notNull(),
+    fileName: text("file_name").notNull(),
+    columns: jsonb("columns").$type<string[]>().notNull(),
+    mapping: jsonb("mapping").$type<Record<string, string>>().notNull(),
+    totalRows: integer("total_rows").notNull(),
+    status: text("status").$type<JobStatus>().notNull().default("draft"),
+    /** What the plan found (counts, warnings); null until planned. */
+    plan: jsonb("plan").$type<Record<string, unknown>>(),
+    plannedAt: timestamp("planned_at", { withTimezone: true }),
+    /** The last rehearsal's outcome in a scratch sandbox application. */
+    rehearsal: jsonb("rehearsal").$type<Record<string, unknown>>(),
+    /** Why the job stopped, when something other than a row went wrong. */
+    error: text("error"),
+    createdAt: createdAt(),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (t) => [index("import_jobs_status").on(t.status, t.createdAt)],
+);
+
+/** One data row of an import's file, with what will be (or was) sent for it. */
+export const importRows = pgTable(
+  "import_rows",
+  {
+    jobId: text("job_id")
+      .notNull()
+      .references(() => importJobs.id, { onDelete: "cascade" }),
+    rowIndex: integer("row_index").notNull(),
+    values: jsonb("values").$type<string[]>().notNull(),
+    excluded: boolean("excluded").notNull().default(false),
+    state: text("state").$type<RowState>().notNull().default("pending"),
+    /** user_id or channel_url (the file's or the plan's derived one). */
+    resourceKey: text("resource_key"),
+    sourceId: text("source_id"),
+    /** The creation body the row sends (the planned request). */
+    body: jsonb("body").$type<Record<string, unknown>>(),
+    followUps: jsonb("follow_ups").$type<FollowUps>(),
+    /** null: none to make; pending; done; failed. */
+    followUpState: text("follow_up_state").$type<"pending" | "done" | "failed">(),
+    issues: jsonb("issues").$type<RowIssue[]>().notNull().default([]),
+    /** What the plan found beyond the row itself (duplicates, unknown members); redone by each plan. */
+    planIssues: jsonb("plan_issues").$type<RowIssue[]>().notNull().default([]),
+    /** The plan's snapshot: already on the platform before the job ran. */
+    existedBefore: boolean("existed_before").notNull().default(false),
+    /** Creation requests sent so far (an earlier one may have been done without our knowing). */
+    attempts: integer("attempts").notNull().default(0),
+    resultCode: integer("result_code"),
+    resultMessage: text("result_message"),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }),
+    /** A worker holds the row until this time; a dead worker's claim runs out by itself. */
+    lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    lockedBy: text("locked_by"),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.jobId, t.rowIndex] }),
+    index("import_rows_state").on(t.jobId, t.state, t.rowIndex),
+    index("import_rows_finished").on(t.jobId, t.finishedAt),
+  ],
+);

@@ -1,0 +1,59 @@
+import { z } from "zod";
+
+const booleanFlag = z
+  .enum(["true", "false", "1", "0"], { error: "must be true or false" })
+  .transform((value) => value === "true" || value === "1");
+
+/**
+ * Every environment variable the console and the sandbox read, validated once.
+ * A bad value stops the process with a message that names the variable.
+ */
+const envSchema = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, "must be a lower-case PostgreSQL identifier")
+    .optional(),
+  DATA_DIR: z.string().min(1).default(".data"),
+  ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
+  SESSION_TTL_HOURS: z.coerce.number().int().positive().default(12),
+  SANDBOX_APP_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, _ and - only, at most 64")
+    .default("local"),
+  SANDBOX_API_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  SANDBOX_RATE_LIMIT: z.string().optional(),
+  SANDBOX_FAULTS: z.string().optional(),
+  WEBHOOK_ALLOW_LOOPBACK: booleanFlag.default(true),
+  WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
+  SANDBOX_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().max(5000).default(5000),
+  PLATFORM_CHAT_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PLATFORM_CALLS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PLATFORM_APP_ID: z.string().min(1).optional(),
+  PLATFORM_API_TOKEN: z.string().min(1).optional(),
+  IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  PLATFORM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  if (cached) return cached;
+  const parsed = envSchema.safeParse(process.env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid environment configuration:\n${lines.join("\n")}`);
+  }
+  cached = parsed.data;
+  return cached;
+}
+
+/** For tests that change process.env between cases. */
+export function resetEnvCache(): void {
+  cached = undefined;
+}

@@ -1,0 +1,123 @@
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
+import { guardedLookup, refusalReason, type AddressPolicy } from "./address-guard";
+
+export type AttemptOutcome = {
+  /** HTTP status of the response; null when none arrived. */
+  status: number | null;
+  /** Why no response arrived (timeout, refused, reset...). */
+  error: string | null;
+  latencyMs: number;
+  /** The first 2 KiB of the response body. */
+  responseExcerpt: string | null;
+};
+
+export const RESPONSE_EXCERPT_BYTES = 2048;
+
+const agents = new Map<string, http.Agent>();
+
+/** Keep-alive agents per protocol and policy, as the interface asks receivers to support. */
+function agentFor(protocol: "http:" | "https:", policy: AddressPolicy): http.Agent {
+  const key = `${protocol}${policy.allowLoopback}${policy.allowPrivate}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, maxSockets: 32, lookup: guardedLookup(policy) };
+    agent = protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+/**
+ * One delivery attempt: POST a JSON body, wait at most `timeoutMs` for the response head,
+ * follow no redirect, keep the first 2 KiB of the answer. Never throws.
+ */
+export function postJson(
+  url: string,
+  body: string,
+  options: { timeoutMs: number; policy: AddressPolicy; headers?: Record<string, string> },
+): Promise<AttemptOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const failed = (error: string): AttemptOutcome => ({ status: null, error, latencyMs: elapsed(), responseExcerpt: null });
+
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return Promise.resolve(failed("The URL is not valid."));
+  }
+  if (target.protocol !== "http:" && target.protocol !== "https:") {
+    return Promise.resolve(failed("Only http and https URLs are delivered to."));
+  }
+  // An IP literal skips DNS, so the guard checks it here.
+  const literal = target.hostname.replace(/^\[|\]$/g, "");
+  if (net.isIP(literal)) {
+    const reason = refusalReason(literal, options.policy);
+    if (reason) return Promise.resolve(failed(`Refused to connect: ${reason}.`));
+  }
+
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (outcome: AttemptOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+    const transport = target.protocol === "https:" ? https : http;
+    const request = transport.request(
+      target,
+      {
+        method: "POST",
+        agent: agentFor(target.protocol as "http:" | "https:", options.policy),
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          "user-agent": "Switchboard-Webhooks/1.0",
+          ...options.headers,
+        },
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        const latencyMs = elapsed();
+        // The response counts from its head on; a body that trickles is cut short.
+        clearTimeout(timer);
+        const bodyTimer = setTimeout(() => response.destroy(), 1000);
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        response.on("data", (chunk: Buffer) => {
+          if (kept < RESPONSE_EXCERPT_BYTES) {
+            chunks.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - kept));
+            kept += Math.min(chunk.length, RESPONSE_EXCERPT_BYTES - kept);
+          } else {
+            // Enough to show; the rest is not worth reading.
+            response.destroy();
+          }
+        });
+        const done = () => {
+          clearTimeout(bodyTimer);
+          finish({ status, error: null, latencyMs, responseExcerpt: Buffer.concat(chunks).toString("utf8") });
+        };
+        response.on("end", done);
+        response.on("close", done);
+        response.on("error", done);
+      },
+    );
+    const timer = setTimeout(() => {
+      request.destroy();
+      finish(failed(`No response within ${options.timeoutMs} ms.`));
+    }, options.timeoutMs);
+    request.on("error", (error: NodeJS.ErrnoException) => finish(failed(describe(error))));
+    request.end(body);
+  });
+}
+
+function describe(error: NodeJS.ErrnoException): string {
+  if (error.code === "ECONNREFUSED") return "Connection refused.";
+  if (error.code === "ECONNRESET") return "Connection reset before a response.";
+  if (error.code === "ENOTFOUND" || error.code === "EAI_AGAIN") return "Host not found.";
+  if (error.code === "EADDRREFUSED") return error.message;
+  return error.message || "The request failed.";
+}

@@ -1,0 +1,153 @@
+import { timingSafeEqual } from "node:crypto";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Database } from "@/lib/db/client";
+import { ensureDefaultApplication, findApplication } from "./apps";
+import type { SandboxConfig } from "./config";
+import type { SandboxEnv } from "./context";
+import { ErrorCode, SandboxError, errorResponse } from "./errors";
+import { RateLimiter } from "./rate-limit";
+import { registerRoutes } from "./routes";
+
+/** JSON bodies of every operation are small; a body larger than this is refused unread. */
+export const maxJsonBodyBytes = 1024 * 1024;
+/** A 5 MB image plus the other form fields. */
+export const maxMultipartBodyBytes = 6 * 1024 * 1024;
+
+export type SandboxAppOptions = {
+  getDb: () => Promise<Database>;
+  config: SandboxConfig;
+  /** Called when events were stored for delivery, so a worker can start at once. */
+  onEventsAccepted?: () => void;
+};
+
+/**
+ * The embedded platform as a web-standard `Request -> Response` app. Mounted inside
+ * Next.js at /sandbox/... and served on its own port by `npm run sandbox`.
+ */
+export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }: SandboxAppOptions) {
+  const rateLimiter = new RateLimiter();
+  let ready: Promise<Database> | undefined;
+  const init = () => {
+    ready ??= getDb().then(async (db) => {
+      await ensureDefaultApplication(db, config.defaultAppId, config.defaultApiToken);
+      return db;
+    });
+    ready.catch(() => {
+      ready = undefined;
+    });
+    return ready;
+  };
+
+  const root = new Hono<SandboxEnv>();
+  const api = new Hono<SandboxEnv>();
+
+  root.onError((error, c) => {
+    if (error instanceof SandboxError) return errorResponse(error);
+    console.error(`[sandbox] ${c.req.method} ${new URL(c.req.url).pathname} failed:`, error);
+    return errorResponse(new SandboxError(ErrorCode.internal, "Unexpected server error."));
+  });
+  root.notFound(() => errorResponse(new SandboxError(ErrorCode.noSuchRoute, "No such route.")));
+
+  api.use("*", async (c, next) => {
+    const db = await init();
+    c.set("db", db);
+    c.set("config", config);
+    c.set("origin", requestOrigin(c.req.raw));
+    c.set("onEventsAccepted", onEventsAccepted);
+    const appId = c.req.param("appId") ?? "";
+    const app = await findApplication(db, appId);
+    if (!app) {
+      throw new SandboxError(ErrorCode.noSuchApplication, `No application with id "${appId}".`);
+    }
+    c.set("app", app);
+    await next();
+  });
+
+  // Stored profile images and covers are public, like a CDN URL: browsers load them without a token.
+  registerRoutes.publicFiles(api);
+
+  api.use("*", async (c, next) => {
+    if (!tokensMatch(c.req.header("api-token"), c.get("app").apiToken)) {
+      throw new SandboxError(ErrorCode.unauthorized, "Missing or wrong Api-Token header.");
+    }
+    const kind = c.req.method === "GET" || c.req.method === "HEAD" ? "get" : "write";
+    const decision = rateLimiter.take(c.get("app").id, kind, c.get("app").rateLimit ?? config.rateLimit);
+    if (decision && !decision.allowed) {
+      return errorResponse(
+        new SandboxError(ErrorCode.rateLimited, "Too many requests: rate limit exceeded."),
+        decision.headers,
+      );
+    }
+    await injectFaults(c.req.raw, config, next);
+    if (decision) {
+      for (const [name, value] of Object.entries(decision.headers)) c.res.headers.set(name, value);
+    }
+  });
+
+  api.use("*", (c, next) => {
+    const multipart = (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/");
+    const maxSize = multipart ? maxMultipartBodyBytes : maxJsonBodyBytes;
+    return bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new SandboxError(
+          ErrorCode.tooLong,
+          `The request body is larger than ${maxSize / 1024 / 1024} MB.`,
+          413,
+        );
+      },
+    })(c, next);
+  });
+
+  registerRoutes.authenticated(api);
+  root.route("/sandbox/:appId", api);
+
+  return Object.assign(root, {
+    /** Resolves once the database is open and the default application exists. */
+    ready: init,
+    /** Drop cached rate-limit buckets of an application whose limit changed. */
+    resetRateLimit: (appId: string) => rateLimiter.reset(appId),
+  });
+}
+
+export type SandboxApp = ReturnType<typeof createSandboxApp>;
+
+function tokensMatch(given: string | undefined, expected: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function requestOrigin(request: Request): string {
+  const url = new URL(request.url);
+  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host") ?? url.host;
+  const proto = request.headers.get("x-forwarded-proto") ?? url.protocol.replace(":", "");
+  return `${proto}://${host}`;
+}
+
+async function injectFaults(request: Request, config: SandboxConfig, next: () => Promise<void>) {
+  const { errorRate, hangRate, latencyMs } = config.faults;
+  if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+  if (errorRate > 0 && Math.random() < errorRate) {
+    throw new SandboxError(ErrorCode.internal, "Injected fault: internal error.");
+  }
+  const hang = hangRate > 0 && Math.random() < hangRate;
+  // A hung request may or may not have done its work, as on a real network.
+  if (hang && Math.random() < 0.5) await next();
+  if (hang) await hangUntilAbandoned(request);
+  await next();
+}
+
+/** Never answers; gives up only when the client goes away (or after 10 minutes). */
+async function hangUntilAbandoned(request: Request): Promise<never> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 10 * 60_000);
+    request.signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  throw new SandboxError(ErrorCode.internal, "Injected fault: the request hung.");
+}

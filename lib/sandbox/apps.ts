@@ -1,0 +1,93 @@
+import { randomBytes } from "node:crypto";
+import { asc, eq } from "drizzle-orm";
+import type { Database } from "@/lib/db/client";
+import { sandboxApps, type RateLimitSettings } from "@/lib/db/schema";
+
+export type SandboxApplication = typeof sandboxApps.$inferSelect;
+
+export const initialWebhookSettings = {
+  enabled: false,
+  url: "",
+  include_members: false,
+  enabled_events: [] as string[],
+};
+
+export function generateApiToken(): string {
+  return randomBytes(24).toString("hex");
+}
+
+/**
+ * Creates the default application at first start. A token given in the environment
+ * always wins, so a restart with a new SANDBOX_API_TOKEN takes effect.
+ */
+export async function ensureDefaultApplication(
+  db: Database,
+  appId: string,
+  apiToken: string | undefined,
+): Promise<SandboxApplication> {
+  await db
+    .insert(sandboxApps)
+    .values({
+      id: appId,
+      name: "Default application",
+      apiToken: apiToken ?? generateApiToken(),
+      isDefault: true,
+      webhook: initialWebhookSettings,
+    })
+    .onConflictDoNothing();
+  if (apiToken) {
+    await db.update(sandboxApps).set({ apiToken }).where(eq(sandboxApps.id, appId));
+  }
+  const app = await findApplication(db, appId);
+  if (!app) throw new Error(`Default sandbox application ${appId} could not be created`);
+  return app;
+}
+
+export async function findApplication(db: Database, appId: string): Promise<SandboxApplication | undefined> {
+  const [app] = await db.select().from(sandboxApps).where(eq(sandboxApps.id, appId)).limit(1);
+  return app;
+}
+
+export async function listApplications(db: Database): Promise<SandboxApplication[]> {
+  return db.select().from(sandboxApps).orderBy(asc(sandboxApps.createdAt), asc(sandboxApps.id));
+}
+
+/** Creates another application (for example a scratch one to rehearse an import in). */
+export async function createApplication(
+  db: Database,
+  input: { id: string; name: string },
+): Promise<SandboxApplication | undefined> {
+  const [app] = await db
+    .insert(sandboxApps)
+    .values({
+      id: input.id,
+      name: input.name,
+      apiToken: generateApiToken(),
+      webhook: initialWebhookSettings,
+    })
+    .onConflictDoNothing()
+    .returning();
+  return app;
+}
+
+/** Deletes a non-default application and, by cascade, all its data. */
+export async function deleteApplication(db: Database, appId: string): Promise<boolean> {
+  const app = await findApplication(db, appId);
+  if (!app || app.isDefault) return false;
+  await db.delete(sandboxApps).where(eq(sandboxApps.id, appId));
+  return true;
+}
+
+export async function setApplicationRateLimit(
+  db: Database,
+  appId: string,
+  rateLimit: RateLimitSettings | null,
+): Promise<void> {
+  await db.update(sandboxApps).set({ rateLimit }).where(eq(sandboxApps.id, appId));
+}
+
+export async function rotateApiToken(db: Database, appId: string): Promise<string> {
+  const apiToken = generateApiToken();
+  await db.update(sandboxApps).set({ apiToken }).where(eq(sandboxApps.id, appId));
+  return apiToken;
+}

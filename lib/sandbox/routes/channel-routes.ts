@@ -1,0 +1,61 @@
+import type { z } from "zod";
+import type { Database } from "@/lib/db/client";
+import {
+  channelFreezeSchema,
+  channelListQuerySchema,
+  type ChannelListQuery,
+} from "@/lib/schemas/channels";
+import type { FormFieldKinds } from "@/lib/schemas/form-fields";
+import { readChannelCreateBody } from "../channels";
+import type { SandboxContext, SandboxRouter } from "../context";
+import { readImage } from "../files";
+import { parseWith, readJsonObject } from "../request";
+
+type CoverImage = { bytes: Uint8Array; contentType: string };
+
+export type ChannelOperations<Schema extends z.ZodType, Resource> = {
+  createSchema: Schema;
+  formFields: FormFieldKinds;
+  create: (c: SandboxContext, input: z.output<Schema>, cover?: CoverImage) => Promise<Resource>;
+  get: (db: Database, appId: string, channelUrl: string) => Promise<Resource>;
+  list: (
+    db: Database,
+    appId: string,
+    query: ChannelListQuery,
+  ) => Promise<{ channels: Resource[]; next: string }>;
+  freeze: (db: Database, appId: string, channelUrl: string, freeze: boolean) => Promise<Resource>;
+};
+
+/**
+ * Open and group channels answer the same four operations under their own prefix
+ * (`/v3/open_channels`, `/v3/group_channels`); only the body and the resource differ.
+ */
+export function registerChannelRoutes<Schema extends z.ZodType, Resource>(
+  api: SandboxRouter,
+  prefix: string,
+  operations: ChannelOperations<Schema, Resource>,
+): void {
+  api.post(prefix, async (c) => {
+    const { body, coverFile } = await readChannelCreateBody(c, operations.formFields);
+    const input = parseWith(operations.createSchema, body);
+    // Checked before anything is written; an uploaded cover wins over a cover_url beside it.
+    const cover = coverFile === undefined ? undefined : await readImage("cover_file", coverFile);
+    return c.json(await operations.create(c, input, cover));
+  });
+
+  api.get(prefix, async (c) => {
+    const query = parseWith(channelListQuerySchema, c.req.query());
+    return c.json(await operations.list(c.get("db"), c.get("app").id, query));
+  });
+
+  api.get(`${prefix}/:channel_url`, async (c) => {
+    return c.json(await operations.get(c.get("db"), c.get("app").id, c.req.param("channel_url")));
+  });
+
+  api.put(`${prefix}/:channel_url/freeze`, async (c) => {
+    const { freeze } = parseWith(channelFreezeSchema, await readJsonObject(c));
+    return c.json(
+      await operations.freeze(c.get("db"), c.get("app").id, c.req.param("channel_url"), freeze),
+    );
+  });
+}

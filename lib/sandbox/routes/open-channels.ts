@@ -1,0 +1,21 @@
+import { openChannelCreateSchema, openChannelFormFields } from "@/lib/schemas/channels";
+import {
+  createOpenChannel,
+  freezeOpenChannel,
+  getOpenChannel,
+  listOpenChannels,
+} from "../channels";
+import type { SandboxRouter } from "../context";
+import { registerChannelRoutes } from "./channel-routes";
+
+/** Open channels (platform interface 4.4 and the contract's supporting operations). */
+export function registerOpenChannelRoutes(api: SandboxRouter): void {
+  registerChannelRoutes(api, "/v3/open_channels", {
+    createSchema: openChannelCreateSchema,
+    formFields: openChannelFormFields,
+    create: createOpenChannel,
+    get: getOpenChannel,
+    list: listOpenChannels,
+    freeze: freezeOpenChannel,
+  });
+}

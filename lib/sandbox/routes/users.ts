@@ -1,0 +1,108 @@
+import {
+  createUserMultipartSchema,
+  createUserSchema,
+  listUsersQuerySchema,
+  updateUserMetadataSchema,
+  updateUserSchema,
+  type CreateUser,
+  type CreateUserMultipart,
+} from "@/lib/schemas/users";
+import type { SandboxContext, SandboxRouter } from "../context";
+import { ErrorCode, SandboxError } from "../errors";
+import { readImage } from "../files";
+import { isMultipart, parseWith, readJsonObject } from "../request";
+import {
+  createUser,
+  deleteUser,
+  getUser,
+  listUsers,
+  mergeUserMetadata,
+  updateUser,
+  type CheckedImage,
+  type NewUser,
+} from "../users";
+
+/** Users (platform interface 4.3 and the contract's supporting operations). */
+export function registerUserRoutes(api: SandboxRouter): void {
+  api.post("/v3/users", async (c) => {
+    const { user, profileImage } = isMultipart(c)
+      ? await readMultipartUser(c)
+      : await readJsonUser(c);
+    return c.json(await createUser(c, user, profileImage));
+  });
+
+  api.get("/v3/users", async (c) => {
+    const query = parseWith(listUsersQuerySchema, c.req.query());
+    const page = await listUsers(c.get("db"), c.get("app").id, {
+      userIds: query.user_ids,
+      limit: query.limit,
+      next: query.next,
+    });
+    return c.json(page);
+  });
+
+  api.get("/v3/users/:user_id", async (c) => {
+    return c.json(await getUser(c.get("db"), c.get("app").id, c.req.param("user_id")));
+  });
+
+  api.put("/v3/users/:user_id", async (c) => {
+    const changes = parseWith(updateUserSchema, await readJsonObject(c));
+    return c.json(await updateUser(c.get("db"), c.get("app").id, c.req.param("user_id"), changes));
+  });
+
+  api.put("/v3/users/:user_id/metadata", async (c) => {
+    const { metadata } = parseWith(updateUserMetadataSchema, await readJsonObject(c));
+    return c.json(
+      await mergeUserMetadata(c.get("db"), c.get("app").id, c.req.param("user_id"), metadata),
+    );
+  });
+
+  api.delete("/v3/users/:user_id", async (c) => {
+    await deleteUser(c.get("db"), c.get("app").id, c.req.param("user_id"));
+    return c.json({});
+  });
+}
+
+async function readJsonUser(
+  c: SandboxContext,
+): Promise<{ user: NewUser; profileImage?: undefined }> {
+  const input = parseWith(createUserSchema, await readJsonObject(c));
+  return { user: toNewUser(input, input.profile_url, input.metadata) };
+}
+
+/** Multipart creation carries no metadata: the interface adds it with the metadata operation. */
+async function readMultipartUser(
+  c: SandboxContext,
+): Promise<{ user: NewUser; profileImage?: CheckedImage }> {
+  const input = parseWith(createUserMultipartSchema, await readMultipart(c));
+  // Checked before anything is written. An uploaded image wins over a profile_url sent beside it.
+  const profileImage = input.profile_file
+    ? await readImage("profile_file", input.profile_file)
+    : undefined;
+  return { user: toNewUser(input, input.profile_url ?? "", {}), profileImage };
+}
+
+function toNewUser(
+  input: CreateUser | CreateUserMultipart,
+  profileUrl: string,
+  metadata: Record<string, string>,
+): NewUser {
+  return {
+    userId: input.user_id,
+    nickname: input.nickname,
+    profileUrl,
+    issueAccessToken: input.issue_access_token,
+    metadata,
+    issueSessionToken: input.issue_session_token,
+    sessionTokenExpiresAt: input.session_token_expires_at,
+  };
+}
+
+async function readMultipart(c: SandboxContext): Promise<Record<string, string | File>> {
+  try {
+    return await c.req.parseBody();
+  } catch (error) {
+    if (error instanceof SandboxError) throw error;
+    throw new SandboxError(ErrorCode.malformedBody, "The multipart body could not be read.");
+  }
+}

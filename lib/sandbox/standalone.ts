@@ -1,0 +1,40 @@
+import path from "node:path";
+import { serve } from "@hono/node-server";
+import { closeDatabase, getDatabaseHandle } from "@/lib/db/client";
+import { getSandboxApp, startSandboxWebhookWorker, stopSandboxWebhookWorker } from "./index";
+
+// `npm run sandbox`: the embedded platform on its own port, for speed and for teams who
+// point their own scripts at it. It must not share the console's PGlite directory.
+process.env.DATA_DIR ??= path.join(".data", "sandbox-standalone");
+const port = Number(process.env.SANDBOX_PORT ?? 3001);
+const hostname = process.env.SANDBOX_HOST ?? "127.0.0.1";
+
+const app = getSandboxApp();
+const handle = await getDatabaseHandle();
+const application = await app.ready().then(() => handle);
+startSandboxWebhookWorker();
+
+const server = serve({ fetch: app.fetch, port, hostname }, (info) => {
+  console.log(`Sandbox platform listening on http://${hostname}:${info.port}/sandbox/{application_id}`);
+  console.log(`Storage: ${application.kind} at ${application.location}`);
+});
+
+async function shutdown() {
+  server.close();
+  await stopSandboxWebhookWorker();
+  await closeDatabase();
+  process.exit(0);
+}
+process.on("SIGINT", shutdown);
+// Test servers stop by themselves when the process that started them is gone.
+if (process.env.SANDBOX_EXIT_WITH_PARENT === "1") {
+  const parent = process.ppid;
+  setInterval(() => {
+    try {
+      process.kill(parent, 0);
+    } catch {
+      void shutdown();
+    }
+  }, 1000).unref();
+}
+process.on("SIGTERM", shutdown);

@@ -1,0 +1,226 @@
+import { randomBytes } from "node:crypto";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import type { Database } from "@/lib/db/client";
+import { sandboxUsers, type SessionToken } from "@/lib/db/schema";
+import {
+  METADATA_MAX_ITEMS,
+  SESSION_TOKEN_LIFETIME_MS,
+  type UpdateUser,
+  type UserResource,
+} from "@/lib/schemas/users";
+import type { SandboxContext } from "./context";
+import { ErrorCode, SandboxError } from "./errors";
+import { readImage, storeImage } from "./files";
+
+type UserRow = typeof sandboxUsers.$inferSelect;
+
+export type CheckedImage = Awaited<ReturnType<typeof readImage>>;
+
+export type NewUser = {
+  userId: string;
+  nickname: string;
+  profileUrl: string;
+  issueAccessToken: boolean;
+  metadata: Record<string, string>;
+  issueSessionToken: boolean;
+  sessionTokenExpiresAt?: number;
+};
+
+/**
+ * Creates a user, or refuses with 400202 when the id is taken. With an uploaded image the
+ * image and the user are written in one transaction, so a refused user leaves no file behind.
+ */
+export async function createUser(
+  c: SandboxContext,
+  user: NewUser,
+  profileImage?: CheckedImage,
+): Promise<UserResource> {
+  const db = c.get("db");
+  const appId = c.get("app").id;
+  const row = profileImage
+    ? await db.transaction(async (tx) => {
+        const profileUrl = await storeImage(c, profileImage, tx);
+        return insertUniqueUser(tx, appId, { ...user, profileUrl });
+      })
+    : await insertUniqueUser(db, appId, user);
+  return toUserResource(row);
+}
+
+async function insertUniqueUser(db: Database, appId: string, user: NewUser): Promise<UserRow> {
+  const now = Date.now();
+  const sessionTokens: SessionToken[] = user.issueSessionToken
+    ? [
+        {
+          session_token: generateToken(),
+          expires_at: user.sessionTokenExpiresAt ?? now + SESSION_TOKEN_LIFETIME_MS,
+        },
+      ]
+    : [];
+  // The primary key decides between concurrent creations: exactly one gets the row back.
+  const [row] = await db
+    .insert(sandboxUsers)
+    .values({
+      appId,
+      userId: user.userId,
+      nickname: user.nickname,
+      profileUrl: user.profileUrl,
+      accessToken: user.issueAccessToken ? generateToken() : "",
+      metadata: user.metadata,
+      sessionTokens,
+      createdAt: now,
+    })
+    .onConflictDoNothing()
+    .returning();
+  // Thrown inside a transaction, this also rolls back the stored image.
+  if (!row)
+    throw new SandboxError(
+      ErrorCode.alreadyExists,
+      `A user with user_id "${user.userId}" already exists.`,
+    );
+  return row;
+}
+
+export async function findUser(
+  db: Database,
+  appId: string,
+  userId: string,
+): Promise<UserResource | undefined> {
+  const [row] = await db
+    .select()
+    .from(sandboxUsers)
+    .where(and(eq(sandboxUsers.appId, appId), eq(sandboxUsers.userId, userId)))
+    .limit(1);
+  return row && toUserResource(row);
+}
+
+export async function getUser(db: Database, appId: string, userId: string): Promise<UserResource> {
+  const user = await findUser(db, appId, userId);
+  if (!user) throw userNotFound(userId);
+  return user;
+}
+
+/**
+ * One page of users in creation order. `next` is an opaque token holding the position
+ * after the last user returned, so users created meanwhile never shift a page.
+ */
+export async function listUsers(
+  db: Database,
+  appId: string,
+  query: { userIds?: string[]; limit: number; next: string },
+): Promise<{ users: UserResource[]; next: string }> {
+  const after = query.next === "" ? 0 : decodeNextToken(query.next);
+  const conditions = [eq(sandboxUsers.appId, appId), gt(sandboxUsers.seq, after)];
+  if (query.userIds?.length) conditions.push(inArray(sandboxUsers.userId, query.userIds));
+  const rows = await db
+    .select()
+    .from(sandboxUsers)
+    .where(and(...conditions))
+    .orderBy(asc(sandboxUsers.seq))
+    .limit(query.limit + 1);
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    users: page.map(toUserResource),
+    next: rows.length > query.limit && last ? encodeNextToken(last.seq) : "",
+  };
+}
+
+export async function updateUser(
+  db: Database,
+  appId: string,
+  userId: string,
+  changes: UpdateUser,
+): Promise<UserResource> {
+  const set = {
+    ...(changes.is_active !== undefined && { isActive: changes.is_active }),
+    ...(changes.nickname !== undefined && { nickname: changes.nickname }),
+    ...(changes.profile_url !== undefined && { profileUrl: changes.profile_url }),
+  };
+  if (Object.keys(set).length === 0) return getUser(db, appId, userId);
+  const [row] = await db
+    .update(sandboxUsers)
+    .set(set)
+    .where(and(eq(sandboxUsers.appId, appId), eq(sandboxUsers.userId, userId)))
+    .returning();
+  if (!row) throw userNotFound(userId);
+  return toUserResource(row);
+}
+
+/**
+ * Merges items into the user's metadata: given keys are added or overwritten, others kept.
+ * One statement checks the item cap on the merged result, so concurrent updates cannot
+ * together push a user past it.
+ */
+export async function mergeUserMetadata(
+  db: Database,
+  appId: string,
+  userId: string,
+  metadata: Record<string, string>,
+): Promise<Record<string, string>> {
+  const merged = sql`${sandboxUsers.metadata} || ${JSON.stringify(metadata)}::jsonb`;
+  const [row] = await db
+    .update(sandboxUsers)
+    .set({ metadata: merged })
+    .where(
+      and(
+        eq(sandboxUsers.appId, appId),
+        eq(sandboxUsers.userId, userId),
+        sql`(select count(*) from jsonb_object_keys(${merged})) <= ${METADATA_MAX_ITEMS}`,
+      ),
+    )
+    .returning({ metadata: sandboxUsers.metadata });
+  if (row) return row.metadata;
+  await getUser(db, appId, userId);
+  throw new SandboxError(
+    ErrorCode.invalidValue,
+    `"metadata" has too many items: a user has at most ${METADATA_MAX_ITEMS} metadata items.`,
+  );
+}
+
+export async function deleteUser(db: Database, appId: string, userId: string): Promise<void> {
+  const deleted = await db
+    .delete(sandboxUsers)
+    .where(and(eq(sandboxUsers.appId, appId), eq(sandboxUsers.userId, userId)))
+    .returning({ userId: sandboxUsers.userId });
+  if (deleted.length === 0) throw userNotFound(userId);
+}
+
+export function toUserResource(row: UserRow): UserResource {
+  return {
+    user_id: row.userId,
+    nickname: row.nickname,
+    profile_url: row.profileUrl,
+    access_token: row.accessToken,
+    is_online: false,
+    is_active: row.isActive,
+    is_created: true,
+    phone_number: "",
+    require_auth_for_profile_image: false,
+    session_tokens: row.sessionTokens,
+    last_seen_at: -1,
+    discovery_keys: [],
+    preferred_languages: [],
+    has_ever_logged_in: false,
+    metadata: row.metadata,
+  };
+}
+
+function userNotFound(userId: string): SandboxError {
+  return new SandboxError(ErrorCode.notFound, `No user with user_id "${userId}".`);
+}
+
+/** 40 hex characters, the shape of the platform's access and session tokens. */
+function generateToken(): string {
+  return randomBytes(20).toString("hex");
+}
+
+function encodeNextToken(seq: number): string {
+  return Buffer.from(`users:${seq}`).toString("base64url");
+}
+
+function decodeNextToken(token: string): number {
+  const match = /^users:(\d{1,15})$/.exec(Buffer.from(token, "base64url").toString("utf8"));
+  if (!match?.[1])
+    throw new SandboxError(ErrorCode.invalidValue, '"next" is not a token this list returned.');
+  return Number(match[1]);
+}

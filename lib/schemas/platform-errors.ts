@@ -1,0 +1,67 @@
+import type { z } from "zod";
+
+/**
+ * How a zod issue maps onto the platform's error codes, so the sandbox answers
+ * exactly what the contract says and the import validator can show the same
+ * reason the platform would give.
+ */
+export type PlatformIssue = {
+  code: 400100 | 400105 | 400110 | 400111;
+  /** Dotted path of the offending property, e.g. `metadata` or `user_ids.3`. */
+  field: string;
+  message: string;
+};
+
+export function toPlatformIssue(issue: z.core.$ZodIssue, input: unknown): PlatformIssue {
+  const field = issue.path.map(String).join(".");
+  const name = field || "body";
+  // Whatever the schema says about a value, a value that is not there is missing.
+  if (issue.path.length > 0 && valueAt(input, issue.path) === undefined) {
+    return { code: 400105, field, message: `"${name}" is required.` };
+  }
+  if (issue.code === "invalid_type") {
+    return { code: 400100, field, message: `"${name}" must be ${article(issue.expected)}.` };
+  }
+  if (issue.code === "too_big" && issue.origin === "string") {
+    return {
+      code: 400110,
+      field,
+      message: `"${name}" is too long: at most ${String(issue.maximum)} characters.`,
+    };
+  }
+  if (issue.code === "too_big" && issue.origin === "array") {
+    return {
+      code: 400111,
+      field,
+      message: `"${name}" has too many items: at most ${String(issue.maximum)}.`,
+    };
+  }
+  return {
+    code: 400111,
+    field,
+    message: issue.message.includes('"') ? issue.message : `"${name}": ${issue.message}`,
+  };
+}
+
+/** The first issue, which is what the platform reports. */
+export function firstPlatformIssue(error: z.ZodError, input: unknown): PlatformIssue {
+  const [issue] = error.issues;
+  if (!issue) return { code: 400111, field: "", message: "Invalid request." };
+  return toPlatformIssue(issue, input);
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = input;
+  for (const key of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+function article(expected: string): string {
+  if (expected === "array") return "an array";
+  if (expected === "object" || expected === "record") return "an object";
+  if (expected === "int" || expected === "number") return "a number";
+  return `a ${expected}`;
+}

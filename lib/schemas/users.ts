@@ -1,0 +1,167 @@
+import { z } from "zod";
+import { textBoolean, textInteger } from "./text-values";
+
+/**
+ * The user resource's input rules (platform interface sections 4.3 and 8), written once
+ * for the sandbox, the console's forms and the import validator. Messages name the
+ * field in plain words; lib/schemas/platform-errors.ts turns the first issue into the
+ * platform's error code.
+ */
+
+export const USER_ID_MAX = 80;
+export const NICKNAME_MAX = 80;
+export const PROFILE_URL_MAX = 2048;
+export const METADATA_MAX_ITEMS = 5;
+export const PROFILE_FILE_MAX_BYTES = 5 * 1024 * 1024;
+/** Default lifetime of a deprecated session token: seven days. */
+export const SESSION_TOKEN_LIFETIME_MS = 604_800_000;
+export const USER_LIST_LIMIT_MIN = 1;
+export const USER_LIST_LIMIT_MAX = 100;
+export const USER_LIST_LIMIT_DEFAULT = 10;
+/** Ids one list request may name; not in the interface, see docs/sandbox.md. */
+export const USER_LIST_IDS_MAX = 250;
+
+// 13 digits: from 2001-09-09 to 2286-11-20 in Unix milliseconds.
+const MIN_13_DIGIT_MS = 1_000_000_000_000;
+const MAX_13_DIGIT_MS = 9_999_999_999_999;
+
+export const userIdSchema = z
+  .string()
+  .min(1, { error: '"user_id" must not be empty.' })
+  .max(USER_ID_MAX);
+
+export const nicknameSchema = z.string().max(NICKNAME_MAX);
+
+/** Empty means "no profile image". */
+export const profileUrlSchema = z.string().max(PROFILE_URL_MAX);
+
+export const metadataKeySchema = z
+  .string()
+  .min(1, { error: '"metadata" keys must not be empty.' })
+  .refine((key) => !key.includes(","), { error: '"metadata" keys must not contain a comma.' });
+
+export const metadataSchema = z
+  .record(metadataKeySchema, z.string(), {
+    error: (issue) =>
+      issue.code === "invalid_key"
+        ? (issue.issues[0]?.message ?? '"metadata" has an invalid key.')
+        : undefined,
+  })
+  .refine((metadata) => Object.keys(metadata).length <= METADATA_MAX_ITEMS, {
+    error: `"metadata" has too many items: at most ${METADATA_MAX_ITEMS}.`,
+  });
+
+export const sessionTokenExpiresAtSchema = z
+  .number()
+  .int()
+  .min(MIN_13_DIGIT_MS, {
+    error: '"session_token_expires_at" must be Unix milliseconds (13 digits).',
+  })
+  .max(MAX_13_DIGIT_MS, {
+    error: '"session_token_expires_at" must be Unix milliseconds (13 digits).',
+  });
+
+/** `POST /v3/users` with a JSON body. */
+export const createUserSchema = z.object({
+  user_id: userIdSchema,
+  nickname: nicknameSchema,
+  profile_url: profileUrlSchema,
+  issue_access_token: z.boolean().default(false),
+  metadata: metadataSchema.default({}),
+  issue_session_token: z.boolean().default(false),
+  session_token_expires_at: sessionTokenExpiresAtSchema.optional(),
+});
+
+export type CreateUserInput = z.input<typeof createUserSchema>;
+export type CreateUser = z.output<typeof createUserSchema>;
+
+/**
+ * `POST /v3/users` as multipart, the way to upload `profile_file`. Fields are strings;
+ * `metadata` is not read (the interface adds it with the separate metadata operation).
+ * `profile_file` is checked for size and content (JPG/PNG by magic bytes) where it is read,
+ * since both need the bytes; PROFILE_FILE_MAX_BYTES is exported for forms to check early.
+ */
+export const createUserMultipartSchema = z
+  .object({
+    user_id: userIdSchema,
+    nickname: nicknameSchema,
+    profile_url: profileUrlSchema.optional(),
+    // An empty file input arrives as an empty field; like no file at all, it needs a profile_url.
+    profile_file: z.preprocess((value) => (value === "" ? undefined : value), z.file().optional()),
+    issue_access_token: textBoolean().default(false),
+    issue_session_token: textBoolean().default(false),
+    session_token_expires_at: textInteger(sessionTokenExpiresAtSchema).optional(),
+  })
+  .superRefine((user, ctx) => {
+    if (user.profile_url === undefined && user.profile_file === undefined) {
+      // Reported as a missing parameter (400105), like a missing profile_url in JSON.
+      ctx.addIssue({
+        code: "invalid_type",
+        expected: "string",
+        input: undefined,
+        path: ["profile_url"],
+        message: '"profile_url" or "profile_file" is required.',
+      });
+    }
+  });
+
+export type CreateUserMultipart = z.output<typeof createUserMultipartSchema>;
+
+/** `PUT /v3/users/{user_id}`: every property optional; deactivation is `{"is_active": false}`. */
+export const updateUserSchema = z.object({
+  is_active: z.boolean().optional(),
+  nickname: nicknameSchema.optional(),
+  profile_url: profileUrlSchema.optional(),
+});
+
+export type UpdateUser = z.output<typeof updateUserSchema>;
+
+/** `PUT /v3/users/{user_id}/metadata`: items are merged into the stored ones (docs/sandbox.md). */
+export const updateUserMetadataSchema = z.object({
+  metadata: metadataSchema,
+});
+
+export type UpdateUserMetadata = z.output<typeof updateUserMetadataSchema>;
+
+/** `GET /v3/users` query: every value arrives as text. */
+export const listUsersQuerySchema = z.object({
+  user_ids: z
+    .string()
+    .transform((value) => [...new Set(value.split(",").filter((userId) => userId !== ""))])
+    .refine((userIds) => userIds.length <= USER_LIST_IDS_MAX, {
+      error: `"user_ids" has too many items: at most ${USER_LIST_IDS_MAX}.`,
+    })
+    .optional(),
+  limit: textInteger(
+    z
+      .number({ error: '"limit" must be a number.' })
+      .int()
+      .min(USER_LIST_LIMIT_MIN, { error: `"limit" must be between 1 and ${USER_LIST_LIMIT_MAX}.` })
+      .max(USER_LIST_LIMIT_MAX, { error: `"limit" must be between 1 and ${USER_LIST_LIMIT_MAX}.` }),
+  ).default(USER_LIST_LIMIT_DEFAULT),
+  next: z.string().default(""),
+});
+
+export type ListUsersQuery = z.output<typeof listUsersQuerySchema>;
+
+/** The user resource (section 2.6) as every user operation answers it. */
+export type UserResource = {
+  user_id: string;
+  nickname: string;
+  profile_url: string;
+  access_token: string;
+  is_online: boolean;
+  is_active: boolean;
+  is_created: boolean;
+  phone_number: string;
+  require_auth_for_profile_image: boolean;
+  session_tokens: Array<{ session_token: string; expires_at: number }>;
+  last_seen_at: number;
+  discovery_keys: string[];
+  preferred_languages: string[];
+  has_ever_logged_in: boolean;
+  metadata: Record<string, string>;
+};
+
+/** `GET /v3/users` response; `next` is "" on the last page. */
+export type UserListResponse = { users: UserResource[]; next: string };

@@ -1,0 +1,119 @@
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import pg from "pg";
+
+export type SandboxServer = {
+  /** e.g. http://127.0.0.1:41234 */
+  origin: string;
+  appId: string;
+  token: string;
+  /** `{origin}/sandbox/{appId}`: both the chat and the calls base URL. */
+  baseUrl: string;
+  /** Everything the server printed, for assertions on logs and for debugging. */
+  output: () => string;
+  /** Stops the process (SIGKILL with `kill`, as in a crash) and starts it again on the same data. */
+  restart: (options?: { kill?: boolean }) => Promise<void>;
+  stop: () => Promise<void>;
+};
+
+const root = path.resolve(import.meta.dirname, "../../..");
+
+/**
+ * Starts `lib/sandbox/standalone.ts` as its own process on a free loopback port, with a
+ * fresh PGlite directory, or a fresh schema of TEST_DATABASE_URL when that is set.
+ * The process exits by itself if the test runner dies.
+ */
+export async function startSandboxServer(extraEnv: Record<string, string> = {}): Promise<SandboxServer> {
+  const token = extraEnv.SANDBOX_API_TOKEN ?? `test_${randomBytes(16).toString("hex")}`;
+  const appId = extraEnv.SANDBOX_APP_ID ?? "local";
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-sandbox-"));
+  const databaseUrl = process.env.TEST_DATABASE_URL;
+  const schemaName = databaseUrl ? `t_${randomBytes(6).toString("hex")}` : undefined;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "test",
+    DATA_DIR: dataDir,
+    SANDBOX_PORT: "0",
+    SANDBOX_HOST: "127.0.0.1",
+    SANDBOX_API_TOKEN: token,
+    SANDBOX_EXIT_WITH_PARENT: "1",
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schemaName } : {}),
+    ...extraEnv,
+  };
+  let output = "";
+  let child: ChildProcessByStdio<null, Readable, Readable>;
+  let stopped = false;
+
+  async function start(): Promise<string> {
+    child = spawn(process.execPath, ["--import", "tsx", "lib/sandbox/standalone.ts"], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const from = output.length;
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`sandbox did not start:\n${output}`)), 60_000);
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output.slice(from));
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      };
+      child.stdout.on("data", onData);
+      child.stderr.on("data", onData);
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        if (!stopped) reject(new Error(`sandbox exited with ${code}:\n${output}`));
+      });
+    });
+  }
+
+  async function halt(signal: NodeJS.Signals) {
+    if (child.exitCode === null && child.signalCode === null) {
+      stopped = true;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill(signal);
+      await exited;
+      stopped = false;
+    }
+  }
+
+  let origin = await start();
+  const server: SandboxServer = {
+    origin,
+    appId,
+    token,
+    baseUrl: `${origin}/sandbox/${appId}`,
+    output: () => output,
+    restart: async ({ kill = false } = {}) => {
+      await halt(kill ? "SIGKILL" : "SIGTERM");
+      // A new port: the old one may linger in TIME_WAIT.
+      env.SANDBOX_PORT = "0";
+      origin = await start();
+      server.origin = origin;
+      server.baseUrl = `${origin}/sandbox/${appId}`;
+    },
+    stop: async () => {
+      await halt("SIGTERM");
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (databaseUrl && schemaName) await dropSchema(databaseUrl, schemaName);
+    },
+  };
+  return server;
+}
+
+async function dropSchema(url: string, schemaName: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists ${schemaName} cascade`);
+  } finally {
+    await client.end();
+  }
+}

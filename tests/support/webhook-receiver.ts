@@ -1,0 +1,61 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type ReceivedWebhook = { headers: http.IncomingHttpHeaders; body: Record<string, unknown>; at: number };
+
+export type ReceiverBehaviour = { mode: "answer"; status: number } | { mode: "hang" };
+
+/** A webhook receiver on loopback that records what it is sent and answers as told. */
+export async function startWebhookReceiver(initial: ReceiverBehaviour = { mode: "answer", status: 200 }) {
+  let behaviour = initial;
+  const received: ReceivedWebhook[] = [];
+  const waiters: Array<() => void> = [];
+  const server = http.createServer((req, res) => {
+    let text = "";
+    req.on("data", (chunk) => (text += chunk));
+    req.on("end", () => {
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        body = { unparsable: text };
+      }
+      received.push({ headers: req.headers, body, at: Date.now() });
+      for (const wake of waiters.splice(0)) wake();
+      if (behaviour.mode === "answer") {
+        res.writeHead(behaviour.status, { "content-type": "text/plain" }).end(`received ${String(body.category)}`);
+      }
+      // "hang": never answer; the sender's timeout ends the attempt.
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return {
+    url,
+    received,
+    setBehaviour: (next: ReceiverBehaviour) => {
+      behaviour = next;
+    },
+    /** Resolves once `count` requests have arrived, or rejects after `timeoutMs`. */
+    waitFor: async (count: number, timeoutMs = 15_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`expected ${count} webhooks, got ${received.length}`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+      return received;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { refusalReason } from "@/lib/delivery/address-guard";
+import { postJson } from "@/lib/delivery/post-json";
+
+const sandboxPolicy = { allowLoopback: true, allowPrivate: false };
+const strictPolicy = { allowLoopback: false, allowPrivate: false };
+
+describe("refusalReason", () => {
+  it.each([
+    "10.1.2.3",
+    "172.16.0.1",
+    "172.31.255.255",
+    "192.168.1.1",
+    "169.254.169.254",
+    "100.64.0.1",
+    "0.0.0.0",
+    "224.0.0.1",
+    "fd00:ec2::254",
+    "fe80::1",
+    "::",
+    "::ffff:10.0.0.1",
+  ])("refuses %s", (address) => {
+    expect(refusalReason(address, sandboxPolicy)).toMatch(/private|link-local|reserved/);
+  });
+
+  it.each(["93.184.216.34", "1.1.1.1", "172.32.0.1", "2606:4700::1111"])("allows the public address %s", (address) => {
+    expect(refusalReason(address, strictPolicy)).toBeNull();
+  });
+
+  it("allows loopback only when the policy does", () => {
+    expect(refusalReason("127.0.0.1", sandboxPolicy)).toBeNull();
+    expect(refusalReason("::1", sandboxPolicy)).toBeNull();
+    expect(refusalReason("127.0.0.1", strictPolicy)).toMatch(/loopback/);
+    expect(refusalReason("::ffff:127.0.0.1", strictPolicy)).toMatch(/loopback/);
+  });
+
+  it("allows private ranges when told to", () => {
+    expect(refusalReason("10.0.0.1", { allowLoopback: false, allowPrivate: true })).toBeNull();
+  });
+});
+
+describe("postJson refuses before connecting", () => {
+  it("to a private IP literal", async () => {
+    const outcome = await postJson("http://10.0.0.1/hook", "{}", { timeoutMs: 1000, policy: sandboxPolicy });
+    expect(outcome).toMatchObject({ status: null, error: expect.stringMatching(/Refused to connect/) });
+  });
+
+  it("to the metadata service, in brackets or not", async () => {
+    const outcome = await postJson("http://169.254.169.254/latest/meta-data", "{}", {
+      timeoutMs: 1000,
+      policy: sandboxPolicy,
+    });
+    expect(outcome.error).toMatch(/Refused to connect/);
+    const v6 = await postJson("http://[fd00:ec2::254]/", "{}", { timeoutMs: 1000, policy: sandboxPolicy });
+    expect(v6.error).toMatch(/Refused to connect/);
+  });
+
+  it("to a name that resolves to loopback when loopback is not allowed", async () => {
+    const outcome = await postJson("http://localhost:9/hook", "{}", { timeoutMs: 1000, policy: strictPolicy });
+    expect(outcome.error).toMatch(/Refused to connect: .*loopback/);
+  });
+
+  it("to anything but http and https", async () => {
+    const outcome = await postJson("ftp://example.com/", "{}", { timeoutMs: 1000, policy: strictPolicy });
+    expect(outcome.error).toMatch(/Only http and https/);
+  });
+});

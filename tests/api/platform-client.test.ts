@@ -1,0 +1,199 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPlatformClient, type ResponseInfo } from "@/lib/platform/client";
+import { PlatformError } from "@/lib/platform/errors";
+import { startSandboxServer, type SandboxServer } from "./support/sandbox-server";
+import { sharedSandbox, uniqueId } from "./support/http";
+
+/** A real loopback HTTP peer whose answers each test scripts. */
+function scriptedPeer(handler: http.RequestListener) {
+  const server = http.createServer(handler);
+  return {
+    start: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+      ),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function clientFor(baseUrl: string, options: Partial<Parameters<typeof createPlatformClient>[0]> = {}) {
+  return createPlatformClient({ appId: "local", chatBaseUrl: baseUrl, callsBaseUrl: baseUrl, apiToken: "t", ...options });
+}
+
+describe("platform client against a scripted peer", () => {
+  let requests: Array<{ method?: string; url?: string; token?: string | string[]; body: string }> = [];
+  let script: Array<(res: http.ServerResponse) => void> = [];
+  const peer = scriptedPeer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      requests.push({ method: req.method, url: req.url, token: req.headers["api-token"], body });
+      const next = script.shift();
+      if (next) next(res);
+      else res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  let origin = "";
+
+  beforeAll(async () => {
+    origin = await peer.start();
+  });
+  afterAll(() => peer.stop());
+
+  const reset = () => {
+    requests = [];
+    script = [];
+  };
+
+  it("sends the Api-Token header and the application id in the webhook path and body", async () => {
+    reset();
+    await clientFor(origin, { apiToken: "secret" }).webhooks.updateSettings({ enabled: false });
+    expect(requests[0]).toMatchObject({
+      method: "PUT",
+      url: "/v1/applications/local/settings/webhook",
+      token: "secret",
+    });
+    expect(JSON.parse(requests[0]!.body)).toEqual({ application_id: "local", enabled: false });
+  });
+
+  it("turns an error body into a PlatformError with status and code", async () => {
+    reset();
+    script.push((res) =>
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(JSON.stringify({ message: "User already exists.", code: 400202, error: true })),
+    );
+    const error = await clientFor(origin).users.create({ user_id: "a", nickname: "A", profile_url: "" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PlatformError);
+    expect(error).toMatchObject({ kind: "http", status: 400, code: 400202, message: "User already exists." });
+    expect((error as PlatformError).transient).toBe(false);
+  });
+
+  it("waits out a 429 for as long as Retry-After says, then sends again", async () => {
+    reset();
+    script.push((res) =>
+      res
+        .writeHead(429, { "content-type": "application/json", "Retry-After": "1", "X-RateLimit-RetryAfter": "0.2" })
+        .end(JSON.stringify({ message: "Too many requests.", code: 500910, error: true })),
+    );
+    const seen: ResponseInfo[] = [];
+    const started = performance.now();
+    await clientFor(origin, { onResponse: (info) => seen.push(info) }).users.get("a");
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    expect(requests).toHaveLength(2);
+    expect(seen.map((info) => info.status)).toEqual([429, 200]);
+    expect(seen[0]!.rateLimit?.retryAfterMs).toBe(200);
+  });
+
+  it("throws the 429 when retries are used up, with the wait the platform asked for", async () => {
+    reset();
+    script.push((res) =>
+      res
+        .writeHead(429, { "content-type": "application/json", "X-RateLimit-RetryAfter": "0.05" })
+        .end(JSON.stringify({ message: "Too many requests.", code: 500910, error: true })),
+    );
+    const error = await clientFor(origin, { rateLimitRetries: 0 }).users.get("a").catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 429, code: 500910, retryAfterMs: 50 });
+    expect((error as PlatformError).transient).toBe(true);
+  });
+
+  it("gives up after the per-request timeout", async () => {
+    reset();
+    script.push(() => {
+      /* never answers */
+    });
+    const error = await clientFor(origin, { timeoutMs: 150 }).users.get("a").catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: "timeout", status: 0 });
+    expect((error as PlatformError).transient).toBe(true);
+  });
+
+  it("reports a non-JSON success as an invalid response", async () => {
+    reset();
+    script.push((res) => res.writeHead(200, { "content-type": "text/html" }).end("<html>proxy</html>"));
+    await expect(clientFor(origin).users.get("a")).rejects.toMatchObject({ kind: "invalid_response" });
+  });
+
+  it("keeps connections alive instead of opening one per request", async () => {
+    const sockets = new Set<unknown>();
+    const counting = scriptedPeer((req, res) => {
+      sockets.add(req.socket);
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+    const client = clientFor(await counting.start());
+    for (let i = 0; i < 20; i++) await client.users.get(`u${i}`);
+    await counting.stop();
+    // Node's fetch may open a second socket while the first is being released; never twenty.
+    expect(sockets.size).toBeLessThanOrEqual(2);
+  });
+
+  it("says so when nothing listens", async () => {
+    const closed = scriptedPeer(() => {});
+    const closedOrigin = await closed.start();
+    await closed.stop();
+    const error = await clientFor(closedOrigin).users.get("a").catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: "network", status: 0 });
+    expect((error as Error).message).toContain("connection refused");
+  });
+});
+
+describe("platform client against the sandbox", () => {
+  const sandbox = sharedSandbox();
+  const client = createPlatformClient({
+    appId: sandbox.appId,
+    chatBaseUrl: sandbox.baseUrl,
+    callsBaseUrl: sandbox.baseUrl,
+    apiToken: sandbox.token,
+  });
+
+  it("reads the webhook settings with every category", async () => {
+    const settings = await client.webhooks.getSettings({ displayAllCategories: true });
+    expect(settings.webhook.all_webhook_categories).toHaveLength(13);
+  });
+
+  it("creates a user and then meets 400202 for the same id", async () => {
+    const userId = uniqueId();
+    const user = await client.users.create({ user_id: userId, nickname: "Ada", profile_url: "" });
+    expect(user.user_id).toBe(userId);
+    await expect(client.users.create({ user_id: userId, nickname: "Ada", profile_url: "" })).rejects.toMatchObject({
+      status: 400,
+      code: 400202,
+    });
+  });
+
+  it("reports a wrong token as 401 / 400401", async () => {
+    const wrong = createPlatformClient({ ...sandbox, chatBaseUrl: sandbox.baseUrl, callsBaseUrl: sandbox.baseUrl, apiToken: "nope" });
+    await expect(wrong.users.get("x")).rejects.toMatchObject({ status: 401, code: 400401 });
+  });
+});
+
+describe("platform client under the sandbox's rate limit", () => {
+  let server: SandboxServer;
+  beforeAll(async () => {
+    server = await startSandboxServer({ SANDBOX_RATE_LIMIT: "get=5" });
+  });
+  afterAll(() => server.stop());
+
+  it("honours Retry-After so that every request succeeds", async () => {
+    const statuses: number[] = [];
+    const client = createPlatformClient({
+      appId: server.appId,
+      chatBaseUrl: server.baseUrl,
+      callsBaseUrl: server.baseUrl,
+      apiToken: server.token,
+      rateLimitRetries: 10,
+      onResponse: (info) => statuses.push(info.status),
+    });
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => client.webhooks.getSettings()),
+    );
+    expect(results).toHaveLength(8);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(8);
+    expect(statuses).toContain(429);
+  });
+});

@@ -1,0 +1,20 @@
+import type { Metadata } from "next";
+import type { ReactNode } from "react";
+import { Providers } from "@/components/providers";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Switchboard", template: "%s · Switchboard" },
+  description: "Admin console for the calls and chat platform",
+  robots: { index: false, follow: false },
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="min-h-dvh font-sans">
+        <Providers>{children}</Providers>
+      </body>
+    </html>
+  );
+}

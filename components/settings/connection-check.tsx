@@ -1,0 +1,44 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { actionErrorMessage } from "@/lib/actions/action-result";
+import { checkConnection } from "@/lib/actions/settings";
+
+/** Asks the platform for its webhook settings, the cheapest authenticated call, and says how it went. */
+export function ConnectionCheck() {
+  const check = useMutation({
+    mutationFn: async () => {
+      const result = await checkConnection({});
+      if (!("data" in result)) throw new Error(actionErrorMessage(result) ?? "The check failed.");
+      return result.data;
+    },
+  });
+
+  return (
+    <div className="space-y-3">
+      <Button variant="secondary" pending={check.isPending} onClick={() => check.mutate()}>
+        {check.isPending ? "Checking…" : "Check connection"}
+      </Button>
+      {check.isError && <Alert tone="error">{check.error.message}</Alert>}
+      {check.data?.ok === true && (
+        <Alert tone="success" title="Connected">
+          The platform answered in {check.data.latencyMs} ms and lists {check.data.categories} webhook categories.
+        </Alert>
+      )}
+      {check.data?.ok === false && (
+        <Alert tone="error" title="The platform refused the request">
+          {check.data.message}
+          {(check.data.status !== undefined || check.data.code !== undefined) && (
+            <span className="mt-1 block font-mono text-xs">
+              {check.data.status !== undefined && `HTTP ${check.data.status}`}
+              {check.data.status !== undefined && check.data.code !== undefined && " · "}
+              {check.data.code !== undefined && `code ${check.data.code}`}
+            </span>
+          )}
+        </Alert>
+      )}
+    </div>
+  );
+}

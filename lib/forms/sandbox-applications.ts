@@ -1,0 +1,36 @@
+import { z } from "zod";
+
+/** The sandbox's rule for application ids (also SANDBOX_APP_ID's). */
+export const applicationIdSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, "Use 1 to 64 letters, digits, _ or -.");
+
+export const createApplicationSchema = z.object({
+  id: applicationIdSchema,
+  name: z.string().trim().min(1, "Give the application a name.").max(80, "Use at most 80 characters."),
+});
+export type CreateApplicationInput = z.input<typeof createApplicationSchema>;
+
+export const maxRatePerSecond = 100_000;
+
+/** A text box's value: blank means "no limit", otherwise requests per second. */
+const ratePerSecond = z
+  .string()
+  .trim()
+  .refine((value) => value === "" || /^\d+(\.\d+)?$/.test(value), "Enter a number, or leave blank for no limit.")
+  .refine(
+    (value) => value === "" || (Number(value) > 0 && Number(value) <= maxRatePerSecond),
+    `Use a rate above 0 and at most ${maxRatePerSecond.toLocaleString("en")}.`,
+  )
+  .transform((value) => (value === "" ? undefined : Number(value)));
+
+/** Form and action share it: the form validates the strings, the action parses them again. */
+export const rateLimitSchema = z.object({
+  appId: applicationIdSchema,
+  get: ratePerSecond,
+  write: ratePerSecond,
+});
+export type RateLimitInput = z.input<typeof rateLimitSchema>;
+
+export const applicationRefSchema = z.object({ appId: applicationIdSchema });

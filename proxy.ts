@@ -1,0 +1,23 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { signInPath } from "@/lib/auth/safe-next";
+import { findAdminSession } from "@/lib/auth/session";
+import { sessionCookieName } from "@/lib/auth/session-cookie";
+
+/**
+ * Sends a signed-out visitor of any console page to the sign-in page with `?next=`, as a
+ * plain HTTP redirect before anything renders. Pages and actions still check the session
+ * themselves (this is the first gate, not the only one).
+ */
+export async function proxy(request: NextRequest) {
+  // Server actions answer a signed-out caller with their own error, not a redirect.
+  if (request.headers.has("next-action")) return NextResponse.next();
+  const session = await findAdminSession(request.cookies.get(sessionCookieName)?.value);
+  if (session) return NextResponse.next();
+  const { pathname, search } = request.nextUrl;
+  return NextResponse.redirect(new URL(signInPath(`${pathname}${search}`), request.url), 307);
+}
+
+export const config = {
+  // Not the sign-in page, not the sandbox (Api-Token), not Next.js assets or public files.
+  matcher: ["/((?!sign-in|sandbox/|sandbox$|_next/|favicon\\.ico|.*\\.(?:svg|png|jpg|ico|txt|webmanifest)$).*)"],
+};

@@ -1,0 +1,76 @@
+import { expect, test } from "@playwright/test";
+import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
+import { startConsoleServer, type ConsoleServer } from "../support/console-server";
+import { startWebhookReceiver } from "../support/webhook-receiver";
+
+/**
+ * The console pointed at a remote platform (PLATFORM_* variables). The "remote platform" is the
+ * sandbox served on its own port: a real HTTP peer the console reaches only over the network.
+ */
+let remote: SandboxServer;
+let consoleServer: ConsoleServer;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+
+test.use({ storageState: { cookies: [], origins: [] } });
+test.describe.configure({ timeout: 120_000 });
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  remote = await startSandboxServer();
+  receiver = await startWebhookReceiver();
+  consoleServer = await startConsoleServer({
+    PLATFORM_CHAT_URL: remote.baseUrl,
+    PLATFORM_CALLS_URL: remote.baseUrl,
+    PLATFORM_APP_ID: remote.appId,
+    PLATFORM_API_TOKEN: remote.token,
+  });
+});
+
+test.afterAll(async () => {
+  await consoleServer?.stop();
+  await receiver?.stop();
+  await remote?.stop();
+});
+
+test("against a remote platform: settings say so, webhooks are saved there, and test events are posted by the console", async ({
+  page,
+}) => {
+  const origin = consoleServer.origin;
+  await page.goto(`${origin}/sign-in?next=/settings`);
+  await page.getByLabel("Administrator password").fill(consoleServer.adminPassword);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(`${origin}/settings`);
+
+  await expect(page.getByText("Remote platform", { exact: true })).toBeVisible();
+  await expect(page.getByText(remote.baseUrl).first()).toBeVisible();
+  await expect(page.getByText(`••••••••${remote.token.slice(-4)}`)).toBeVisible();
+  await page.getByRole("button", { name: "Check connection" }).click();
+  await expect(page.getByText("Connected", { exact: true })).toBeVisible();
+  // The remote platform's token never reaches the browser.
+  expect(await page.content()).not.toContain(remote.token);
+
+  await page.goto(`${origin}/webhooks`);
+  await page.locator('form[aria-label="Webhook settings"][data-hydrated="true"]').waitFor();
+  await page.getByRole("switch", { name: "Enabled" }).click();
+  await page.getByLabel("Endpoint URL").fill(receiver.url);
+  await page.getByRole("checkbox", { name: "room:create", exact: true }).click();
+  await page.getByRole("button", { name: "Review and save" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Confirm and save" }).click();
+  await expect(page.getByTestId("webhook-save-answer")).toContainText('"enabled": true');
+
+  const stored = await fetch(`${remote.baseUrl}/v1/applications/${remote.appId}/settings/webhook`, {
+    headers: { "Api-Token": remote.token },
+  }).then((response) => response.json() as Promise<{ webhook: Record<string, unknown> }>);
+  expect(stored.webhook).toMatchObject({ enabled: true, url: receiver.url, enabled_events: ["room:create"] });
+  expect(await page.content()).not.toContain(remote.token);
+
+  const panel = page.getByRole("region", { name: "Test event" });
+  await panel.getByLabel("Category").selectOption("room:create");
+  await expect(panel).toContainText("The console itself posts this payload");
+  const expected = JSON.parse((await panel.getByTestId("test-event-preview").textContent())!) as Record<string, unknown>;
+  await panel.getByRole("button", { name: "Send test event" }).click();
+  const [hook] = await receiver.waitFor(1);
+  expect(hook!.body).toEqual(expected);
+  expect(hook!.headers["content-type"]).toBe("application/json");
+  await expect(page.getByRole("listitem", { name: "Delivery of room:create" }).first()).toContainText("Delivered (2xx)");
+});

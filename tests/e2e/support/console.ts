@@ -1,0 +1,46 @@
+import { expect, type Page } from "@playwright/test";
+import { adminPassword } from "../../../playwright.config";
+
+/** Signs in through the form, as an administrator would, starting from `/sign-in?next=...`. */
+export async function signIn(page: Page, next?: string): Promise<void> {
+  await page.goto(next ? `/sign-in?next=${encodeURIComponent(next)}` : "/sign-in");
+  await page.getByLabel("Administrator password").fill(adminPassword);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+export function sandboxApplication(page: Page, appId: string) {
+  return page.getByRole("listitem", { name: `Application ${appId}` });
+}
+
+/** Creates an application with the settings page's form; a fresh id per call unless given. */
+export async function createSandboxApplication(page: Page, prefix: string, name: string): Promise<string> {
+  const appId = `${prefix}-${Date.now().toString(36)}`;
+  await page.goto("/settings");
+  const form = page.getByRole("form", { name: "Create a sandbox application" });
+  await form.getByLabel("Application id").fill(appId);
+  await form.getByLabel("Name").fill(name);
+  await form.getByRole("button", { name: "Create application" }).click();
+  await expect(sandboxApplication(page, appId)).toBeVisible();
+  return appId;
+}
+
+/** Reveals an application's token on the settings page and reads it. */
+export async function revealApiToken(page: Page, appId: string): Promise<string> {
+  const app = sandboxApplication(page, appId);
+  await app.getByRole("button", { name: `Reveal API token of ${appId}` }).click();
+  const token = app.getByTestId("api-token");
+  await expect(token).not.toContainText("•");
+  return (await token.textContent())!.trim();
+}
+
+export function webhookSettingsUrl(page: Page, appId: string): string {
+  return `${new URL(page.url()).origin}/sandbox/${appId}/v1/applications/${appId}/settings/webhook`;
+}
+
+/** Opens a page and waits until React has hydrated the element marked by `useHydratedMarker`. */
+export async function gotoHydrated(page: Page, path: string, marked: string): Promise<void> {
+  await page.goto(path);
+  await page.locator(`${marked}[data-hydrated="true"]`).waitFor();
+}
+
+export const openImportWizard = (page: Page) => gotoHydrated(page, "/imports/new", '[data-testid="import-wizard"]');

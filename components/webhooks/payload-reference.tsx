@@ -1,0 +1,57 @@
+import { Card } from "@/components/ui/card";
+import type { PayloadReferenceEntry } from "@/lib/webhooks/payload-reference";
+
+export type PayloadReferenceProps = { entries: PayloadReferenceEntry[] };
+
+/** One card per category: when it fires, its fields, and an example built by the sandbox's own builders. */
+export function PayloadReference({ entries }: PayloadReferenceProps) {
+  return (
+    <div className="space-y-6">
+      <nav aria-label="Categories" className="flex flex-wrap gap-2 text-sm">
+        {entries.map((entry) => (
+          <a key={entry.category} href={`#${anchor(entry.category)}`} className="font-mono text-indigo-700 hover:underline">
+            {entry.category}
+          </a>
+        ))}
+      </nav>
+      {entries.map((entry) => (
+        <div key={entry.category} id={anchor(entry.category)} className="scroll-mt-4">
+          <Card title={entry.category} description={`Fires when: ${entry.firesWhen}`}>
+            <div className="grid gap-6 lg:grid-cols-2">
+              <table className="w-full text-left text-sm">
+                <caption className="sr-only">Fields of {entry.category}</caption>
+                <thead className="text-xs text-slate-500">
+                  <tr>
+                    <th scope="col" className="pb-1 font-medium">Field</th>
+                    <th scope="col" className="pb-1 font-medium">Type</th>
+                    <th scope="col" className="pb-1 font-medium">Notes</th>
+                  </tr>
+                </thead>
+                <tbody className="align-top">
+                  {entry.fields.map((field) => (
+                    <tr key={field.path} className="border-t border-slate-100">
+                      <td className="py-1 pr-3 font-mono text-xs">{field.path}</td>
+                      <td className="py-1 pr-3 text-xs text-slate-700">{field.type}</td>
+                      <td className="py-1 text-xs text-slate-600">{field.note}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <pre
+                tabIndex={0}
+                aria-label={`Example ${entry.category} payload`}
+                className="max-h-96 overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100"
+              >
+                {JSON.stringify(entry.example, null, 2)}
+              </pre>
+            </div>
+          </Card>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function anchor(category: string): string {
+  return category.replace(":", "-");
+}

@@ -1,0 +1,133 @@
+"use client";
+
+import { useState } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { CopyButton } from "@/components/ui/copy-button";
+import { Label } from "@/components/ui/label";
+import { Select } from "@/components/ui/select";
+import { TextField } from "@/components/ui/text-field";
+import type { WebhookSettingsView } from "@/lib/actions/webhooks";
+import { webhookCategories, type WebhookCategory } from "@/lib/schemas/webhooks";
+import { categoryDescription } from "@/lib/webhooks/category-selection";
+import {
+  buildTestPayload,
+  missingIds,
+  newTestEventDraft,
+  payloadToOverrides,
+  testEventFields,
+} from "@/lib/webhooks/test-event";
+import { useSendTestEvent } from "./webhook-queries";
+
+export type TestEventPanelProps = { view: WebhookSettingsView };
+
+/** Pick a category, edit its ids, read the exact JSON, send it. */
+export function TestEventPanel({ view }: TestEventPanelProps) {
+  const { settings, target } = view;
+  // Only categories the console can build; a category the platform adds later has no builder yet.
+  const categories = webhookCategories.filter((category) => view.allCategories.includes(category));
+  const [category, setCategory] = useState<WebhookCategory>(categories[0] ?? "direct_call:dial");
+  const [draft, setDraft] = useState(() => newTestEventDraft());
+  const send = useSendTestEvent();
+
+  const payload = buildTestPayload(category, target.appId, draft.ids, draft.seed);
+  const json = JSON.stringify(payload, null, 2);
+  const missing = missingIds(category, draft.ids);
+  const subscribed = settings.enabled && settings.url !== "" && settings.enabled_events.includes(category);
+
+  return (
+    <div className="grid gap-6 lg:grid-cols-2">
+      <div className="space-y-4">
+        <div>
+          <Label htmlFor="test-event-category">Category</Label>
+          <Select
+            id="test-event-category"
+            value={category}
+            onChange={(event) => {
+              setCategory(event.target.value as WebhookCategory);
+              send.reset();
+            }}
+            className="w-full font-mono"
+            aria-describedby="test-event-category-hint"
+          >
+            {categories.map((option) => (
+              <option key={option} value={option}>
+                {option}
+              </option>
+            ))}
+          </Select>
+          <p id="test-event-category-hint" className="mt-1 text-xs text-slate-500">
+            {categoryDescription(category)}
+          </p>
+        </div>
+        <fieldset>
+          <legend className="text-sm font-medium text-slate-800">Ids in the payload</legend>
+          <div className="mt-2 grid gap-x-3 sm:grid-cols-2">
+            {testEventFields(category).map((field) => (
+              <TextField
+                key={field.path}
+                id={`test-event-${field.path.replace(".", "-")}`}
+                label={field.label}
+                labelClassName="font-mono text-xs"
+                inputClassName="font-mono"
+                spellCheck={false}
+                value={draft.ids[field.path]}
+                error={draft.ids[field.path].trim() === "" ? "Required." : undefined}
+                onChange={(event) =>
+                  setDraft((previous) => ({ ...previous, ids: { ...previous.ids, [field.path]: event.target.value } }))
+                }
+              />
+            ))}
+          </div>
+          <Button variant="ghost" size="sm" onClick={() => setDraft(newTestEventDraft())}>
+            New ids and time
+          </Button>
+        </fieldset>
+        {target.kind === "sandbox" ? (
+          !subscribed && (
+            <Alert tone="info">
+              The sandbox delivers only subscribed categories of enabled webhooks: {category} would not be sent. Enable
+              webhooks, subscribe to it and save first.
+            </Alert>
+          )
+        ) : (
+          <Alert tone="info">
+            The console is connected to a remote platform, which cannot emit test events. The console itself posts this
+            payload to {settings.url || "the saved endpoint URL"} with the platform&apos;s rules: 5 seconds&apos; wait, up to 3
+            attempts. Its attempts appear in the log below.
+          </Alert>
+        )}
+        <Button
+          pending={send.isPending}
+          disabled={missing.length > 0}
+          onClick={() => send.mutate({ category, ...payloadToOverrides(payload) })}
+        >
+          Send test event
+        </Button>
+        {send.isError && <Alert tone="error">{send.error.message}</Alert>}
+        {send.data && (
+          <Alert tone={send.data.delivered ? "success" : "error"}>
+            {send.data.message}
+            {send.data.deliveryId && <span className="mt-1 block font-mono text-xs">Event {send.data.deliveryId}</span>}
+          </Alert>
+        )}
+      </div>
+      <div>
+        <div className="flex items-center justify-between">
+          <h3 id="test-event-preview-title" className="text-sm font-medium text-slate-800">
+            Exact JSON to be sent
+          </h3>
+          <CopyButton value={json} label="Copy the test event's JSON" />
+        </div>
+        <pre
+          aria-labelledby="test-event-preview-title"
+          data-testid="test-event-preview"
+          tabIndex={0}
+          className="mt-2 max-h-96 overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100"
+        >
+          {json}
+        </pre>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,224 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useState } from "react";
+import { Controller, useForm, useWatch, type Control } from "react-hook-form";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { FieldError } from "@/components/ui/field-error";
+import { Label } from "@/components/ui/label";
+import { Switch } from "@/components/ui/switch";
+import { TextField } from "@/components/ui/text-field";
+import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
+import { applyActionResult } from "@/lib/actions/action-result";
+import type { WebhookSettingsView } from "@/lib/actions/webhooks";
+import { ALL_WEBHOOK_EVENTS, webhookSettingsSchema, type WebhookSettingsInput } from "@/lib/schemas/webhooks";
+import {
+  diffWebhookSettings,
+  isPlainHttp,
+  nothingDeliveredReason,
+  type WebhookSettingsValues,
+} from "@/lib/webhooks/settings-diff";
+import { CategoryPicker } from "./category-picker";
+import { SaveSettingsDialog } from "./save-settings-dialog";
+import { useSaveWebhookSettings } from "./webhook-queries";
+
+export type WebhookSettingsFormProps = { view: WebhookSettingsView };
+
+const fieldNames = ["enabled", "url", "include_members", "enabled_events"] as const;
+
+const isAllEvents = (events: readonly string[]) => events.length === 1 && events[0] === ALL_WEBHOOK_EVENTS;
+
+/** The webhook configuration: edit, review the change as a diff, save, show the platform's answer. */
+export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
+  const { settings, allCategories } = view;
+  const save = useSaveWebhookSettings();
+  const [confirming, setConfirming] = useState(false);
+  const [answer, setAnswer] = useState<WebhookSettingsValues | null>(null);
+  const formRef = useHydratedMarker<HTMLFormElement>();
+  const form = useForm<WebhookSettingsInput>({
+    // raw: `["*"]` must reach the platform as typed; the schema's transform would expand it.
+    resolver: zodResolver(webhookSettingsSchema, undefined, { raw: true }),
+    defaultValues: settings,
+  });
+  const { errors, isDirty } = form.formState;
+  const values = useWatch({ control: form.control }) as WebhookSettingsInput;
+  const current: WebhookSettingsValues = { ...settings, ...values, enabled_events: values.enabled_events ?? [] };
+  const diff = diffWebhookSettings(settings, current, allCategories);
+  const warning = nothingDeliveredReason(current);
+  const allEvents = isAllEvents(current.enabled_events);
+
+  const review = form.handleSubmit(() => {
+    save.reset();
+    setConfirming(true);
+  });
+
+  async function confirm() {
+    const submitted = form.getValues();
+    const result = await save.mutateAsync(submitted).catch(() => ({
+      serverError: "The request did not reach the server. Try again.",
+    }));
+    if (applyActionResult(result, form.setError, fieldNames)) {
+      setAnswer(result.data.settings);
+      form.reset(result.data.settings);
+      setConfirming(false);
+      return;
+    }
+    // Field errors are shown beside their fields once the dialog is gone.
+    setConfirming(false);
+  }
+
+  return (
+    <form ref={formRef} onSubmit={review} noValidate aria-label="Webhook settings" className="space-y-5">
+      <div className="flex flex-wrap gap-8">
+        <SwitchField control={form.control} name="enabled" label="Enabled" />
+        <SwitchField
+          control={form.control}
+          name="include_members"
+          label="Include members"
+          hint="Adds group channel member information to payloads."
+        />
+      </div>
+
+      <div>
+        <TextField
+          id="webhook-url"
+          label="Endpoint URL"
+          type="url"
+          inputMode="url"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="https://example.com/webhooks/calls"
+          hint="An absolute http or https address that answers POST with 200 quickly. Redirects are not followed."
+          error={errors.url?.message}
+          {...form.register("url")}
+        />
+        {isPlainHttp(current.url) && !errors.url && (
+          <p role="status" className="-mt-3 text-sm text-amber-800">
+            Plain http: payloads travel unencrypted. Use https for anything but a local receiver.
+          </p>
+        )}
+      </div>
+
+      <Controller
+        control={form.control}
+        name="enabled_events"
+        render={({ field }) => (
+          <fieldset className="space-y-3">
+            <legend className="text-sm font-medium text-slate-800">Subscribed events</legend>
+            <div className="flex flex-wrap gap-6 text-sm">
+              <label className="flex items-center gap-2">
+                <input
+                  type="radio"
+                  name="webhook-subscription"
+                  checked={allEvents}
+                  onChange={() => field.onChange([ALL_WEBHOOK_EVENTS])}
+                  className="size-4 accent-indigo-600"
+                />
+                All events
+              </label>
+              <label className="flex items-center gap-2">
+                <input
+                  type="radio"
+                  name="webhook-subscription"
+                  checked={!allEvents}
+                  // Switching back keeps every category ticked, so nothing is lost by a stray click.
+                  onChange={() => field.onChange([...allCategories])}
+                  className="size-4 accent-indigo-600"
+                />
+                Selected categories
+              </label>
+            </div>
+            {allEvents ? (
+              <p className="rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700">
+                Sends <code className="font-mono">enabled_events: [&quot;*&quot;]</code>: the platform subscribes to every
+                category it supports and answers with the concrete list, which this page then shows.
+              </p>
+            ) : (
+              <CategoryPicker
+                allCategories={allCategories}
+                selected={field.value}
+                onChange={field.onChange}
+                errorId="webhook-events-error"
+              />
+            )}
+            {!allEvents && field.value.length === 0 && (
+              <p role="status" className="text-sm text-amber-800">
+                No category is selected: once saved, nothing will be delivered.
+              </p>
+            )}
+            <FieldError id="webhook-events-error" message={errors.enabled_events?.message ?? errors.enabled_events?.root?.message} />
+          </fieldset>
+        )}
+      />
+
+      {errors.root?.server && <Alert tone="error">{errors.root.server.message}</Alert>}
+      {answer && !isDirty && (
+        <Alert tone="success" title="Saved. The platform answered:">
+          <pre className="mt-1 overflow-x-auto font-mono text-xs whitespace-pre-wrap" data-testid="webhook-save-answer">
+            {JSON.stringify(answer, null, 2)}
+          </pre>
+        </Alert>
+      )}
+
+      <div className="flex gap-2">
+        <Button type="submit">Review and save</Button>
+        <Button
+          variant="secondary"
+          disabled={!isDirty}
+          onClick={() => {
+            form.reset(settings);
+            setAnswer(null);
+          }}
+        >
+          Discard changes
+        </Button>
+      </div>
+
+      <SaveSettingsDialog
+        open={confirming}
+        onOpenChange={setConfirming}
+        diff={diff}
+        warning={warning}
+        pending={save.isPending}
+        onConfirm={confirm}
+      />
+    </form>
+  );
+}
+
+type SwitchFieldProps = {
+  control: Control<WebhookSettingsInput>;
+  name: "enabled" | "include_members";
+  label: string;
+  hint?: string;
+};
+
+function SwitchField({ control, name, label, hint }: SwitchFieldProps) {
+  const id = `webhook-${name.replace("_", "-")}`;
+  return (
+    <Controller
+      control={control}
+      name={name}
+      render={({ field }) => (
+        <div className="flex items-center gap-3">
+          <Switch
+            id={id}
+            checked={field.value}
+            onCheckedChange={field.onChange}
+            onBlur={field.onBlur}
+            aria-describedby={hint ? `${id}-hint` : undefined}
+          />
+          <div>
+            <Label htmlFor={id}>{label}</Label>
+            {hint && (
+              <p id={`${id}-hint`} className="text-xs text-slate-500">
+                {hint}
+              </p>
+            )}
+          </div>
+        </div>
+      )}
+    />
+  );
+}

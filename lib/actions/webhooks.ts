@@ -1,0 +1,209 @@
+"use server";
+
+import { z } from "zod";
+import { getPlatformClient, getPlatformTarget, PlatformError, type SandboxDelivery } from "@/lib/platform";
+import { emitEventSchema, playDirectCallSchema, playRoomSchema } from "@/lib/schemas/sandbox-events";
+import { samplePayload, type WebhookPayload } from "@/lib/schemas/webhook-payloads";
+import { webhookCategories, webhookSettingsSchema } from "@/lib/schemas/webhooks";
+import {
+  findTestDelivery,
+  listTestDeliveries,
+  startTestDelivery,
+} from "@/lib/webhooks/console-test-deliveries";
+import { deliveryOutcomes, filterDeliveries, type DeliveryLogEntry } from "@/lib/webhooks/delivery-log";
+import type { WebhookSettingsValues } from "@/lib/webhooks/settings-diff";
+import { payloadToOverrides } from "@/lib/webhooks/test-event";
+import { ActionError, adminAction } from "./safe-action";
+
+export type WebhookSettingsView = {
+  settings: WebhookSettingsValues;
+  /** Every category the platform supports, as it answered (never a list of our own). */
+  allCategories: string[];
+  target: { kind: "sandbox" | "remote"; appId: string };
+};
+
+async function readSettings(): Promise<WebhookSettingsView> {
+  const [client, target] = await Promise.all([getPlatformClient(), getPlatformTarget()]);
+  const { webhook } = await client.webhooks.getSettings({ displayAllCategories: true });
+  const { all_webhook_categories: allCategories = [], ...settings } = webhook;
+  return {
+    settings: {
+      enabled: settings.enabled,
+      url: settings.url,
+      include_members: settings.include_members ?? false,
+      enabled_events: settings.enabled_events,
+    },
+    allCategories,
+    target: { kind: target.kind, appId: target.appId },
+  };
+}
+
+export const getWebhookSettings = adminAction(z.object({}), async () => readSettings());
+
+/**
+ * The form's values as typed: `enabled_events` may be `["*"]`, which is sent as is so the
+ * platform subscribes to everything. The shared schema's rules are applied without its
+ * transform, which would turn `*` into our own list of categories.
+ */
+const saveSettingsSchema = z
+  .object({
+    enabled: z.boolean(),
+    url: z.string().trim(),
+    include_members: z.boolean(),
+    enabled_events: z.array(z.string()),
+  })
+  .superRefine((input, ctx) => {
+    const checked = webhookSettingsSchema.safeParse(input);
+    if (checked.success) return;
+    for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+  });
+
+export const saveWebhookSettings = adminAction(saveSettingsSchema, async (input) => {
+  const client = await getPlatformClient();
+  try {
+    const saved = await client.webhooks.updateSettings(input);
+    return {
+      settings: {
+        enabled: saved.enabled,
+        url: saved.url,
+        include_members: saved.include_members ?? input.include_members,
+        enabled_events: saved.enabled_events,
+      } satisfies WebhookSettingsValues,
+    };
+  } catch (error) {
+    if (error instanceof PlatformError && error.kind === "http") {
+      // The platform's words and code, beside the field they are about.
+      const code = error.code === null ? `HTTP ${error.status}` : `code ${error.code}`;
+      throw new ActionError(`${error.message} (${code})`, { field: settingsFieldOf(error.message) });
+    }
+    throw error;
+  }
+});
+
+function settingsFieldOf(message: string): "url" | "enabled_events" | undefined {
+  if (message.includes("enabled_events")) return "enabled_events";
+  if (/\burl\b/i.test(message)) return "url";
+  return undefined;
+}
+
+export type TestEventResult = {
+  deliveryId: string | null;
+  delivered: boolean;
+  via: "sandbox" | "console";
+  message: string;
+};
+
+/**
+ * Sends one test event. The sandbox builds it from the overrides (which reproduce the
+ * previewed payload exactly) and delivers it as any event; a remote platform cannot emit
+ * one, so the console posts it to the configured URL itself.
+ */
+export const sendTestEvent = adminAction(emitEventSchema, async ({ category, ...overrides }) => {
+  const target = await getPlatformTarget();
+  return dispatch(target.kind, samplePayload(category, target.appId, overrides));
+});
+
+async function dispatch(kind: "sandbox" | "remote", payload: WebhookPayload): Promise<TestEventResult> {
+  const client = await getPlatformClient();
+  if (kind === "sandbox") {
+    const emitted = await client.sandbox.emitEvent({ category: payload.category, ...payloadToOverrides(payload) });
+    return {
+      deliveryId: emitted.delivered ? emitted.event_id : null,
+      delivered: emitted.delivered,
+      via: "sandbox",
+      message: emitted.delivered
+        ? `The sandbox accepted the ${payload.category} event for delivery.`
+        : `Not sent: webhooks are off, or ${payload.category} is not subscribed. Subscribe to it and save first.`,
+    };
+  }
+  const { webhook } = await client.webhooks.getSettings();
+  if (!webhook.url) throw new ActionError("Save an endpoint URL first: there is nowhere to send the event.");
+  const deliveryId = await startTestDelivery(webhook.url, payload);
+  return {
+    deliveryId,
+    delivered: true,
+    via: "console",
+    message: `The console is posting the ${payload.category} event to ${webhook.url} itself (a remote platform cannot emit test events).`,
+  };
+}
+
+const listDeliveriesSchema = z.object({
+  category: z.string().max(100).optional(),
+  outcome: z.enum(deliveryOutcomes).optional(),
+  limit: z.number().int().min(1).max(100).default(50),
+});
+
+export type DeliveryLog = { source: "sandbox" | "console"; entries: DeliveryLogEntry[] };
+
+/** The sandbox's own delivery log, or the console's test deliveries when the target is remote. */
+export const listWebhookDeliveries = adminAction(listDeliveriesSchema, async ({ category, outcome, limit }) => {
+  const target = await getPlatformTarget();
+  // The outcome is not a query of either store; read a full page and filter it here.
+  const pageSize = outcome ? 100 : limit;
+  let entries: DeliveryLogEntry[];
+  if (target.kind === "sandbox") {
+    const client = await getPlatformClient();
+    const known = category && (webhookCategories as readonly string[]).includes(category) ? category : undefined;
+    if (category && !known) return { source: "sandbox", entries: [] } satisfies DeliveryLog;
+    const { deliveries } = await client.sandbox.deliveries({ limit: pageSize, category: known });
+    entries = deliveries.flatMap(toLogEntry);
+  } else {
+    entries = await listTestDeliveries({ limit: pageSize, category });
+  }
+  return {
+    source: target.kind === "sandbox" ? "sandbox" : "console",
+    entries: filterDeliveries(entries, { outcome }).slice(0, limit),
+  } satisfies DeliveryLog;
+});
+
+function toLogEntry(delivery: SandboxDelivery): DeliveryLogEntry[] {
+  if (delivery.status === "not_subscribed") return [];
+  return [
+    {
+      id: delivery.event_id,
+      source: "sandbox",
+      category: delivery.category,
+      url: delivery.url,
+      status: delivery.status,
+      createdAt: delivery.created_at,
+      payload: delivery.payload,
+      attempts: delivery.attempts,
+    },
+  ];
+}
+
+/** Sends a logged event's payload again, as a new delivery to the endpoint configured now. */
+export const resendWebhookDelivery = adminAction(z.object({ id: z.string().min(1).max(100) }), async ({ id }) => {
+  const target = await getPlatformTarget();
+  let payload: Record<string, unknown> | undefined;
+  if (target.kind === "sandbox") {
+    const client = await getPlatformClient();
+    const { deliveries } = await client.sandbox.deliveries({ eventId: id, limit: 1 });
+    payload = deliveries[0]?.payload;
+  } else {
+    payload = (await findTestDelivery(id))?.payload;
+  }
+  if (!payload) throw new ActionError("That delivery is no longer in the log. Reload the page.");
+  const category = z.enum(webhookCategories).safeParse(payload.category);
+  if (!category.success) throw new ActionError(`The console cannot rebuild a "${String(payload.category)}" event.`);
+  return dispatch(target.kind, payload as unknown as WebhookPayload);
+});
+
+async function requireSandbox(): Promise<void> {
+  const target = await getPlatformTarget();
+  if (target.kind !== "sandbox") {
+    throw new ActionError("Playing calls is a sandbox operation; the console is connected to a remote platform.");
+  }
+}
+
+export const playSandboxDirectCall = adminAction(playDirectCallSchema, async (input) => {
+  await requireSandbox();
+  const client = await getPlatformClient();
+  return client.sandbox.playDirectCall(input);
+});
+
+export const playSandboxGroupCall = adminAction(playRoomSchema, async (input) => {
+  await requireSandbox();
+  const client = await getPlatformClient();
+  return client.sandbox.playRoom(input);
+});

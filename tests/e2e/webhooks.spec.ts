@@ -1,0 +1,206 @@
+import { expect, test, type Page } from "@playwright/test";
+import { topLevelKeys } from "@/lib/schemas/webhook-payloads";
+import { webhookCategories } from "@/lib/schemas/webhooks";
+import { startWebhookReceiver } from "../support/webhook-receiver";
+import { gotoHydrated, revealApiToken } from "./support/console";
+
+type Receiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
+
+let receiver: Receiver;
+let token: string;
+
+test.beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+});
+
+test.afterAll(async () => {
+  await receiver.stop();
+});
+
+/** The sandbox's own API, as any client of the platform would call it. */
+async function sandboxSettings(page: Page, body?: Record<string, unknown>) {
+  token ??= await (async () => {
+    await page.goto("/settings");
+    return revealApiToken(page, "local");
+  })();
+  // Relative to baseURL: the page may not have loaded anything yet.
+  const url = "/sandbox/local/v1/applications/local/settings/webhook";
+  const headers = { "Api-Token": token };
+  if (body) {
+    const answer = await page.request.put(url, { headers, data: { application_id: "local", ...body } });
+    expect(answer.status()).toBe(200);
+  }
+  const answer = await page.request.get(url, { headers });
+  expect(answer.status()).toBe(200);
+  return ((await answer.json()) as { webhook: Record<string, unknown> }).webhook;
+}
+
+/** Opens the page and waits until React has hydrated it, so the first click reaches React and not bare HTML. */
+async function openWebhooks(page: Page) {
+  await gotoHydrated(page, "/webhooks", 'form[aria-label="Webhook settings"]');
+}
+
+const category = (page: Page, name: string) => page.getByRole("checkbox", { name, exact: true });
+
+async function reviewAndConfirm(page: Page) {
+  await page.getByRole("button", { name: "Review and save" }).click();
+  const dialog = page.getByRole("alertdialog");
+  await expect(dialog).toBeVisible();
+  return dialog;
+}
+
+test.beforeEach(async ({ page }) => {
+  receiver.received.length = 0;
+  await sandboxSettings(page, { enabled: false, url: "", include_members: false, enabled_events: [] });
+});
+
+test("enable webhooks with three categories, play a direct call: the receiver gets exactly those, and the log shows them", async ({
+  page,
+}) => {
+  await openWebhooks(page);
+  await page.getByRole("switch", { name: "Enabled" }).click();
+  await page.getByLabel("Endpoint URL").fill(receiver.url);
+  const chosen = ["direct_call:dial", "direct_call:end", "room:create"];
+  for (const name of chosen) await category(page, name).click();
+
+  const dialog = await reviewAndConfirm(page);
+  await expect(dialog).toContainText("off → on");
+  await expect(dialog).toContainText(receiver.url);
+  const added = dialog.getByRole("definition").filter({ hasText: "direct_call:dial" });
+  for (const name of chosen) await expect(added).toContainText(name);
+  await dialog.getByRole("button", { name: "Confirm and save" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId("webhook-save-answer")).toContainText('"enabled": true');
+
+  expect(await sandboxSettings(page)).toEqual({
+    enabled: true,
+    url: receiver.url,
+    include_members: false,
+    enabled_events: chosen,
+  });
+
+  await openWebhooks(page);
+  await page.getByRole("button", { name: "Play a direct call" }).click();
+  await expect(page.getByText("3 events played; 2 accepted for delivery")).toBeVisible();
+  const received = await receiver.waitFor(2);
+  // The accept event is not subscribed: give it time to show up if it wrongly were sent.
+  await page.waitForTimeout(1000);
+  expect(received.map((hook) => hook.body.category)).toEqual(["direct_call:dial", "direct_call:end"]);
+  for (const hook of received) {
+    expect(hook.headers["content-type"]).toBe("application/json");
+    // Exactly section 6's keys, in its order.
+    expect(Object.keys(hook.body)).toEqual(topLevelKeys(hook.body.category as (typeof webhookCategories)[number]));
+    expect(hook.body.application_id).toBe("local");
+  }
+
+  const log = page.getByRole("list", { name: "Deliveries" });
+  const dial = log.getByRole("listitem", { name: "Delivery of direct_call:dial" }).first();
+  await expect(dial).toContainText("Delivered (2xx)");
+  await expect(log.getByRole("listitem", { name: "Delivery of direct_call:end" }).first()).toContainText("HTTP 200");
+  await expect(log.getByRole("listitem", { name: "Delivery of direct_call:accept" })).toHaveCount(0);
+  await dial.getByRole("button", { expanded: false }).click();
+  await expect(dial.getByRole("table")).toContainText("HTTP 200");
+  await expect(dial).toContainText(`"call_id": "${(received[0]!.body.direct_call as { call_id: string }).call_id}"`);
+
+  // Send again: a new delivery of the same payload.
+  await dial.getByRole("button", { name: /Send again/ }).click();
+  await receiver.waitFor(3);
+  expect(receiver.received[2]!.body).toEqual(received[0]!.body);
+});
+
+test("All events sends * and the page then shows the 13 concrete categories the platform answered", async ({ page }) => {
+  await openWebhooks(page);
+  await page.getByRole("radio", { name: "All events" }).check();
+  const dialog = await reviewAndConfirm(page);
+  await expect(dialog).toContainText("All events (*)");
+  await dialog.getByRole("button", { name: "Confirm and save" }).click();
+  await expect(dialog).toBeHidden();
+
+  await expect(page.getByRole("radio", { name: "Selected categories" })).toBeChecked();
+  for (const name of webhookCategories) await expect(category(page, name)).toBeChecked();
+  await expect(page.getByRole("checkbox", { name: "Select all categories" })).toBeChecked();
+  expect((await sandboxSettings(page)).enabled_events).toEqual([...webhookCategories]);
+});
+
+test("an empty selection warns, before saving, that nothing will be delivered", async ({ page }) => {
+  await sandboxSettings(page, { enabled: true, url: receiver.url, enabled_events: ["room:create", "room:delete"] });
+  await openWebhooks(page);
+  const groupAll = page.getByRole("checkbox", { name: "Select all Group calls" });
+  await expect(groupAll).toHaveAttribute("aria-checked", "mixed");
+  await groupAll.click();
+  await expect(groupAll).toBeChecked();
+  await groupAll.click();
+  await expect(groupAll).not.toBeChecked();
+  await expect(page.getByText("No category is selected: once saved, nothing will be delivered.")).toBeVisible();
+
+  const dialog = await reviewAndConfirm(page);
+  await expect(dialog).toContainText("No category is subscribed: nothing will be delivered.");
+  await expect(dialog).toContainText("room:create");
+  await dialog.getByRole("button", { name: "Confirm and save" }).click();
+  await expect(dialog).toBeHidden();
+  expect((await sandboxSettings(page)).enabled_events).toEqual([]);
+});
+
+test("a test event with edited ids reaches the receiver exactly as previewed", async ({ page }) => {
+  await sandboxSettings(page, { enabled: true, url: receiver.url, enabled_events: ["room:invitation_send"] });
+  await openWebhooks(page);
+  const panel = page.getByRole("region", { name: "Test event" });
+  await panel.getByLabel("Category").selectOption("room:invitation_send");
+  await panel.getByLabel("invitee_id").fill("grace");
+  await panel.getByLabel("room_id").fill("room-e2e");
+  const preview = panel.getByTestId("test-event-preview");
+  await expect(preview).toContainText('"invitee_id": "grace"');
+  const expected = JSON.parse((await preview.textContent())!) as Record<string, unknown>;
+
+  await panel.getByRole("button", { name: "Send test event" }).click();
+  await expect(panel.getByText("accepted the room:invitation_send event for delivery")).toBeVisible();
+  const [hook] = await receiver.waitFor(1);
+  expect(hook!.body).toEqual(expected);
+  await expect(page.getByRole("listitem", { name: "Delivery of room:invitation_send" }).first()).toContainText(
+    "Delivered (2xx)",
+  );
+});
+
+test("a platform refusal is shown beside the field; plain http is warned about", async ({ page }) => {
+  await openWebhooks(page);
+  const url = page.getByLabel("Endpoint URL");
+  await url.fill("https://hooks.example.com/calls");
+  await expect(page.getByText(/Plain http/)).toHaveCount(0);
+  await url.fill(receiver.url);
+  await expect(page.getByText(/Plain http: payloads travel unencrypted/)).toBeVisible();
+
+  // The form refuses what the shared schema refuses, before asking.
+  await url.fill("not a url");
+  await page.getByRole("button", { name: "Review and save" }).click();
+  await expect(page.getByText('"url" must be an absolute http or https URL, or empty.')).toBeVisible();
+  await expect(page.getByRole("alertdialog")).toHaveCount(0);
+});
+
+test("the category checkboxes work by keyboard", async ({ page }) => {
+  await openWebhooks(page);
+  const dial = category(page, "direct_call:dial");
+  await dial.focus();
+  await page.keyboard.press("Space");
+  await expect(dial).toBeChecked();
+  await page.keyboard.press("Tab");
+  await expect(category(page, "direct_call:accept")).toBeFocused();
+  await page.keyboard.press("Space");
+  await expect(category(page, "direct_call:accept")).toBeChecked();
+  await expect(page.getByRole("checkbox", { name: "Select all Direct calls" })).toHaveAttribute("aria-checked", "mixed");
+
+  await page.getByRole("searchbox", { name: "Search categories" }).fill("invitation");
+  await expect(category(page, "direct_call:dial")).toHaveCount(0);
+  await expect(category(page, "room:invitation_send")).toBeVisible();
+  await expect(page.getByText("2 of 13 selected")).toBeVisible();
+});
+
+test("the payload reference shows every category with its fields and an example", async ({ page }) => {
+  await openWebhooks(page);
+  await page.getByRole("link", { name: "Payload reference" }).click();
+  await expect(page.getByRole("heading", { name: "Webhook payload reference" })).toBeVisible();
+  for (const name of webhookCategories) await expect(page.getByRole("region", { name, exact: true })).toBeVisible();
+  const end = page.getByRole("region", { name: "direct_call:end", exact: true });
+  await expect(end).toContainText("The caller or callee ends a direct call.");
+  await expect(end.getByRole("cell", { name: "direct_call.duration" })).toBeVisible();
+  await expect(end).toContainText('"end_result": "completed"');
+});

@@ -1,0 +1,32 @@
+import { getDb } from "@/lib/db/client";
+import { withAdmin } from "@/lib/imports/jobs/http";
+import { failuresCsv } from "@/lib/imports/jobs/report";
+import { requireJob } from "@/lib/imports/jobs/store";
+
+export const dynamic = "force-dynamic";
+
+/** The failures in the file's own columns plus `reason`, to fix and upload again. */
+export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  return withAdmin(async () => {
+    const db = await getDb();
+    const job = await requireJob(db, id);
+    const lines = failuresCsv(db, id);
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await lines.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+    });
+    const baseName = job.fileName.replace(/\.[^.]+$/, "").replace(/[^\w.-]+/g, "_") || "import";
+    return new Response(body, {
+      headers: {
+        "content-type": "text/csv; charset=utf-8",
+        "content-disposition": `attachment; filename="${baseName}-failures.csv"`,
+        "cache-control": "no-store",
+      },
+    });
+  });
+}

@@ -1,0 +1,35 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { JobList } from "@/components/imports/jobs/job-list";
+import { PageHeader } from "@/components/shell/page-header";
+import { Card } from "@/components/ui/card";
+import { requireAdmin } from "@/lib/auth/session";
+import { getDb } from "@/lib/db/client";
+import { listJobs } from "@/lib/imports/jobs/store";
+
+export const metadata: Metadata = { title: "Imports" };
+export const dynamic = "force-dynamic";
+
+export default async function ImportsPage() {
+  await requireAdmin("/imports");
+  const jobs = await listJobs(await getDb());
+  return (
+    <>
+      <PageHeader
+        title="Imports"
+        description="Bring users, then channels, over from another chat system: plan, rehearse, run, and download what failed."
+        actions={
+          <Link
+            href="/imports/new"
+            className="inline-flex h-9 items-center rounded-md bg-indigo-600 px-3.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500"
+          >
+            New import
+          </Link>
+        }
+      />
+      <Card title="Jobs">
+        <JobList jobs={jobs} />
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,50 @@
+import Link from "next/link";
+import type { ImportJob } from "@/lib/imports/jobs/store";
+import { JobStatusBadge } from "./job-status-badge";
+
+export type JobListProps = { jobs: ImportJob[] };
+
+const resourceLabels: Record<string, string> = {
+  users: "Users",
+  open_channels: "Open channels",
+  group_channels: "Group channels",
+};
+
+/** Every import, newest first, each linking to its plan, progress and report. */
+export function JobList({ jobs }: JobListProps) {
+  if (jobs.length === 0) {
+    return <p className="text-sm text-slate-600">No imports yet. Start one with “New import”.</p>;
+  }
+  return (
+    <table className="w-full text-left text-sm" aria-label="Imports">
+      <thead className="border-b border-slate-200 text-xs text-slate-500 uppercase">
+        <tr>
+          <th className="py-2 pr-4 font-medium">File</th>
+          <th className="py-2 pr-4 font-medium">What</th>
+          <th className="py-2 pr-4 font-medium">Rows</th>
+          <th className="py-2 pr-4 font-medium">Status</th>
+          <th className="py-2 font-medium">Created</th>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {jobs.map((job) => (
+          <tr key={job.id}>
+            <td className="py-2 pr-4">
+              <Link href={`/imports/${job.id}`} className="font-medium text-indigo-700 hover:underline">
+                {job.fileName}
+              </Link>
+            </td>
+            <td className="py-2 pr-4">{resourceLabels[job.resource] ?? job.resource}</td>
+            <td className="py-2 pr-4 tabular-nums">{job.totalRows.toLocaleString("en")}</td>
+            <td className="py-2 pr-4">
+              <JobStatusBadge status={job.status} />
+            </td>
+            <td className="py-2 text-slate-600">
+              <time dateTime={job.createdAt.toISOString()}>{job.createdAt.toISOString().slice(0, 16).replace("T", " ")} UTC</time>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

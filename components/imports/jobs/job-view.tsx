@@ -1,0 +1,76 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { Card } from "@/components/ui/card";
+import type { JobProgress } from "@/lib/imports/jobs/report";
+import { JobControls } from "./job-controls";
+import { JobProgressPanel } from "./job-progress";
+import { jobProgressQuery } from "./job-queries";
+import { JobStatusBadge } from "./job-status-badge";
+import { PlanSummary, RehearsalSummary } from "./plan-summary";
+import { ReportTable } from "./report-table";
+import { RowRequestViewer } from "./row-request-viewer";
+
+export type JobViewProps = { initialProgress: JobProgress };
+
+/** The job page: plan, rehearsal, controls, live progress and the per-row report. */
+export function JobView({ initialProgress }: JobViewProps) {
+  const { data: progress = initialProgress, error } = useQuery(jobProgressQuery(initialProgress.id, initialProgress));
+  const { counts } = progress;
+  const version = `${progress.status}:${counts.created}:${counts.existed}:${counts.failed}:${counts.invalid}:${counts.followUpsFailed}`;
+  const started = progress.startedAt !== null;
+  const hasFailures = counts.failed + counts.invalid + counts.followUpsFailed > 0;
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <div className="flex items-center gap-2 text-sm text-slate-700">
+          Status: <JobStatusBadge status={progress.status} />
+        </div>
+        <JobControls progress={progress} />
+      </div>
+      {error && (
+        <p role="alert" className="text-sm text-red-700">
+          Progress could not be refreshed: {error.message}
+        </p>
+      )}
+      {progress.plan ? (
+        <Card title="Plan" description="What the dry run found on the platform. Nothing has been sent for it.">
+          <PlanSummary plan={progress.plan} resource={progress.resource} />
+        </Card>
+      ) : (
+        <Card title="Plan" description="The upload has not finished, so there is no plan yet." />
+      )}
+      {progress.rehearsal && (
+        <Card title="Rehearsal" description="The whole plan run against the embedded sandbox first.">
+          <RehearsalSummary rehearsal={progress.rehearsal} />
+        </Card>
+      )}
+      {started && (
+        <Card title="Progress">
+          <JobProgressPanel progress={progress} />
+        </Card>
+      )}
+      <Card
+        title="Report"
+        description="Every row's outcome, with the platform's code and message when it refused."
+        actions={
+          hasFailures ? (
+            <a
+              href={`/imports/${progress.id}/failures`}
+              download
+              className="text-sm font-medium text-indigo-700 hover:underline"
+            >
+              Download failures (CSV)
+            </a>
+          ) : undefined
+        }
+      >
+        <ReportTable jobId={progress.id} version={version} />
+      </Card>
+      <Card title="Requests" description="The exact request a row sends, and its follow-up calls.">
+        <RowRequestViewer jobId={progress.id} totalRows={progress.totalRows} />
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,128 @@
+"use client";
+
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { classNames, focusRing } from "@/components/ui/class-names";
+import type { ColumnMapping } from "@/lib/imports/fields";
+import type { PreviewClient } from "@/lib/imports/parse/preview-client";
+import type { PreviewCounts, RowFilter } from "@/lib/imports/parse/protocol";
+import type { ImportResource } from "@/lib/imports/types";
+import { PreviewGrid } from "./preview-grid";
+import { ProgressBar } from "./progress-bar";
+import type { UploadState } from "./upload-rows";
+
+export type PreviewStepProps = {
+  client: PreviewClient;
+  resource: ImportResource;
+  columns: string[];
+  mapping: ColumnMapping;
+  counts: PreviewCounts;
+  filter: RowFilter;
+  onFilter: (filter: RowFilter) => void;
+  version: number;
+  onEdit: (index: number, column: number, value: string) => Promise<void>;
+  onExclude: (index: number, excluded: boolean) => Promise<void>;
+  busy: boolean;
+  problem: string | null;
+  onBack: () => void;
+  onRestart: () => void;
+  canUpload: boolean;
+  upload: UploadState | null;
+  uploadError: string | null;
+  onUpload: () => void;
+};
+
+const filters: Array<{ id: RowFilter; label: string; count: (counts: PreviewCounts) => number }> = [
+  { id: "all", label: "All rows", count: (counts) => counts.rows },
+  { id: "errors", label: "With errors", count: (counts) => counts.errors },
+  { id: "warnings", label: "With warnings", count: (counts) => counts.warnings },
+  { id: "excluded", label: "Excluded", count: (counts) => counts.excluded },
+];
+
+export function PreviewStep(props: PreviewStepProps) {
+  const { counts, filter, onFilter, busy, upload, uploadError } = props;
+  const uploading = upload !== null && uploadError === null;
+  const stats: Array<{ label: string; value: number; tone: string }> = [
+    { label: "Rows", value: counts.rows, tone: "text-slate-900" },
+    { label: "Valid", value: counts.valid, tone: "text-emerald-700" },
+    { label: "With errors", value: counts.errors, tone: "text-red-700" },
+    { label: "With warnings", value: counts.warnings, tone: "text-amber-700" },
+    { label: "Excluded", value: counts.excluded, tone: "text-slate-600" },
+  ];
+  return (
+    <Card
+      title="Preview"
+      description="Every row checked against the platform's rules. Fix a cell by selecting it, or exclude the row; rows with errors are not sent."
+      actions={
+        <>
+          <Button variant="ghost" size="sm" onClick={props.onBack} disabled={busy}>Back to mapping</Button>
+          <Button variant="ghost" size="sm" onClick={props.onRestart} disabled={busy}>Choose another file</Button>
+        </>
+      }
+    >
+      <div className="space-y-4">
+        <dl aria-label="Row counts" className="grid grid-cols-2 gap-3 sm:grid-cols-5">
+          {stats.map((stat) => (
+            <div key={stat.label} className="rounded-md border border-slate-200 px-3 py-2">
+              <dt className="text-xs text-slate-600">{stat.label}</dt>
+              <dd className={classNames("text-lg font-semibold tabular-nums", stat.tone)} data-testid={`count-${stat.label.toLowerCase().replaceAll(" ", "-")}`}>
+                {stat.value.toLocaleString("en-US")}
+              </dd>
+            </div>
+          ))}
+        </dl>
+        <div role="group" aria-label="Show rows" className="inline-flex flex-wrap rounded-md border border-slate-200 p-0.5">
+          {filters.map((item) => (
+            <button
+              key={item.id}
+              type="button"
+              aria-pressed={filter === item.id}
+              onClick={() => onFilter(item.id)}
+              className={classNames(
+                "rounded px-3 py-1 text-sm",
+                focusRing,
+                filter === item.id ? "bg-slate-900 text-white" : "text-slate-700 hover:bg-slate-100",
+              )}
+            >
+              {item.label} ({item.count(counts).toLocaleString("en-US")})
+            </button>
+          ))}
+        </div>
+        {props.problem && <Alert tone="error">{props.problem}</Alert>}
+        <PreviewGrid
+          client={props.client}
+          resource={props.resource}
+          columns={props.columns}
+          mapping={props.mapping}
+          filter={filter}
+          expectedTotal={filters.find((item) => item.id === filter)!.count(counts)}
+          version={props.version}
+          onEdit={props.onEdit}
+          onExclude={props.onExclude}
+          busy={busy || uploading}
+        />
+        {upload && <ProgressBar label="Sending rows" done={upload.sent} total={upload.total} />}
+        {uploadError && (
+          <Alert tone="error" title="The upload stopped">
+            {uploadError} Retrying continues from row {(upload?.sent ?? 0) + 1}; rows already sent are not sent twice.
+          </Alert>
+        )}
+        <div className="flex flex-wrap items-center justify-end gap-3">
+          {props.canUpload ? (
+            <>
+              <p className="text-sm text-slate-600">
+                {counts.valid.toLocaleString("en-US")} rows will be planned; {(counts.errors + counts.excluded).toLocaleString("en-US")} are left out.
+              </p>
+              <Button onClick={props.onUpload} disabled={busy || counts.valid === 0} pending={uploading}>
+                {uploadError ? "Retry upload" : "Continue to plan"}
+              </Button>
+            </>
+          ) : (
+            <p className="text-sm text-slate-600">Planning and running imports is not available on this console yet.</p>
+          )}
+        </div>
+      </div>
+    </Card>
+  );
+}

@@ -1,0 +1,133 @@
+import type { ImportResource, PreparedRow, RowIssue } from "./types";
+
+/**
+ * Rules that need more than one row: a user_id, channel_url or source id given twice in one
+ * file (the later rows are errors naming the first), and channel members or operators that
+ * are not among the users this migration imports (a warning: the plan asks the platform).
+ */
+
+export type CrossRowOptions = {
+  /**
+   * The user ids this migration imports (e.g. the rows of its users imports). When given,
+   * channel members and operators outside it are warned about; when absent, nothing is said
+   * about members, since only the plan can ask the platform who exists.
+   */
+  importedUserIds?: ReadonlySet<string>;
+};
+
+/** The cross-row issues of every row that has any, by row index. Excluded rows take no part. */
+export function crossRowIssues(
+  resource: ImportResource,
+  rows: readonly PreparedRow[],
+  options: CrossRowOptions = {},
+): Map<number, RowIssue[]> {
+  const index = new CrossRowIndex(resource, options);
+  for (const row of rows) index.add(row);
+  const issues = new Map<number, RowIssue[]>();
+  for (const row of rows) {
+    const rowIssues = index.issuesFor(row);
+    if (rowIssues.length > 0) issues.set(row.index, rowIssues);
+  }
+  return issues;
+}
+
+type Identity = { index: number; key: string | null; sourceId?: string; excluded?: boolean };
+
+/**
+ * The incremental form, for the preview: rows are added once, and when a cell is fixed or a
+ * row excluded, `remove` + `add` return the rows whose cross-row issues may have changed.
+ */
+export class CrossRowIndex {
+  private readonly keys = new Map<string, number[]>();
+  private readonly sourceIds = new Map<string, number[]>();
+
+  constructor(
+    private readonly resource: ImportResource,
+    private readonly options: CrossRowOptions = {},
+  ) {}
+
+  /** Registers a row; returns the indexes of the other rows that share its key or source id. */
+  add(row: Identity): number[] {
+    if (row.excluded) return [];
+    return [...insert(this.keys, row.key, row.index), ...insert(this.sourceIds, row.sourceId, row.index)];
+  }
+
+  /** Forgets a row; returns the indexes of the rows that shared its key or source id. */
+  remove(row: Identity): number[] {
+    if (row.excluded) return [];
+    return [...drop(this.keys, row.key, row.index), ...drop(this.sourceIds, row.sourceId, row.index)];
+  }
+
+  issuesFor(row: PreparedRow): RowIssue[] {
+    if (row.excluded) return [];
+    const issues: RowIssue[] = [];
+    const keyField = this.resource === "users" ? "user_id" : "channel_url";
+    const keyLabel = this.resource === "users" ? "user id" : "channel URL";
+    const firstWithKey = firstOther(this.keys, row.key, row.index);
+    if (firstWithKey !== undefined) {
+      issues.push({
+        field: keyField,
+        severity: "error",
+        code: 400202,
+        message: `The same ${keyLabel} as row ${firstWithKey + 1}: each ${this.resource === "users" ? "user" : "channel"} is created once, so this row would fail.`,
+      });
+    }
+    const firstWithSource = firstOther(this.sourceIds, row.sourceId, row.index);
+    if (firstWithSource !== undefined && row.key === null) {
+      issues.push({
+        field: "source_id",
+        severity: "error",
+        message: `The same source id as row ${firstWithSource + 1}: both would get the same channel URL.`,
+      });
+    }
+    const known = this.options.importedUserIds;
+    if (known && this.resource !== "users" && row.body) {
+      for (const field of ["user_ids", "operator_ids"] as const) {
+        const ids = row.body[field];
+        if (!Array.isArray(ids)) continue;
+        const missing = (ids as string[]).filter((id) => !known.has(id));
+        if (missing.length === 0) continue;
+        const shown = missing.slice(0, 3).map((id) => `"${id}"`).join(", ");
+        const more = missing.length > 3 ? ` and ${missing.length - 3} more` : "";
+        issues.push({
+          field,
+          severity: "warning",
+          message: `${shown}${more} not in this import's users — the plan checks the platform.`,
+        });
+      }
+    }
+    return issues;
+  }
+}
+
+/** The first row before or after `index` holding the same value, when it is not `index` itself. */
+function firstOther(map: Map<string, number[]>, value: string | null | undefined, index: number): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const indexes = map.get(value);
+  if (!indexes || indexes.length < 2) return undefined;
+  return indexes[0] === index ? undefined : indexes[0];
+}
+
+function insert(map: Map<string, number[]>, value: string | null | undefined, index: number): number[] {
+  if (value === null || value === undefined) return [];
+  const indexes = map.get(value);
+  if (!indexes) {
+    map.set(value, [index]);
+    return [];
+  }
+  // Rows arrive in file order, so this is a push except when a fixed cell moves a row.
+  let at = indexes.length;
+  while (at > 0 && indexes[at - 1]! > index) at--;
+  if (indexes[at - 1] !== index) indexes.splice(at, 0, index);
+  return indexes.filter((other) => other !== index);
+}
+
+function drop(map: Map<string, number[]>, value: string | null | undefined, index: number): number[] {
+  if (value === null || value === undefined) return [];
+  const indexes = map.get(value);
+  if (!indexes) return [];
+  const at = indexes.indexOf(index);
+  if (at >= 0) indexes.splice(at, 1);
+  if (indexes.length === 0) map.delete(value);
+  return [...indexes];
+}

@@ -1,0 +1,246 @@
+import type { ImportResource } from "./types";
+
+/**
+ * The fields a file's columns can be mapped to, per resource, in the words of the platform
+ * interface (sections 4.3–4.5). The browser's mapper and preview and the server's
+ * re-validation read the same list, so a column means the same thing on both sides.
+ */
+
+/** How a cell's text is read. */
+export type ImportFieldKind =
+  /** Trimmed text. */
+  | "text"
+  /** true/false, yes/no, 1/0 (any case). */
+  | "boolean"
+  /** Ids separated by `;` or `|`. */
+  | "id-list";
+
+export type ImportField = {
+  /** The property of the creation body, or a field the import itself understands (`source_id`, `is_active`, `frozen`). */
+  key: string;
+  label: string;
+  kind: ImportFieldKind;
+  /** Every row needs a value for it. */
+  required: boolean;
+  /** Other names a column may carry for this field; compared after normalizeHeader. */
+  aliases: readonly string[];
+  /** One line for the mapping screen. */
+  hint: string;
+};
+
+/** Columns mapped to `metadata.<key>` become items of the user's `metadata`. */
+export const METADATA_PREFIX = "metadata.";
+
+/** Column header -> field key, `metadata.<key>`, or "" for a column that is ignored. */
+export type ColumnMapping = Record<string, string>;
+
+const channelCommonFields: readonly ImportField[] = [
+  {
+    key: "channel_url",
+    label: "Channel URL",
+    kind: "text",
+    required: false,
+    aliases: ["url", "channel", "channelid"],
+    hint: "4 to 100 letters, digits, _ or -. Left empty, the plan derives one from the source id.",
+  },
+  {
+    key: "source_id",
+    label: "Source id",
+    kind: "text",
+    required: false,
+    aliases: ["id", "oldid", "legacyid", "externalid", "originalid"],
+    hint: "The channel's id in the old system; the plan derives a channel URL from it when none is given.",
+  },
+  {
+    key: "name",
+    label: "Name",
+    kind: "text",
+    required: false,
+    aliases: ["title", "channelname", "displayname"],
+    hint: "At most 191 characters.",
+  },
+  {
+    key: "cover_url",
+    label: "Cover URL",
+    kind: "text",
+    required: false,
+    aliases: ["cover", "image", "imageurl", "coverimage", "avatar", "avatarurl", "picture"],
+    hint: "At most 2,048 characters.",
+  },
+  {
+    key: "custom_type",
+    label: "Custom type",
+    kind: "text",
+    required: false,
+    aliases: ["type", "category"],
+    hint: "At most 128 characters.",
+  },
+  {
+    key: "data",
+    label: "Data",
+    kind: "text",
+    required: false,
+    aliases: ["extra", "payload", "customdata"],
+    hint: "Free text, often JSON.",
+  },
+  {
+    key: "is_ephemeral",
+    label: "Ephemeral",
+    kind: "boolean",
+    required: false,
+    aliases: ["ephemeral"],
+    hint: "When true, messages are not stored.",
+  },
+  {
+    key: "operator_ids",
+    label: "Operator ids",
+    kind: "id-list",
+    required: false,
+    aliases: ["operators", "admins", "moderators"],
+    hint: "User ids separated by ; or |, at most 100.",
+  },
+  {
+    key: "frozen",
+    label: "Frozen",
+    kind: "boolean",
+    required: false,
+    aliases: ["freeze", "isfrozen", "readonly", "isreadonly"],
+    hint: "When true, the channel is frozen after it is created.",
+  },
+];
+
+export const importFields: Record<ImportResource, readonly ImportField[]> = {
+  users: [
+    {
+      key: "user_id",
+      label: "User id",
+      kind: "text",
+      required: true,
+      aliases: ["id", "uid", "user", "username", "login", "externalid"],
+      hint: "Unique, at most 80 characters.",
+    },
+    {
+      key: "nickname",
+      label: "Nickname",
+      kind: "text",
+      required: true,
+      aliases: ["name", "displayname", "nick", "fullname", "screenname"],
+      hint: "At most 80 characters.",
+    },
+    {
+      key: "profile_url",
+      label: "Profile image URL",
+      kind: "text",
+      required: false,
+      aliases: ["avatar", "avatarurl", "image", "imageurl", "photo", "photourl", "picture", "profileimage"],
+      hint: "At most 2,048 characters; empty means no profile image.",
+    },
+    {
+      key: "issue_access_token",
+      label: "Issue access token",
+      kind: "boolean",
+      required: false,
+      aliases: ["accesstoken", "issuetoken"],
+      hint: "When true, the platform issues an access token the user must connect with.",
+    },
+    {
+      key: "is_active",
+      label: "Active",
+      kind: "boolean",
+      required: false,
+      aliases: ["active", "enabled"],
+      hint: "When false, the user is deactivated right after it is created.",
+    },
+  ],
+  open_channels: channelCommonFields,
+  group_channels: [
+    ...channelCommonFields,
+    {
+      key: "user_ids",
+      label: "Member ids",
+      kind: "id-list",
+      required: true,
+      aliases: ["members", "memberids", "users", "participants"],
+      hint: "User ids separated by ; or |, at most 100.",
+    },
+    {
+      key: "inviter_id",
+      label: "Inviter id",
+      kind: "text",
+      required: false,
+      aliases: ["inviter", "invitedby", "createdby", "owner", "creator"],
+      hint: "The user who invites; list them among the members too.",
+    },
+    {
+      key: "is_distinct",
+      label: "Distinct",
+      kind: "boolean",
+      required: false,
+      aliases: ["distinct"],
+      hint: "When true, an existing channel with the same members is reused.",
+    },
+    {
+      key: "is_public",
+      label: "Public",
+      kind: "boolean",
+      required: false,
+      aliases: ["public"],
+      hint: "When true, users may join without an invitation.",
+    },
+    {
+      key: "is_super",
+      label: "Supergroup",
+      kind: "boolean",
+      required: false,
+      aliases: ["super", "supergroup", "issupergroup"],
+      hint: "Up to 2,000 members; requires Distinct to be false.",
+    },
+    {
+      key: "access_code",
+      label: "Access code",
+      kind: "text",
+      required: false,
+      aliases: ["code", "password", "passcode"],
+      hint: "Only for public channels.",
+    },
+    {
+      key: "strict",
+      label: "Strict",
+      kind: "boolean",
+      required: false,
+      aliases: [],
+      hint: "When true, creation fails if a member does not exist.",
+    },
+  ],
+};
+
+export const resourceLabels: Record<ImportResource, { plural: string; singular: string }> = {
+  users: { plural: "Users", singular: "user" },
+  open_channels: { plural: "Open channels", singular: "open channel" },
+  group_channels: { plural: "Group channels", singular: "group channel" },
+};
+
+/** Case, spaces, `_`, `-` and `.` do not matter when a header is matched to a field. */
+export function normalizeHeader(header: string): string {
+  return header.trim().toLowerCase().replace(/[\s_\-.]+/g, "");
+}
+
+export function findField(resource: ImportResource, key: string): ImportField | undefined {
+  return importFields[resource].find((field) => field.key === key);
+}
+
+/** Whether a mapping target is a metadata item (users only). */
+export function isMetadataTarget(target: string): boolean {
+  return target.startsWith(METADATA_PREFIX);
+}
+
+/** The key of the user's metadata item a `metadata.<key>` target names. */
+export function metadataKeyOf(target: string): string {
+  return target.slice(METADATA_PREFIX.length);
+}
+
+/** Human label of a mapping target, for messages and the preview's column headers. */
+export function targetLabel(resource: ImportResource, target: string): string {
+  if (isMetadataTarget(target)) return `Metadata "${metadataKeyOf(target)}"`;
+  return findField(resource, target)?.label ?? target;
+}

@@ -1,0 +1,295 @@
+import "server-only";
+import { and, asc, eq, gt, inArray, ne, sql } from "drizzle-orm";
+import type { Database } from "@/lib/db/client";
+import { importJobs, importRows } from "@/lib/db/schema";
+import type { ImportResource, RowIssue } from "@/lib/imports/types";
+import { isPlatformError, type PlatformClient } from "@/lib/platform";
+import { LOOKUP_BATCH } from "./limits";
+import { forEachConcurrent, withRetries } from "./retry";
+import { applyRowUpdates, type RowUpdate } from "./row-updates";
+import { ImportJobError, requireJob, rowCounts, type ImportJob } from "./store";
+
+/** What the dry run found, shown on the job page before anything is sent. */
+export type JobPlan = {
+  toCreate: number;
+  existing: number;
+  invalid: number;
+  excluded: number;
+  followUps: { deactivate: number; freeze: number; metadata: number };
+  /** Rows with a warning (e.g. members that will be left out). */
+  warnings: number;
+  /** Distinct member or operator ids neither in an import nor on the platform. */
+  missingMembers: number;
+  /** Users imports this channel import depends on that have not completed. */
+  orderChecks: Array<{ jobId: string; fileName: string; status: string; channels: number }>;
+  lookups: { requests: number; ms: number };
+};
+
+const PAGE = 5_000;
+const CHANNEL_LOOKUP_CONCURRENCY = 8;
+const USER_LOOKUP_CONCURRENCY = 4;
+
+/**
+ * The dry run: asks the platform which of the file's users or channels already exist
+ * (batched), checks duplicates and channel members across the whole import, and records
+ * the outcome on every row. Nothing is written to the platform. Can be redone until the
+ * job runs; each plan starts again from the rows as uploaded.
+ */
+export async function planJob(db: Database, client: PlatformClient, jobId: string): Promise<ImportJob> {
+  const job = await requireJob(db, jobId);
+  if (job.status !== "draft" && job.status !== "planned") {
+    throw new ImportJobError("This import has already started; its plan can no longer change.");
+  }
+  const started = performance.now();
+  let requests = 0;
+
+  // Start again from the upload's own verdict.
+  await db
+    .update(importRows)
+    .set({ state: "pending", planIssues: [], existedBefore: false, followUpState: null })
+    .where(and(eq(importRows.jobId, jobId), inArray(importRows.state, ["pending", "existed", "invalid"]), eq(importRows.excluded, false), sql`${importRows.body} is not null and not (${importRows.issues} @> '[{"severity":"error"}]'::jsonb)`));
+
+  await markDuplicates(db, job);
+
+  // Which keys already exist on the platform.
+  for await (const rows of pendingPages(db, jobId)) {
+    const keys = rows.map((row) => row.resourceKey).filter((key): key is string => Boolean(key));
+    const existing = new Set<string>();
+    if (job.resource === "users") {
+      const batches = chunk(keys, LOOKUP_BATCH);
+      await forEachConcurrent(batches, USER_LOOKUP_CONCURRENCY, async (userIds) => {
+        requests++;
+        const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }));
+        for (const user of page.users) existing.add(user.user_id);
+      });
+    } else {
+      const getChannel = (channelUrl: string): Promise<unknown> =>
+        job.resource === "open_channels" ? client.openChannels.get(channelUrl) : client.groupChannels.get(channelUrl);
+      await forEachConcurrent(keys, CHANNEL_LOOKUP_CONCURRENCY, async (channelUrl) => {
+        requests++;
+        try {
+          await withRetries(() => getChannel(channelUrl));
+          existing.add(channelUrl);
+        } catch (error) {
+          if (!isPlatformError(error, 400201)) throw error;
+        }
+      });
+    }
+    const updates: RowUpdate[] = rows
+      .filter((row) => row.resourceKey && existing.has(row.resourceKey))
+      .map((row) => ({
+        rowIndex: row.rowIndex,
+        state: "existed",
+        existedBefore: true,
+        resultMessage: "Already on the platform: skipped, nothing overwritten.",
+      }));
+    await applyRowUpdates(db, jobId, updates);
+  }
+
+  let missingMembers = 0;
+  let orderChecks: JobPlan["orderChecks"] = [];
+  if (job.resource !== "users") {
+    const checked = await checkMembers(db, client, job);
+    missingMembers = checked.missing;
+    orderChecks = checked.orderChecks;
+    requests += checked.requests;
+  }
+
+  // Rows still to create make their follow-up calls after creation.
+  await db.execute(sql`
+    update import_rows set follow_up_state = 'pending'
+    where job_id = ${jobId} and state = 'pending' and follow_ups is not null and follow_ups <> '{}'::jsonb`);
+
+  const counts = await rowCounts(db, jobId);
+  const followUps = await followUpCounts(db, jobId);
+  const [warned] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(importRows)
+    .where(and(eq(importRows.jobId, jobId), sql`${importRows.planIssues} @> '[{"severity":"warning"}]'::jsonb`));
+  const plan: JobPlan = {
+    toCreate: counts.pending,
+    existing: counts.existed,
+    invalid: counts.invalid,
+    excluded: counts.excluded,
+    followUps,
+    warnings: warned?.n ?? 0,
+    missingMembers,
+    orderChecks,
+    lookups: { requests, ms: Math.round(performance.now() - started) },
+  };
+  const [updated] = await db
+    .update(importJobs)
+    .set({ status: "planned", plan, plannedAt: new Date() })
+    .where(and(eq(importJobs.id, jobId), inArray(importJobs.status, ["draft", "planned"])))
+    .returning();
+  if (!updated) throw new ImportJobError("This import started while it was being planned; the plan was not saved.");
+  return updated;
+}
+
+/** A key that appears again later in the file: the later rows are invalid, never sent. */
+async function markDuplicates(db: Database, job: ImportJob) {
+  const field = job.resource === "users" ? "user_id" : "channel_url";
+  await db.execute(sql`
+    update import_rows as r set
+      state = 'invalid',
+      plan_issues = jsonb_build_array(jsonb_build_object(
+        'field', ${field}::text,
+        'severity', 'error',
+        'message', 'The same ' || ${field}::text || ' is on row ' || (d.first + 1) || ' of the file; only that row is imported.'))
+    from (
+      select row_index, min(row_index) over (partition by resource_key) as first
+      from import_rows where job_id = ${job.id} and state = 'pending' and resource_key is not null
+    ) as d
+    where r.job_id = ${job.id} and r.row_index = d.row_index and d.row_index <> d.first`);
+}
+
+async function* pendingPages(db: Database, jobId: string) {
+  let after = -1;
+  for (;;) {
+    const rows = await db
+      .select({ rowIndex: importRows.rowIndex, resourceKey: importRows.resourceKey, body: importRows.body })
+      .from(importRows)
+      .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "pending"), gt(importRows.rowIndex, after)))
+      .orderBy(asc(importRows.rowIndex))
+      .limit(PAGE);
+    if (rows.length === 0) return;
+    yield rows;
+    after = rows[rows.length - 1]!.rowIndex;
+  }
+}
+
+/** The user ids a channel's creation body refers to (members and operators). */
+export function referencedUserIds(body: Record<string, unknown> | null): string[] {
+  if (!body) return [];
+  const ids = new Set<string>();
+  for (const key of ["user_ids", "operator_ids"]) {
+    const list = body[key];
+    if (Array.isArray(list)) for (const id of list) if (typeof id === "string") ids.add(id);
+  }
+  if (Array.isArray(body.users)) {
+    for (const user of body.users) {
+      const id = (user as { user_id?: unknown })?.user_id;
+      if (typeof id === "string") ids.add(id);
+    }
+  }
+  return [...ids];
+}
+
+/**
+ * Members and operators must be users: in a users import of this console, or on the
+ * platform. Unknown ones fail a `strict` channel (400111) and are left out of any other
+ * (a warning). Members from a users import that has not completed say so: run that first.
+ */
+async function checkMembers(db: Database, client: PlatformClient, job: ImportJob) {
+  let requests = 0;
+  const rowsById = new Map<string, number[]>();
+  const bodies = new Map<number, Record<string, unknown> | null>();
+  for await (const rows of pendingPages(db, job.id)) {
+    for (const row of rows) {
+      bodies.set(row.rowIndex, row.body);
+      for (const id of referencedUserIds(row.body)) {
+        const list = rowsById.get(id);
+        if (list) list.push(row.rowIndex);
+        else rowsById.set(id, [row.rowIndex]);
+      }
+    }
+  }
+  const ids = [...rowsById.keys()];
+  // Users some users import of this console holds (to create, created, or found existing).
+  const imported = new Map<string, { jobId: string; fileName: string; status: string }>();
+  for (const batch of chunk(ids, 1000)) {
+    const found = await db
+      .select({ key: importRows.resourceKey, jobId: importJobs.id, fileName: importJobs.fileName, status: importJobs.status })
+      .from(importRows)
+      .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
+      .where(
+        and(
+          eq(importJobs.resource, "users" satisfies ImportResource),
+          ne(importJobs.status, "cancelled"),
+          inArray(importRows.state, ["pending", "created", "existed"]),
+          inArray(importRows.resourceKey, batch),
+        ),
+      );
+    for (const row of found) if (row.key) imported.set(row.key, row);
+  }
+  const onPlatform = new Set<string>();
+  const toLookUp = ids.filter((id) => !imported.has(id) || imported.get(id)!.status === "completed");
+  await forEachConcurrent(chunk(toLookUp, LOOKUP_BATCH), USER_LOOKUP_CONCURRENCY, async (userIds) => {
+    requests++;
+    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }));
+    for (const user of page.users) onPlatform.add(user.user_id);
+  });
+
+  const issuesByRow = new Map<number, RowIssue[]>();
+  const orderChecks = new Map<string, { jobId: string; fileName: string; status: string; rows: Set<number> }>();
+  let missing = 0;
+  for (const [id, rowIndexes] of rowsById) {
+    if (onPlatform.has(id)) continue;
+    const source = imported.get(id);
+    if (source && source.status !== "completed") {
+      const check = orderChecks.get(source.jobId) ?? { ...source, rows: new Set<number>() };
+      for (const rowIndex of rowIndexes) check.rows.add(rowIndex);
+      orderChecks.set(source.jobId, check);
+      for (const rowIndex of rowIndexes) {
+        pushIssue(issuesByRow, rowIndex, {
+          field: "user_ids",
+          severity: "warning",
+          message: `User "${id}" comes from the users import "${source.fileName}", which has not completed: run that import first.`,
+        });
+      }
+      continue;
+    }
+    missing++;
+    for (const rowIndex of rowIndexes) {
+      const strict = bodies.get(rowIndex)?.strict === true;
+      pushIssue(issuesByRow, rowIndex, {
+        field: "user_ids",
+        severity: strict ? "error" : "warning",
+        code: strict ? 400111 : undefined,
+        message: strict
+          ? `User "${id}" is neither in an import nor on the platform, and the channel is strict: the platform would refuse it.`
+          : `User "${id}" is neither in an import nor on the platform: the channel is created without them.`,
+      });
+    }
+  }
+  const updates: RowUpdate[] = [...issuesByRow].map(([rowIndex, issues]) => ({
+    rowIndex,
+    planIssues: issues,
+    ...(issues.some((issue) => issue.severity === "error") ? { state: "invalid" } : {}),
+  }));
+  for (const batch of chunk(updates, 1000)) await applyRowUpdates(db, job.id, batch);
+  return {
+    missing,
+    requests,
+    orderChecks: [...orderChecks.values()].map(({ rows, ...check }) => ({ ...check, channels: rows.size })),
+  };
+}
+
+function pushIssue(map: Map<number, RowIssue[]>, rowIndex: number, issue: RowIssue) {
+  const list = map.get(rowIndex);
+  if (!list) map.set(rowIndex, [issue]);
+  else if (list.length < 20) list.push(issue);
+}
+
+async function followUpCounts(db: Database, jobId: string): Promise<JobPlan["followUps"]> {
+  const result = await db.execute(sql`
+    select
+      count(*) filter (where follow_ups ->> 'deactivate' = 'true')::int as deactivate,
+      count(*) filter (where follow_ups ->> 'freeze' = 'true')::int as freeze,
+      count(*) filter (where follow_ups ? 'metadata')::int as metadata
+    from import_rows where job_id = ${jobId} and state = 'pending'`);
+  const row = rowsOf<{ deactivate: number; freeze: number; metadata: number }>(result)[0];
+  return { deactivate: row?.deactivate ?? 0, freeze: row?.freeze ?? 0, metadata: row?.metadata ?? 0 };
+}
+
+/** node-postgres answers `{ rows }`, PGlite too; be tolerant of either shape. */
+export function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
+
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,45 @@
+import "server-only";
+import { isNotNull } from "drizzle-orm";
+import { getDatabaseHandle, getDb } from "@/lib/db/client";
+import { importRows } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { getPlatformClient } from "@/lib/platform";
+import { startImportRunner, type ImportRunner } from "./runner";
+
+const runnerKey = Symbol.for("switchboard.imports.runner");
+type GlobalWithRunner = typeof globalThis & { [runnerKey]?: Promise<ImportRunner> };
+
+/**
+ * Starts working import jobs in this process (once): from lib/startup.ts in the console,
+ * from worker.ts in an extra worker. Jobs that were running before a restart go on
+ * where they were.
+ */
+export function startImportJobs(options: { concurrency?: number } = {}): Promise<ImportRunner> {
+  const store = globalThis as GlobalWithRunner;
+  store[runnerKey] ??= (async () => {
+    const handle = await getDatabaseHandle();
+    if (handle.kind === "pglite") {
+      // Embedded PGlite has one process by construction: every claim left is a dead one's.
+      await handle.db.update(importRows).set({ lockedUntil: null, lockedBy: null }).where(isNotNull(importRows.lockedUntil));
+    }
+    return startImportRunner({
+      getDb,
+      concurrency: options.concurrency ?? env().IMPORT_CONCURRENCY,
+      createClient: (hooks) => getPlatformClient(hooks),
+    });
+  })();
+  return store[runnerKey];
+}
+
+/** A job was started or resumed: look now rather than at the next poll. */
+export function nudgeImportJobs(): void {
+  void (globalThis as GlobalWithRunner)[runnerKey]?.then((runner) => runner.nudge());
+}
+
+export async function stopImportJobs(): Promise<void> {
+  const store = globalThis as GlobalWithRunner;
+  const runner = store[runnerKey];
+  delete store[runnerKey];
+  await (await runner)?.stop();
+}
+

@@ -1,0 +1,30 @@
+import type { FollowUps, ImportResource } from "@/lib/imports/types";
+
+/** An HTTP request exactly as the job will send it, for the administrator to inspect. */
+export type PlannedRequest = { method: "POST" | "PUT"; path: string; body: Record<string, unknown> };
+
+const segment = encodeURIComponent;
+
+export function creationRequest(resource: ImportResource, body: Record<string, unknown>): PlannedRequest {
+  return { method: "POST", path: `/v3/${resource}`, body };
+}
+
+/** The calls after creation, in the order they are made (issue 4, item 7). */
+export function followUpRequests(resource: ImportResource, key: string, followUps: FollowUps | null): PlannedRequest[] {
+  if (!followUps) return [];
+  const requests: PlannedRequest[] = [];
+  if (resource === "users" && followUps.deactivate) {
+    requests.push({ method: "PUT", path: `/v3/users/${segment(key)}`, body: { is_active: false } });
+  }
+  if (resource !== "users" && followUps.freeze) {
+    requests.push({ method: "PUT", path: `/v3/${resource}/${segment(key)}/freeze`, body: { freeze: true } });
+  }
+  if (resource === "users" && followUps.metadata && Object.keys(followUps.metadata).length > 0) {
+    requests.push({ method: "PUT", path: `/v3/users/${segment(key)}/metadata`, body: { metadata: followUps.metadata } });
+  }
+  return requests;
+}
+
+export function hasFollowUps(resource: ImportResource, followUps: FollowUps | null | undefined): boolean {
+  return followUpRequests(resource, "x", followUps ?? null).length > 0;
+}

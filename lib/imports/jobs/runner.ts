@@ -1,0 +1,301 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import type { Database } from "@/lib/db/client";
+import { importJobs, importRows } from "@/lib/db/schema";
+import type { PlatformClient, ResponseInfo } from "@/lib/platform";
+import { sendCreation, sendFollowUps, type Pacers } from "./executor";
+import { startPollLoop } from "@/lib/background/poll-loop";
+import { Pacer } from "./pacer";
+import { applyRowUpdates, type RowUpdate } from "./row-updates";
+import { liveClaims, type ImportJob, type ImportRow } from "./store";
+
+export type RunnerOptions = {
+  getDb: () => Promise<Database>;
+  /** The job's platform, with the runner's response hook (pacing) and no 429 waits of its own. */
+  createClient: (hooks: { onResponse: (info: ResponseInfo) => void; rateLimitRetries: number }) => Promise<PlatformClient>;
+  /** Requests in flight at once (keep-alive connections are reused between them). */
+  concurrency?: number;
+  /** Creation tries per row before a transient failure is final. */
+  maxAttempts?: number;
+  /**
+   * How long a claim holds a row without being renewed. A live worker renews its claims
+   * every third of this; a dead worker's rows come back to the others when it runs out.
+   */
+  leaseMs?: number;
+  pollMs?: number;
+  workerId?: string;
+  log?: (line: string) => void;
+};
+
+export type ImportRunner = {
+  workerId: string;
+  pacers: Pacers;
+  /** Look for work now (a job was just started or resumed). */
+  nudge: () => void;
+  /** Finishes the requests in flight, records them, and gives the rest of its claims back. */
+  stop: () => Promise<void>;
+};
+
+const FLUSH_ROWS = 200;
+const FLUSH_MS = 250;
+const STATUS_CHECK_MS = 1000;
+
+/**
+ * Works the jobs whose status is `running`, one at a time, oldest first. Rows are claimed
+ * with `FOR UPDATE SKIP LOCKED` and a lease, so several processes on one PostgreSQL database
+ * share a job without sending a row twice, and a dead worker's rows come back when its
+ * lease runs out. Outcomes are written in batches.
+ */
+export function startImportRunner(options: RunnerOptions): ImportRunner {
+  const concurrency = options.concurrency ?? 16;
+  const maxAttempts = options.maxAttempts ?? 8;
+  const leaseMs = options.leaseMs ?? 15_000;
+  const pollMs = options.pollMs ?? 500;
+  const workerId = options.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
+  const log = options.log ?? ((line: string) => console.log(`[imports] ${line}`));
+  const pacers: Pacers = { read: new Pacer(), write: new Pacer() };
+
+  const onResponse = (info: ResponseInfo) =>
+    (info.method === "GET" ? pacers.read : pacers.write).observe(info.status, info.rateLimit);
+
+  async function tick(db: Database): Promise<boolean> {
+    const [job] = await db
+      .select()
+      .from(importJobs)
+      .where(inArray(importJobs.status, ["running", "cancelling"]))
+      .orderBy(asc(importJobs.startedAt))
+      .limit(1);
+    if (!job) return false;
+    if (job.status === "cancelling") {
+      if ((await liveClaims(db, job.id)) === 0) {
+        await db
+          .update(importJobs)
+          .set({ status: "cancelled", finishedAt: new Date() })
+          .where(and(eq(importJobs.id, job.id), eq(importJobs.status, "cancelling")));
+      }
+      return false;
+    }
+    const client = await options.createClient({ onResponse, rateLimitRetries: 0 });
+    const worked = await workJob(db, client, job);
+    await maybeComplete(db, job.id);
+    return worked;
+  }
+
+  /** Works a job until nothing is claimable now or it stops running. */
+  async function workJob(db: Database, client: PlatformClient, job: ImportJob): Promise<boolean> {
+    let active = true;
+    let worked = false;
+    const queue: ImportRow[] = [];
+    let refill: Promise<void> | null = null;
+    let buffer: RowUpdate[] = [];
+    let flushing: Promise<void> = Promise.resolve();
+    let lastFlush = Date.now();
+    /** Rows this worker holds: queued or in flight. */
+    const held = new Set<number>();
+    const renewTimer = setInterval(() => {
+      if (held.size === 0) return;
+      void db
+        .update(importRows)
+        .set({ lockedUntil: new Date(Date.now() + leaseMs) })
+        .where(and(eq(importRows.jobId, job.id), eq(importRows.lockedBy, workerId), inArray(importRows.rowIndex, [...held])))
+        .catch((error: unknown) => log(`renewing claims failed: ${String(error)}`));
+    }, leaseMs / 3);
+
+    const flush = () => {
+      const batch = buffer;
+      buffer = [];
+      lastFlush = Date.now();
+      flushing = flushing.then(() => applyRowUpdates(db, job.id, batch, workerId));
+      return flushing;
+    };
+    const record = (update: RowUpdate) => {
+      buffer.push(update);
+      if (buffer.length >= FLUSH_ROWS || Date.now() - lastFlush > FLUSH_MS) void flush();
+    };
+
+    const statusTimer = setInterval(() => {
+      void db
+        .select({ status: importJobs.status })
+        .from(importJobs)
+        .where(eq(importJobs.id, job.id))
+        .then(([row]) => {
+          if (row?.status !== "running") active = false;
+        })
+        .catch(() => {});
+      if (buffer.length > 0 && Date.now() - lastFlush > FLUSH_MS) void flush();
+    }, STATUS_CHECK_MS);
+
+    async function next(): Promise<ImportRow | undefined> {
+      while (active && loop.running) {
+        const row = queue.shift();
+        if (row) return row;
+        refill ??= claim(db, job.id, concurrency * 2)
+          .then((rows) => {
+            if (rows.length === 0) active = false;
+            queue.push(...rows);
+            for (const row of rows) held.add(row.rowIndex);
+          })
+          .finally(() => {
+            refill = null;
+          });
+        await refill;
+      }
+      return undefined;
+    }
+
+    async function lane() {
+      for (let row = await next(); row; row = await next()) {
+        worked = true;
+        record(row.state === "pending" ? await create(row) : await followUp(row));
+        held.delete(row.rowIndex);
+      }
+    }
+
+    async function create(row: ImportRow): Promise<RowUpdate> {
+      const outcome = await sendCreation(client, pacers, {
+        resource: job.resource,
+        key: row.resourceKey ?? "",
+        body: row.body ?? {},
+        earlierAttempts: row.attempts - 1,
+        attempt: row.attempts,
+        maxAttempts,
+      });
+      const base = { rowIndex: row.rowIndex, release: true };
+      if (outcome.kind === "done") {
+        return {
+          ...base,
+          state: outcome.state,
+          resultCode: null,
+          resultMessage: outcome.message,
+          finished: true,
+          ...(outcome.state === "existed" ? { followUpState: null } : {}),
+        };
+      }
+      if (outcome.kind === "retry") {
+        return {
+          ...base,
+          resultCode: outcome.code,
+          resultMessage: `Will try again: ${outcome.message}`,
+          nextAttemptAt: new Date(Date.now() + outcome.delayMs).toISOString(),
+          // A 429 was refused before any work: it does not use up the row's tries.
+          attemptsDelta: outcome.rateLimited ? -1 : 0,
+        };
+      }
+      return { ...base, state: "failed", resultCode: outcome.code, resultMessage: outcome.message, followUpState: null, finished: true };
+    }
+
+    async function followUp(row: ImportRow): Promise<RowUpdate> {
+      const outcome = await sendFollowUps(client, pacers, job.resource, row.resourceKey ?? "", row.followUps, maxAttempts);
+      return outcome.ok
+        ? { rowIndex: row.rowIndex, release: true, followUpState: "done" }
+        : { rowIndex: row.rowIndex, release: true, followUpState: "failed", resultCode: outcome.code, resultMessage: outcome.message };
+    }
+
+    try {
+      await Promise.all(Array.from({ length: concurrency }, lane));
+    } finally {
+      clearInterval(statusTimer);
+      clearInterval(renewTimer);
+      await flush().catch((error: unknown) => log(`recording outcomes failed: ${String(error)}`));
+      // Rows claimed but not sent go back at once, not when the lease runs out.
+      const unsent = queue.splice(0).map((row) => row.rowIndex);
+      if (unsent.length > 0) {
+        await db
+          .update(importRows)
+          .set({
+            lockedUntil: null,
+            lockedBy: null,
+            // A creation claim counted an attempt that was never made.
+            attempts: sql`case when ${importRows.state} = 'pending' then ${importRows.attempts} - 1 else ${importRows.attempts} end`,
+          })
+          .where(and(eq(importRows.jobId, job.id), eq(importRows.lockedBy, workerId), inArray(importRows.rowIndex, unsent)));
+      }
+    }
+    return worked;
+  }
+
+  /**
+   * Claims rows to create (or, once every row is created, rows whose follow-ups remain).
+   * SKIP LOCKED keeps two workers off the same rows; the lease lets a dead worker's rows
+   * come back. A creation claim counts as an attempt, even if its answer is never recorded.
+   */
+  async function claim(db: Database, jobId: string, limit: number): Promise<ImportRow[]> {
+    const now = new Date();
+    const unclaimed = or(isNull(importRows.lockedUntil), lt(importRows.lockedUntil, now));
+    const lease = { lockedUntil: new Date(now.getTime() + leaseMs), lockedBy: workerId };
+    const due = db
+      .select({ rowIndex: importRows.rowIndex })
+      .from(importRows)
+      .where(
+        and(
+          eq(importRows.jobId, jobId),
+          eq(importRows.state, "pending"),
+          or(isNull(importRows.nextAttemptAt), lte(importRows.nextAttemptAt, now)),
+          unclaimed,
+        ),
+      )
+      .orderBy(asc(importRows.rowIndex))
+      .limit(limit)
+      .for("update", { skipLocked: true });
+    const created = await db
+      .update(importRows)
+      .set({ ...lease, attempts: sql`${importRows.attempts} + 1` })
+      .where(and(eq(importRows.jobId, jobId), inArray(importRows.rowIndex, due)))
+      .returning();
+    if (created.length > 0) return created.sort((a, b) => a.rowIndex - b.rowIndex);
+    const [anyPending] = await db
+      .select({ rowIndex: importRows.rowIndex })
+      .from(importRows)
+      .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "pending")))
+      .limit(1);
+    if (anyPending) return [];
+    // Follow-ups come after every creation (issue 4, item 7).
+    const dueFollowUps = db
+      .select({ rowIndex: importRows.rowIndex })
+      .from(importRows)
+      .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "created"), eq(importRows.followUpState, "pending"), unclaimed))
+      .orderBy(asc(importRows.rowIndex))
+      .limit(limit)
+      .for("update", { skipLocked: true });
+    const followUps = await db
+      .update(importRows)
+      .set(lease)
+      .where(and(eq(importRows.jobId, jobId), inArray(importRows.rowIndex, dueFollowUps)))
+      .returning();
+    return followUps.sort((a, b) => a.rowIndex - b.rowIndex);
+  }
+
+  async function maybeComplete(db: Database, jobId: string) {
+    const [left] = await db
+      .select({ rowIndex: importRows.rowIndex })
+      .from(importRows)
+      .where(
+        and(
+          eq(importRows.jobId, jobId),
+          or(eq(importRows.state, "pending"), and(eq(importRows.state, "created"), eq(importRows.followUpState, "pending"))),
+        ),
+      )
+      .limit(1);
+    if (left) return;
+    const [done] = await db
+      .update(importJobs)
+      .set({ status: "completed", finishedAt: new Date() })
+      .where(and(eq(importJobs.id, jobId), eq(importJobs.status, "running")))
+      .returning({ id: importJobs.id });
+    if (done) log(`job ${jobId} completed`);
+  }
+
+  const loop = startPollLoop(async () => tick(await options.getDb()), {
+    pollMs,
+    onError: (error) => log(`job check failed: ${error instanceof Error ? error.message : String(error)}`),
+  });
+
+  return {
+    workerId,
+    pacers,
+    nudge: loop.nudge,
+    stop: loop.stop,
+  };
+}
+

@@ -1,0 +1,279 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, sql } from "drizzle-orm";
+import type { Database } from "@/lib/db/client";
+import { importJobs, importRows } from "@/lib/db/schema";
+import { prepareRow } from "@/lib/imports/prepare";
+import type { ColumnMapping } from "@/lib/imports/fields";
+import {
+  MAX_IMPORT_ROWS,
+  importResources,
+  type ImportResource,
+  type JobStatus,
+  type RowState,
+} from "@/lib/imports/types";
+import { deriveChannelUrl } from "./channel-url";
+import { MAX_CHUNK_BYTES, MAX_CHUNK_ROWS } from "./limits";
+
+export type ImportJob = typeof importJobs.$inferSelect;
+export type ImportRow = typeof importRows.$inferSelect;
+
+/** A refusal the administrator can act on; nothing was changed. */
+export class ImportJobError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ImportJobError";
+  }
+}
+
+export type CreateJobInput = {
+  resource: ImportResource;
+  fileName: string;
+  columns: string[];
+  mapping: ColumnMapping;
+  totalRows: number;
+};
+
+export async function createJob(db: Database, input: CreateJobInput): Promise<ImportJob> {
+  if (!importResources.includes(input.resource)) throw new ImportJobError(`Unknown resource "${input.resource}".`);
+  if (!Number.isInteger(input.totalRows) || input.totalRows < 1) {
+    throw new ImportJobError("The file has no data rows to import.");
+  }
+  if (input.totalRows > MAX_IMPORT_ROWS) {
+    throw new ImportJobError(
+      `The file has ${input.totalRows.toLocaleString("en")} rows; one import takes at most ${MAX_IMPORT_ROWS.toLocaleString("en")}. Split the file and import the parts one after another.`,
+    );
+  }
+  if (input.columns.length === 0) throw new ImportJobError("The file has no columns.");
+  if (new Set(input.columns).size !== input.columns.length) {
+    throw new ImportJobError("Two columns of the file have the same name; rename one of them.");
+  }
+  for (const column of Object.keys(input.mapping)) {
+    if (!input.columns.includes(column)) throw new ImportJobError(`The mapping names a column the file does not have: "${column}".`);
+  }
+  const [job] = await db
+    .insert(importJobs)
+    .values({ id: randomUUID(), ...input, status: "draft" })
+    .returning();
+  return job!;
+}
+
+export async function findJob(db: Database, jobId: string): Promise<ImportJob | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(jobId)) return undefined;
+  const [job] = await db.select().from(importJobs).where(eq(importJobs.id, jobId)).limit(1);
+  return job;
+}
+
+export async function requireJob(db: Database, jobId: string): Promise<ImportJob> {
+  const job = await findJob(db, jobId);
+  if (!job) throw new ImportJobError("There is no such import. It may have been deleted; start a new one.");
+  return job;
+}
+
+export type UploadedRow = { index: number; values: string[]; excluded?: boolean };
+
+/**
+ * Stores a chunk of the file's rows, validated again here with the browser's own
+ * `prepareRow` (the browser is never trusted). Idempotent by (job, index): a chunk sent
+ * twice replaces its rows instead of adding them again.
+ */
+export async function appendRows(db: Database, jobId: string, rows: UploadedRow[]): Promise<{ received: number }> {
+  if (rows.length > MAX_CHUNK_ROWS) {
+    throw new ImportJobError(`A chunk holds at most ${MAX_CHUNK_ROWS.toLocaleString("en")} rows; this one has ${rows.length.toLocaleString("en")}. Send smaller chunks.`);
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(rows));
+  if (bytes > MAX_CHUNK_BYTES) {
+    throw new ImportJobError(`A chunk holds at most 1 MB; this one has ${(bytes / 1024 / 1024).toFixed(1)} MB. Send smaller chunks.`);
+  }
+  const job = await requireJob(db, jobId);
+  if (job.status !== "draft") throw new ImportJobError("This import's upload is already finished; rows can no longer be added.");
+  const seen = new Set<number>();
+  for (const row of rows) {
+    if (!Number.isInteger(row.index) || row.index < 0 || row.index >= job.totalRows) {
+      throw new ImportJobError(`Row ${row.index} is outside the file's ${job.totalRows.toLocaleString("en")} rows.`);
+    }
+    if (seen.has(row.index)) throw new ImportJobError(`Row ${row.index} appears twice in one chunk.`);
+    seen.add(row.index);
+    if (row.values.length > job.columns.length) {
+      throw new ImportJobError(`Row ${row.index} has ${row.values.length} values but the file has ${job.columns.length} columns.`);
+    }
+  }
+  if (rows.length === 0) return { received: 0 };
+  const values = rows.map((row) => {
+    const prepared = prepareRow(job.resource, job.columns, job.mapping, row.values, row.index);
+    const invalid = prepared.body === null || prepared.issues.some((issue) => issue.severity === "error");
+    const state: RowState = row.excluded ? "excluded" : invalid ? "invalid" : "pending";
+    // Every channel has its channel_url from here on: the file's, or one derived from its
+    // source id, so no request is ever sent without one and a retry cannot make a second.
+    let key = prepared.key;
+    let body = prepared.body;
+    if (job.resource !== "users" && body && !key && prepared.sourceId) {
+      key = deriveChannelUrl(job.resource, prepared.sourceId);
+      body = { ...body, channel_url: key };
+    }
+    return {
+      jobId,
+      rowIndex: row.index,
+      values: row.values,
+      excluded: row.excluded ?? false,
+      state,
+      resourceKey: key,
+      sourceId: prepared.sourceId ?? null,
+      body,
+      followUps: prepared.followUps,
+      issues: prepared.issues,
+    };
+  });
+  await db
+    .insert(importRows)
+    .values(values)
+    .onConflictDoUpdate({
+      target: [importRows.jobId, importRows.rowIndex],
+      set: {
+        values: sql`excluded.values`,
+        excluded: sql`excluded.excluded`,
+        state: sql`excluded.state`,
+        resourceKey: sql`excluded.resource_key`,
+        sourceId: sql`excluded.source_id`,
+        body: sql`excluded.body`,
+        followUps: sql`excluded.follow_ups`,
+        issues: sql`excluded.issues`,
+      },
+    });
+  return { received: rows.length };
+}
+
+export async function countRows(db: Database, jobId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(importRows).where(eq(importRows.jobId, jobId));
+  return row?.n ?? 0;
+}
+
+/** Every row must have arrived before the plan is made. */
+export async function finishUpload(db: Database, jobId: string): Promise<ImportJob> {
+  const job = await requireJob(db, jobId);
+  if (job.status !== "draft") return job;
+  const received = await countRows(db, jobId);
+  if (received !== job.totalRows) {
+    throw new ImportJobError(
+      `Only ${received.toLocaleString("en")} of the file's ${job.totalRows.toLocaleString("en")} rows have arrived. Send the missing chunks, then finish the upload again.`,
+    );
+  }
+  return job;
+}
+
+/** Moves a job between states only from the states named; says why not otherwise. */
+export async function transition(
+  db: Database,
+  jobId: string,
+  from: JobStatus[],
+  to: JobStatus,
+  extra: Partial<Pick<ImportJob, "startedAt" | "finishedAt" | "error">> = {},
+): Promise<ImportJob> {
+  const [updated] = await db
+    .update(importJobs)
+    .set({ status: to, ...extra })
+    .where(and(eq(importJobs.id, jobId), inArray(importJobs.status, from)))
+    .returning();
+  if (updated) return updated;
+  const job = await requireJob(db, jobId);
+  throw new ImportJobError(`This import is ${statusWords[job.status]}, so it cannot be ${actionWords[to]} now.`);
+}
+
+export const statusWords: Record<JobStatus, string> = {
+  draft: "still uploading",
+  planned: "planned",
+  running: "running",
+  paused: "paused",
+  cancelling: "being cancelled",
+  cancelled: "cancelled",
+  completed: "completed",
+};
+
+const actionWords: Record<JobStatus, string> = {
+  draft: "reopened for upload",
+  planned: "planned",
+  running: "run",
+  paused: "paused",
+  cancelling: "cancelled",
+  cancelled: "cancelled",
+  completed: "completed",
+};
+
+export async function listJobs(db: Database, limit = 100): Promise<ImportJob[]> {
+  return db.select().from(importJobs).orderBy(desc(importJobs.createdAt)).limit(limit);
+}
+
+export type RowCounts = Record<RowState, number> & { followUpsPending: number; followUpsFailed: number; total: number };
+
+export async function rowCounts(db: Database, jobId: string): Promise<RowCounts> {
+  const grouped = await db
+    .select({ state: importRows.state, followUpState: importRows.followUpState, n: count() })
+    .from(importRows)
+    .where(eq(importRows.jobId, jobId))
+    .groupBy(importRows.state, importRows.followUpState);
+  const counts: RowCounts = {
+    pending: 0,
+    created: 0,
+    existed: 0,
+    failed: 0,
+    invalid: 0,
+    excluded: 0,
+    followUpsPending: 0,
+    followUpsFailed: 0,
+    total: 0,
+  };
+  for (const { state, followUpState, n } of grouped) {
+    counts[state] += n;
+    counts.total += n;
+    if (state === "created" && followUpState === "pending") counts.followUpsPending += n;
+    if (followUpState === "failed") counts.followUpsFailed += n;
+  }
+  return counts;
+}
+
+/** Rows finished in the last `windowMs`, for the rate shown while a job runs. */
+export async function recentlyFinished(db: Database, jobId: string, windowMs: number): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(importRows)
+    .where(and(eq(importRows.jobId, jobId), gte(importRows.finishedAt, new Date(Date.now() - windowMs))));
+  return row?.n ?? 0;
+}
+
+export async function listRows(
+  db: Database,
+  jobId: string,
+  options: { states?: RowState[]; afterIndex?: number; limit: number; followUpFailed?: boolean },
+): Promise<ImportRow[]> {
+  return db
+    .select()
+    .from(importRows)
+    .where(
+      and(
+        eq(importRows.jobId, jobId),
+        options.states?.length ? inArray(importRows.state, options.states) : undefined,
+        options.followUpFailed ? eq(importRows.followUpState, "failed") : undefined,
+        options.afterIndex === undefined ? undefined : gt(importRows.rowIndex, options.afterIndex),
+      ),
+    )
+    .orderBy(asc(importRows.rowIndex))
+    .limit(options.limit);
+}
+
+export async function findRow(db: Database, jobId: string, rowIndex: number): Promise<ImportRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(importRows)
+    .where(and(eq(importRows.jobId, jobId), eq(importRows.rowIndex, rowIndex)))
+    .limit(1);
+  return row;
+}
+
+/** Rows someone is working on right now (a live claim). */
+export async function liveClaims(db: Database, jobId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(importRows)
+    .where(and(eq(importRows.jobId, jobId), isNotNull(importRows.lockedUntil), gt(importRows.lockedUntil, new Date())));
+  return row?.n ?? 0;
+}

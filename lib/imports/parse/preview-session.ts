@@ -1,0 +1,203 @@
+import { CrossRowIndex, type CrossRowOptions } from "../cross-row";
+import type { ColumnMapping } from "../fields";
+import { prepareRow } from "../prepare";
+import { MAX_IMPORT_ROWS, type ImportResource, type RowIssue } from "../types";
+import type { HeaderChoice, PreviewCounts, RowFilter, UploadRow, ViewRow } from "./protocol";
+import { raggedMessage, raggedRows, uniqueHeaders } from "./records";
+import { FileProblem } from "./read-file";
+
+const ERROR = 1;
+const WARNING = 2;
+const EXCLUDED = 4;
+
+/**
+ * The rows of one file and what the preview knows about them, kept in the worker in compact
+ * form: cells as read, one flag byte per row, issues only for rows that have any.
+ */
+export class PreviewSession {
+  private headerRow = 0;
+  private columns: string[] = [];
+  private mapping: ColumnMapping = {};
+  private flags = new Uint8Array(0);
+  private ownIssues: (RowIssue[] | undefined)[] = [];
+  private crossIssues: (RowIssue[] | undefined)[] = [];
+  private keys: (string | null)[] = [];
+  private sourceIds: (string | undefined)[] = [];
+  private cross: CrossRowIndex;
+  private filtered = new Map<RowFilter, Int32Array>();
+
+  constructor(
+    private readonly resource: ImportResource,
+    private readonly records: string[][],
+    private readonly crossOptions: CrossRowOptions = {},
+  ) {
+    this.cross = new CrossRowIndex(resource, crossOptions);
+  }
+
+  get rowCount(): number {
+    return Math.max(0, this.records.length - this.headerRow - 1);
+  }
+
+  chooseHeader(headerRow: number): HeaderChoice {
+    if (headerRow < 0 || headerRow >= this.records.length) throw new FileProblem("That header row is not in the file.");
+    this.headerRow = headerRow;
+    const ragged = raggedRows(this.records, headerRow);
+    if (ragged.total > 0) throw new FileProblem(raggedMessage(ragged));
+    if (this.rowCount === 0) throw new FileProblem("The file has a header but no rows under it.");
+    if (this.rowCount > MAX_IMPORT_ROWS) throw new FileProblem(`The file has ${this.rowCount.toLocaleString("en-US")} rows; the console imports at most ${MAX_IMPORT_ROWS.toLocaleString("en-US")} at a time. Split it into parts.`);
+    this.columns = uniqueHeaders(this.records[headerRow]!);
+    return { columns: this.columns, rows: this.rowCount };
+  }
+
+  private values(index: number): string[] {
+    return this.records[this.headerRow + 1 + index]!;
+  }
+
+  /** Validates every row; `onProgress` is called between batches. */
+  validate(mapping: ColumnMapping, onProgress: (done: number, total: number) => void = () => {}): PreviewCounts {
+    const total = this.rowCount;
+    this.mapping = mapping;
+    this.flags = new Uint8Array(total);
+    this.ownIssues = new Array(total);
+    this.crossIssues = new Array(total);
+    this.keys = new Array(total);
+    this.sourceIds = new Array(total);
+    this.cross = new CrossRowIndex(this.resource, this.crossOptions);
+    this.filtered.clear();
+    const batch = 5000;
+    for (let index = 0; index < total; index++) {
+      this.prepare(index);
+      this.cross.add({ index, key: this.keys[index]!, sourceId: this.sourceIds[index] });
+      if (index % batch === batch - 1) onProgress(index + 1, total);
+    }
+    for (let index = 0; index < total; index++) this.refreshCross(index);
+    onProgress(total, total);
+    return this.counts();
+  }
+
+  private prepare(index: number): void {
+    const row = prepareRow(this.resource, this.columns, this.mapping, this.values(index), index);
+    this.ownIssues[index] = row.issues.length > 0 ? row.issues : undefined;
+    this.keys[index] = row.key;
+    this.sourceIds[index] = row.sourceId;
+    if (this.crossOptions.importedUserIds) this.crossBodies.set(index, row.body);
+  }
+
+  // Member checks need the body; kept only when there is a list of imported users to check against.
+  private readonly crossBodies = new Map<number, Record<string, unknown> | null>();
+
+  private refreshCross(index: number): void {
+    const excluded = (this.flags[index]! & EXCLUDED) !== 0;
+    const issues = this.cross.issuesFor({
+      index,
+      values: [],
+      key: this.keys[index]!,
+      sourceId: this.sourceIds[index],
+      body: this.crossBodies.get(index) ?? null,
+      followUps: {},
+      issues: [],
+      excluded,
+    });
+    this.crossIssues[index] = issues.length > 0 ? issues : undefined;
+    let flags = excluded ? EXCLUDED : 0;
+    for (const issue of [...(this.ownIssues[index] ?? []), ...issues]) flags |= issue.severity === "error" ? ERROR : WARNING;
+    this.flags[index] = flags;
+  }
+
+  private identity(index: number) {
+    return { index, key: this.keys[index]!, sourceId: this.sourceIds[index], excluded: (this.flags[index]! & EXCLUDED) !== 0 };
+  }
+
+  /** Fixes one cell; the row and every row sharing its old or new key are checked again. */
+  edit(index: number, column: number, value: string): { counts: PreviewCounts; row: ViewRow } {
+    this.assertRow(index);
+    if (column < 0 || column >= this.columns.length) throw new FileProblem("That column is not in the file.");
+    const before = this.cross.remove(this.identity(index));
+    this.values(index)[column] = value;
+    this.prepare(index);
+    const after = this.cross.add(this.identity(index));
+    for (const other of new Set([index, ...before, ...after])) this.refreshCross(other);
+    this.filtered.clear();
+    return { counts: this.counts(), row: this.viewRow(index) };
+  }
+
+  exclude(index: number, excluded: boolean): PreviewCounts {
+    this.assertRow(index);
+    const wasExcluded = (this.flags[index]! & EXCLUDED) !== 0;
+    if (wasExcluded === excluded) return this.counts();
+    const affected = this.cross.remove(this.identity(index));
+    this.flags[index] = excluded ? this.flags[index]! | EXCLUDED : this.flags[index]! & ~EXCLUDED;
+    affected.push(...this.cross.add(this.identity(index)));
+    for (const other of new Set([index, ...affected])) this.refreshCross(other);
+    this.filtered.clear();
+    return this.counts();
+  }
+
+  counts(): PreviewCounts {
+    const counts: PreviewCounts = { rows: this.flags.length, valid: 0, errors: 0, warnings: 0, excluded: 0 };
+    for (const flags of this.flags) {
+      if (flags & EXCLUDED) {
+        counts.excluded++;
+        continue;
+      }
+      if (flags & ERROR) counts.errors++;
+      else counts.valid++;
+      if (flags & WARNING) counts.warnings++;
+    }
+    return counts;
+  }
+
+  rows(filter: RowFilter, start: number, end: number): { total: number; rows: ViewRow[] } {
+    if (filter === "all") {
+      const total = this.flags.length;
+      const rows: ViewRow[] = [];
+      for (let index = Math.max(0, start); index < Math.min(end, total); index++) rows.push(this.viewRow(index));
+      return { total, rows };
+    }
+    const indexes = this.filterIndexes(filter);
+    const rows: ViewRow[] = [];
+    for (let at = Math.max(0, start); at < Math.min(end, indexes.length); at++) rows.push(this.viewRow(indexes[at]!));
+    return { total: indexes.length, rows };
+  }
+
+  private filterIndexes(filter: Exclude<RowFilter, "all">): Int32Array {
+    const cached = this.filtered.get(filter);
+    if (cached) return cached;
+    const matches = (flags: number) =>
+      filter === "excluded" ? (flags & EXCLUDED) !== 0 : (flags & EXCLUDED) === 0 && (flags & (filter === "errors" ? ERROR : WARNING)) !== 0;
+    let count = 0;
+    for (const flags of this.flags) if (matches(flags)) count++;
+    const indexes = new Int32Array(count);
+    let at = 0;
+    for (let index = 0; index < this.flags.length; index++) if (matches(this.flags[index]!)) indexes[at++] = index;
+    this.filtered.set(filter, indexes);
+    return indexes;
+  }
+
+  viewRow(index: number): ViewRow {
+    return {
+      index,
+      values: this.values(index),
+      issues: [...(this.ownIssues[index] ?? []), ...(this.crossIssues[index] ?? [])],
+      excluded: (this.flags[index]! & EXCLUDED) !== 0,
+    };
+  }
+
+  /** Up to `size` rows from `start`, fewer when their cells pass `maxChars` (a server action's body is limited). */
+  uploadRows(start: number, size: number, maxChars = Infinity): UploadRow[] {
+    const rows: UploadRow[] = [];
+    let chars = 0;
+    for (let index = start; index < Math.min(start + size, this.flags.length); index++) {
+      const row: UploadRow = { index, values: this.values(index) };
+      if (this.flags[index]! & EXCLUDED) row.excluded = true;
+      for (const value of row.values) chars += value.length + 3;
+      if (rows.length > 0 && chars > maxChars) break;
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  private assertRow(index: number): void {
+    if (!Number.isInteger(index) || index < 0 || index >= this.flags.length) throw new FileProblem("That row is not in the file.");
+  }
+}

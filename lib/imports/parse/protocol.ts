@@ -1,0 +1,70 @@
+import type { ColumnMapping } from "../fields";
+import type { ImportResource, RowIssue } from "../types";
+import type { FileFormat } from "./sniff";
+
+/**
+ * Messages between the wizard and the preview worker. The rows live in the worker; the page
+ * asks for the window it shows, so a million rows never become a million React objects.
+ */
+
+export type RowFilter = "all" | "errors" | "warnings" | "excluded";
+
+export type PreviewCounts = {
+  rows: number;
+  /** Included rows without errors: what the plan will send. */
+  valid: number;
+  /** Included rows with at least one error. */
+  errors: number;
+  /** Included rows with at least one warning. */
+  warnings: number;
+  excluded: number;
+};
+
+export type LoadedFile = {
+  format: FileFormat;
+  /** The opening records, for choosing the header row (CSV and TSV). */
+  sample: string[][];
+  /** Records read in all, header and anything above it included. */
+  records: number;
+  suggestedHeaderRow: number;
+  /** JSON and NDJSON name their columns in each object: there is no header row to choose. */
+  headerFixed: boolean;
+};
+
+export type HeaderChoice = { columns: string[]; rows: number };
+
+export type ViewRow = { index: number; values: string[]; issues: RowIssue[]; excluded: boolean };
+
+export type UploadRow = { index: number; values: string[]; excluded?: boolean };
+
+export type PreviewRequest =
+  | { type: "load"; file: File; resource: ImportResource }
+  | { type: "header"; headerRow: number }
+  | { type: "validate"; mapping: ColumnMapping }
+  | { type: "rows"; filter: RowFilter; start: number; end: number }
+  | { type: "edit"; index: number; column: number; value: string }
+  | { type: "exclude"; index: number; excluded: boolean }
+  | { type: "upload-rows"; start: number; size: number; maxChars: number };
+
+export type PreviewResults = {
+  load: LoadedFile;
+  header: HeaderChoice;
+  validate: PreviewCounts;
+  rows: { total: number; rows: ViewRow[] };
+  edit: { counts: PreviewCounts; row: ViewRow };
+  exclude: { counts: PreviewCounts };
+  "upload-rows": { rows: UploadRow[] };
+};
+
+export type PreviewProgress = {
+  phase: "checking" | "reading" | "validating";
+  done: number;
+  total: number;
+};
+
+export type WorkerInbound = { id: number; request: PreviewRequest };
+
+export type WorkerOutbound =
+  | { kind: "result"; id: number; ok: true; result: unknown }
+  | { kind: "result"; id: number; ok: false; message: string }
+  | { kind: "progress"; progress: PreviewProgress };

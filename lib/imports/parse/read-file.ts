@@ -1,0 +1,135 @@
+import Papa from "papaparse";
+import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from "../types";
+import { isPlainObject, JsonColumns, MAX_RECORDS } from "./records";
+import { formatBytes, notUtf8Message, sniffFile, Utf8Checker, type FileFormat } from "./sniff";
+
+/**
+ * Reads a file into records (arrays of cells) in a worker, streaming: the bytes are checked
+ * as UTF-8 slice by slice, CSV/TSV go through papaparse's chunked reader, NDJSON is split
+ * into lines as it is decoded. Throws FileProblem with a message for the administrator.
+ */
+
+export class FileProblem extends Error {}
+
+export type Progress = (done: number, total: number, phase: "checking" | "reading") => void;
+
+const SLICE_BYTES = 4 * 1024 * 1024;
+const tooManyRows = `The file has more than ${MAX_IMPORT_ROWS.toLocaleString("en-US")} rows. Split it into files of at most ${MAX_IMPORT_ROWS.toLocaleString("en-US")} rows and import them one after another.`;
+
+export async function readRecords(file: Blob & { name: string }, onProgress: Progress): Promise<{ format: FileFormat; records: string[][]; headerFixed: boolean }> {
+  if (file.size > MAX_IMPORT_BYTES) {
+    throw new FileProblem(`The file is ${formatBytes(file.size)}; the console imports files of up to ${formatBytes(MAX_IMPORT_BYTES)}. Split it and import the parts one after another.`);
+  }
+  const head = new Uint8Array(await file.slice(0, 8192).arrayBuffer());
+  const sniffed = sniffFile(file.name, file.size, head);
+  if (!sniffed.ok) throw new FileProblem(sniffed.message);
+  if (sniffed.format === "csv" || sniffed.format === "tsv") {
+    await checkUtf8(file, onProgress);
+    const records = await readDelimited(file, sniffed.format, onProgress);
+    return { format: sniffed.format, records, headerFixed: false };
+  }
+  const records = sniffed.format === "ndjson" ? await readNdjson(file, onProgress) : await readJsonArray(file, onProgress);
+  return { format: sniffed.format, records, headerFixed: true };
+}
+
+async function* decodedSlices(file: Blob, onProgress: Progress, phase: "checking" | "reading"): AsyncGenerator<string> {
+  const checker = new Utf8Checker();
+  for (let start = 0; start < file.size; start += SLICE_BYTES) {
+    const end = Math.min(file.size, start + SLICE_BYTES);
+    const text = checker.decode(new Uint8Array(await file.slice(start, end).arrayBuffer()), end === file.size);
+    if (text === null) throw new FileProblem(notUtf8Message(start));
+    onProgress(end, file.size, phase);
+    yield text;
+  }
+}
+
+async function checkUtf8(file: Blob, onProgress: Progress): Promise<void> {
+  let binary = false;
+  for await (const text of decodedSlices(file, onProgress, "checking")) if (text.includes("\u0000")) binary = true;
+  if (binary) throw new FileProblem("This is not a CSV, TSV or JSON file: it holds binary data, not text.");
+}
+
+function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress): Promise<string[][]> {
+  const records: string[][] = [];
+  let read = 0;
+  const chunkSize = 2 * 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    Papa.parse<string[]>(file as File, {
+      delimiter: format === "tsv" ? "\t" : "",
+      delimitersToGuess: [",", "\t", ";"],
+      skipEmptyLines: "greedy",
+      chunkSize,
+      chunk(results, parser) {
+        const quoteError = results.errors.find((error) => error.type === "Quotes");
+        if (quoteError) {
+          parser.abort();
+          reject(new FileProblem(`Record ${(records.length + (quoteError.row ?? 0) + 1).toLocaleString("en-US")} has a quote that is never closed (${quoteError.message}). Fix the quotes in the file and choose it again.`));
+          return;
+        }
+        for (const record of results.data) records.push(record);
+        if (records.length > MAX_RECORDS) {
+          parser.abort();
+          reject(new FileProblem(tooManyRows));
+          return;
+        }
+        read = Math.min(file.size, read + chunkSize);
+        onProgress(read, file.size, "reading");
+      },
+      complete: () => resolve(records),
+      error: (error) => reject(new FileProblem(`The file could not be read: ${error.message}`)),
+    });
+  });
+}
+
+async function readNdjson(file: Blob, onProgress: Progress): Promise<string[][]> {
+  const columns = new JsonColumns();
+  const rows: string[][] = [];
+  let rest = "";
+  let line = 0;
+  const take = (text: string) => {
+    line++;
+    if (text.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new FileProblem(`Line ${line.toLocaleString("en-US")} is not valid JSON. Each line of an NDJSON file holds one object.`);
+    }
+    if (!isPlainObject(value)) throw new FileProblem(`Line ${line.toLocaleString("en-US")} is not a JSON object. Each line of an NDJSON file holds one object.`);
+    rows.push(columns.cells(value));
+    if (rows.length > MAX_IMPORT_ROWS) throw new FileProblem(tooManyRows);
+  };
+  for await (const text of decodedSlices(file, onProgress, "reading")) {
+    const lines = (rest + text).split("\n");
+    rest = lines.pop() ?? "";
+    for (const text of lines) take(text);
+  }
+  take(rest);
+  return withHeader(columns, rows);
+}
+
+async function readJsonArray(file: Blob, onProgress: Progress): Promise<string[][]> {
+  const parts: string[] = [];
+  for await (const text of decodedSlices(file, onProgress, "reading")) parts.push(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(parts.join(""));
+  } catch (error) {
+    throw new FileProblem(`The file is not valid JSON (${error instanceof Error ? error.message : "parse error"}).`);
+  }
+  if (!Array.isArray(value)) throw new FileProblem("The JSON file holds one object; the console imports an array of objects, one per row.");
+  if (value.length > MAX_IMPORT_ROWS) throw new FileProblem(tooManyRows);
+  const columns = new JsonColumns();
+  const rows = value.map((item, position) => {
+    if (!isPlainObject(item)) throw new FileProblem(`Item ${position + 1} of the JSON array is not an object; each item is one row.`);
+    return columns.cells(item);
+  });
+  return withHeader(columns, rows);
+}
+
+/** Later objects may bring new columns: every row is padded to the final width. */
+function withHeader(columns: JsonColumns, rows: string[][]): string[][] {
+  const width = columns.columns.length;
+  for (const row of rows) while (row.length < width) row.push("");
+  return [columns.columns, ...rows];
+}

@@ -1,0 +1,104 @@
+import { MAX_IMPORT_ROWS } from "../types";
+
+/**
+ * Turning parsed records into columns and rows: header names made unique, JSON values made
+ * cells, the header row guessed, and ragged rows found. Pure, so the worker and tests share it.
+ */
+
+/** Rows read before the header is chosen may hold a title or notes; the header is among these. */
+export const HEADER_SEARCH_ROWS = 20;
+
+/** Records a file may hold: the rows, a header and what may stand above it. */
+export const MAX_RECORDS = MAX_IMPORT_ROWS + HEADER_SEARCH_ROWS;
+
+/** Headers as column names: blanks named by position, repeats numbered, so a mapping can key on them. */
+export function uniqueHeaders(cells: readonly string[]): string[] {
+  const seen = new Map<string, number>();
+  return cells.map((cell, position) => {
+    const base = cell.replace(/^\uFEFF/, "").trim() || `Column ${position + 1}`;
+    const count = (seen.get(base) ?? 0) + 1;
+    seen.set(base, count);
+    return count === 1 ? base : `${base} (${count})`;
+  });
+}
+
+/** The first of the opening records with as many cells as most of them: a title line above the header is skipped. */
+export function suggestHeaderRow(records: readonly (readonly string[])[]): number {
+  const sample = records.slice(0, HEADER_SEARCH_ROWS);
+  const counts = new Map<number, number>();
+  for (const record of sample) counts.set(record.length, (counts.get(record.length) ?? 0) + 1);
+  let widest = 0;
+  let mostOften = 0;
+  for (const [width, count] of counts) {
+    if (count > mostOften || (count === mostOften && width > widest)) {
+      widest = width;
+      mostOften = count;
+    }
+  }
+  const row = sample.findIndex((record) => record.length === widest && record.some((cell) => cell.trim() !== ""));
+  return Math.max(0, row);
+}
+
+/** Data rows (after the header) whose cell count differs from the header's, as 1-based row numbers. */
+export function raggedRows(records: readonly (readonly string[])[], headerRow: number, limit = 10): { rows: number[]; total: number; width: number } {
+  const width = records[headerRow]?.length ?? 0;
+  const rows: number[] = [];
+  let total = 0;
+  for (let at = headerRow + 1; at < records.length; at++) {
+    if (records[at]!.length === width) continue;
+    total++;
+    if (rows.length < limit) rows.push(at - headerRow);
+  }
+  return { rows, total, width };
+}
+
+export function raggedMessage(ragged: { rows: number[]; total: number; width: number }): string {
+  const more = ragged.total > ragged.rows.length ? ` and ${(ragged.total - ragged.rows.length).toLocaleString("en-US")} more` : "";
+  return `${ragged.total === 1 ? "Row" : "Rows"} ${ragged.rows.join(", ")}${more} ${ragged.total === 1 ? "has" : "have"} a different number of cells than the header (${ragged.width}). Check the quotes and separators on ${ragged.total === 1 ? "that row" : "those rows"}, or choose another header row.`;
+}
+
+/** A JSON value as a cell: lists joined with `;` (as id lists are written), null as empty. */
+export function jsonCell(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) return value.map((item) => (typeof item === "object" && item !== null ? JSON.stringify(item) : String(item))).join(";");
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+/**
+ * Collects the columns of JSON objects in first-seen order; one level of nesting becomes
+ * dotted columns (`{"metadata": {"team": "x"}}` -> `metadata.team`).
+ */
+export class JsonColumns {
+  readonly columns: string[] = [];
+  private readonly positions = new Map<string, number>();
+
+  /** The object's cells in column order (later objects may add columns; earlier rows are padded). */
+  cells(object: Record<string, unknown>): string[] {
+    const cells: string[] = [];
+    for (const [key, value] of Object.entries(object)) {
+      if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+        for (const [inner, innerValue] of Object.entries(value as Record<string, unknown>)) this.put(cells, `${key}.${inner}`, jsonCell(innerValue));
+      } else {
+        this.put(cells, key, jsonCell(value));
+      }
+    }
+    return cells;
+  }
+
+  private put(cells: string[], column: string, value: string): void {
+    let position = this.positions.get(column);
+    if (position === undefined) {
+      position = this.columns.length;
+      this.columns.push(column);
+      this.positions.set(column, position);
+    }
+    while (cells.length < position) cells.push("");
+    cells[position] = value;
+  }
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}

@@ -1,0 +1,86 @@
+/**
+ * What a file is, from its name and first bytes, before anything is parsed: so that an
+ * image renamed .csv, a UTF-16 export or an empty file gets a clear message, not garbage rows.
+ */
+
+export type FileFormat = "csv" | "tsv" | "json" | "ndjson";
+
+export type Sniffed = { ok: true; format: FileFormat } | { ok: false; message: string };
+
+const SIGNATURES: Array<{ bytes: number[]; what: string }> = [
+  { bytes: [0x89, 0x50, 0x4e, 0x47], what: "a PNG image" },
+  { bytes: [0xff, 0xd8, 0xff], what: "a JPEG image" },
+  { bytes: [0x47, 0x49, 0x46, 0x38], what: "a GIF image" },
+  { bytes: [0x25, 0x50, 0x44, 0x46], what: "a PDF document" },
+  { bytes: [0x50, 0x4b, 0x03, 0x04], what: "a ZIP archive (an Excel .xlsx workbook is one: save it as CSV)" },
+  { bytes: [0xd0, 0xcf, 0x11, 0xe0], what: "an old Excel or Word document (save it as CSV)" },
+  { bytes: [0x1f, 0x8b], what: "a gzip archive (unpack it first)" },
+];
+
+/** `head`: the file's first bytes (a few KiB are enough). */
+export function sniffFile(name: string, size: number, head: Uint8Array): Sniffed {
+  if (size === 0) return { ok: false, message: "The file is empty (0 bytes). Export it again and choose the new file." };
+  for (const signature of SIGNATURES) {
+    if (signature.bytes.every((byte, at) => head[at] === byte)) {
+      return { ok: false, message: `This is not a CSV, TSV or JSON file: its content is ${signature.what}.` };
+    }
+  }
+  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) {
+    return {
+      ok: false,
+      message: "The file is saved as UTF-16. Save it as UTF-8 (in Excel: CSV UTF-8) and choose it again.",
+    };
+  }
+  if (head.includes(0)) {
+    return { ok: false, message: "This is not a CSV, TSV or JSON file: it holds binary data, not text." };
+  }
+  const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase() ?? "";
+  const text = new TextDecoder("utf-8").decode(head.subarray(0, 4096)).replace(/^\uFEFF/, "").trimStart();
+  if (extension === "ndjson" || extension === "jsonl") return { ok: true, format: "ndjson" };
+  if (text.startsWith("[")) return { ok: true, format: "json" };
+  if (text.startsWith("{")) return { ok: true, format: looksLikeOneObject(text) ? "json" : "ndjson" };
+  if (extension === "json") {
+    return { ok: false, message: "This .json file does not start with [ or {: it is not JSON." };
+  }
+  if (extension === "tsv" || extension === "tab") return { ok: true, format: "tsv" };
+  const firstLine = text.split(/\r?\n/, 1)[0] ?? "";
+  if (extension !== "csv" && firstLine.includes("\t") && !firstLine.includes(",")) return { ok: true, format: "tsv" };
+  return { ok: true, format: "csv" };
+}
+
+// `{` then a newline before the first object closes: an object spread over lines, not NDJSON.
+function looksLikeOneObject(text: string): boolean {
+  const firstLine = text.split(/\r?\n/, 1)[0] ?? "";
+  return firstLine.trim() === "{";
+}
+
+/** Checks bytes as UTF-8 chunk by chunk; a decoder per file, `final` on the last chunk. */
+export class Utf8Checker {
+  private readonly decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  private offset = 0;
+
+  /** The decoded text, or null (with `failedNear` set) when the bytes are not UTF-8. */
+  decode(chunk: Uint8Array, final: boolean): string | null {
+    try {
+      const text = this.decoder.decode(chunk, { stream: !final });
+      this.offset += chunk.byteLength;
+      return text;
+    } catch {
+      this.failedNear = this.offset;
+      return null;
+    }
+  }
+
+  failedNear = -1;
+}
+
+export function notUtf8Message(byteOffset: number): string {
+  const where = byteOffset > 0 ? ` after its first ${formatBytes(byteOffset)}` : "";
+  return `The file is not UTF-8 text: it has bytes that are not UTF-8${where}. Save it as UTF-8 (in Excel: CSV UTF-8) and choose it again.`;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
+}

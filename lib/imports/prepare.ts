@@ -1,0 +1,271 @@
+import type { z } from "zod";
+import {
+  CHANNEL_URL_MAX,
+  CHANNEL_URL_MIN,
+  groupChannelCreateSchema,
+  groupMemberCapacity,
+  openChannelCreateSchema,
+  USERS_PER_REQUEST_MAX,
+} from "@/lib/schemas/channels";
+import { toPlatformIssue } from "@/lib/schemas/platform-errors";
+import { createUserSchema } from "@/lib/schemas/users";
+import {
+  findField,
+  importFields,
+  isMetadataTarget,
+  metadataKeyOf,
+  type ColumnMapping,
+  type ImportField,
+} from "./fields";
+import type { FollowUps, ImportResource, PreparedRow, RowIssue } from "./types";
+
+/**
+ * One row of a file turned into the creation request it will send, checked with the same
+ * schemas the platform (and the sandbox) applies. Pure and deterministic: the browser's
+ * preview runs it in a worker and the server runs it again on every uploaded row, so both
+ * always agree on what a row means.
+ */
+export function prepareRow(
+  resource: ImportResource,
+  columns: readonly string[],
+  mapping: ColumnMapping,
+  values: readonly string[],
+  index: number,
+): PreparedRow {
+  const issues: RowIssue[] = [];
+  const cells = readCells(resource, columns, mapping, values, issues);
+  const followUps: FollowUps = {};
+  const input: Record<string, unknown> = {};
+
+  for (const [key, raw] of cells.fields) {
+    const field = findField(resource, key);
+    if (!field) continue;
+    const value = readValue(field, raw, issues);
+    if (value === undefined) continue;
+    if (key === "is_active") {
+      if (value === false) followUps.deactivate = true;
+    } else if (key === "frozen") {
+      if (value === true) followUps.freeze = true;
+    } else if (key !== "source_id") {
+      input[key] = value;
+    }
+  }
+  if (cells.metadata.size > 0) input.metadata = Object.fromEntries(cells.metadata);
+
+  const sourceId = cells.fields.get("source_id");
+  if (resource === "users") {
+    // Empty means "no profile image" (interface 4.3), so a file without images still imports.
+    input.profile_url ??= "";
+  } else if (input.channel_url === undefined && sourceId === undefined) {
+    issues.push({
+      field: "channel_url",
+      severity: "error",
+      code: 400105,
+      message:
+        "Give the channel a channel URL or a source id: without either, the plan cannot name it, and a retried request could create it twice.",
+    });
+  }
+  if (resource === "group_channels") issues.push(...memberWarnings(input));
+
+  validate(resource, input, issues);
+
+  const hasError = issues.some((issue) => issue.severity === "error");
+  const keyField = resource === "users" ? "user_id" : "channel_url";
+  const key = typeof input[keyField] === "string" ? (input[keyField] as string) : null;
+  const row: PreparedRow = {
+    index,
+    values: [...values],
+    body: hasError ? null : input,
+    key,
+    followUps,
+    issues,
+  };
+  if (resource !== "users" && sourceId !== undefined) row.sourceId = sourceId;
+  return row;
+}
+
+type Cells = { fields: Map<string, string>; metadata: Map<string, string> };
+
+/** The non-empty, trimmed cells by field; the first column wins when two map to one field. */
+function readCells(
+  resource: ImportResource,
+  columns: readonly string[],
+  mapping: ColumnMapping,
+  values: readonly string[],
+  issues: RowIssue[],
+): Cells {
+  const fields = new Map<string, string>();
+  const metadata = new Map<string, string>();
+  for (let column = 0; column < columns.length; column++) {
+    const target = mapping[columns[column]!];
+    if (!target) continue;
+    const value = (values[column] ?? "").trim();
+    if (value === "") continue;
+    if (isMetadataTarget(target)) {
+      if (resource !== "users") {
+        issues.push({ field: target, severity: "error", message: "Only users carry metadata; map this column to a channel field or ignore it." });
+      } else if (!metadata.has(metadataKeyOf(target))) {
+        metadata.set(metadataKeyOf(target), value);
+      }
+    } else if (!fields.has(target)) {
+      fields.set(target, value);
+    }
+  }
+  return { fields, metadata };
+}
+
+const TRUE_WORDS = new Set(["true", "yes", "y", "1"]);
+const FALSE_WORDS = new Set(["false", "no", "n", "0"]);
+
+function readValue(field: ImportField, raw: string, issues: RowIssue[]): unknown {
+  if (field.kind === "text") return raw;
+  if (field.kind === "id-list") return splitIds(raw);
+  const word = raw.toLowerCase();
+  if (TRUE_WORDS.has(word)) return true;
+  if (FALSE_WORDS.has(word)) return false;
+  issues.push({
+    field: field.key,
+    severity: "error",
+    code: 400100,
+    message: `${field.label} must be true or false (yes/no and 1/0 work too), not "${clip(raw)}".`,
+  });
+  return undefined;
+}
+
+/** `a;b|c` -> ["a", "b", "c"]: lists in one cell are separated by `;` or `|`. */
+export function splitIds(raw: string): string[] {
+  return raw
+    .split(/[;|]/)
+    .map((id) => id.trim())
+    .filter((id) => id !== "");
+}
+
+function memberWarnings(input: Record<string, unknown>): RowIssue[] {
+  const warnings: RowIssue[] = [];
+  const members = (input.user_ids as string[] | undefined) ?? [];
+  const memberSet = new Set(members);
+  if (memberSet.size < members.length) {
+    warnings.push({
+      field: "user_ids",
+      severity: "warning",
+      message: `Listed more than once: ${listOf(repeated(members))}. Each member is added once.`,
+    });
+  }
+  const operators = (input.operator_ids as string[] | undefined) ?? [];
+  const notMembers = operators.filter((id) => !memberSet.has(id));
+  if (notMembers.length > 0) {
+    warnings.push({
+      field: "operator_ids",
+      severity: "warning",
+      message: `Operators not among the members: ${listOf(notMembers)}. List operators among the member ids too, or they will not be members.`,
+    });
+  }
+  const inviter = input.inviter_id;
+  if (typeof inviter === "string" && !memberSet.has(inviter)) {
+    warnings.push({
+      field: "inviter_id",
+      severity: "warning",
+      message: `The inviter "${clip(inviter)}" is not among the member ids, so will not be a member.`,
+    });
+  }
+  return warnings;
+}
+
+const schemas = {
+  users: createUserSchema,
+  open_channels: openChannelCreateSchema,
+  group_channels: groupChannelCreateSchema,
+} satisfies Record<ImportResource, z.ZodType>;
+
+/**
+ * Checks the body with the shared schema and reports every issue, not only the first:
+ * zod skips rules across fields (is_super with is_distinct) once a field fails, so the
+ * failing fields are taken out and the rest checked again.
+ */
+function validate(resource: ImportResource, input: Record<string, unknown>, issues: RowIssue[]): void {
+  const schema = schemas[resource];
+  const reported = new Set(issues.filter((issue) => issue.severity === "error").map((issue) => issue.field));
+  let body = input;
+  for (let pass = 0; pass < 2; pass++) {
+    const result = schema.safeParse(body);
+    if (result.success) return;
+    const failed = new Set<string>();
+    for (const zodIssue of result.error.issues) {
+      const issue = describe(resource, zodIssue, body);
+      const topField = issue.field.split(".")[0]!;
+      failed.add(topField);
+      // A field left out on the second pass is reported as missing; it was reported already.
+      if (reported.has(issue.field) || reported.has(topField)) continue;
+      reported.add(issue.field);
+      issues.push(issue);
+    }
+    body = Object.fromEntries(Object.entries(body).filter(([key]) => !failed.has(key)));
+    // Group channels check nothing else while their members are missing.
+    if (failed.has("user_ids")) body.user_ids = [];
+  }
+}
+
+function describe(resource: ImportResource, zodIssue: z.core.$ZodIssue, input: Record<string, unknown>): RowIssue {
+  const platform = toPlatformIssue(zodIssue, input);
+  const [top, second] = zodIssue.path.map(String);
+  const field =
+    top === "metadata" && second !== undefined ? `metadata.${second}` : top === "users" ? "user_ids" : (top ?? "");
+  const label = labelOf(resource, field);
+  const value = top === undefined ? undefined : input[top];
+  let message: string;
+  if (platform.code === 400105) {
+    message =
+      field === "user_ids"
+        ? "Member ids are required: a group channel is created with its members."
+        : `${label} is required.`;
+  } else if (zodIssue.code === "too_big" && zodIssue.origin === "string" && typeof value === "string") {
+    message = `${label} is ${value.length} characters long; at most ${String(zodIssue.maximum)} are allowed.`;
+  } else if (field === "user_ids" && Array.isArray(value)) {
+    const capacity = groupMemberCapacity({ is_super: input.is_super === true });
+    message = `${value.length} member ids, but at most ${USERS_PER_REQUEST_MAX} can be added when a channel is created${
+      capacity > USERS_PER_REQUEST_MAX ? ` (a supergroup holds up to ${capacity.toLocaleString("en-US")} members)` : ""
+    }.`;
+  } else if (zodIssue.code === "too_big" && zodIssue.origin === "array" && Array.isArray(value)) {
+    message = `${label}: ${value.length} ids, but at most ${String(zodIssue.maximum)} are allowed.`;
+  } else if (field === "is_super" && zodIssue.code === "custom") {
+    message = "A supergroup cannot be distinct: set Distinct or Supergroup to false.";
+  } else if (field === "access_code" && zodIssue.code === "custom") {
+    message = "An access code is allowed only on a public channel: set Public to true or leave the access code empty.";
+  } else if (field === "channel_url" && typeof value === "string" && (value.length < CHANNEL_URL_MIN || value.length > CHANNEL_URL_MAX)) {
+    message = `Channel URL is ${value.length} characters long; it must be ${CHANNEL_URL_MIN} to ${CHANNEL_URL_MAX}.`;
+  } else {
+    message = plainWords(resource, platform.message);
+  }
+  return { field, severity: "error", code: platform.code, message };
+}
+
+function labelOf(resource: ImportResource, field: string): string {
+  if (isMetadataTarget(field)) return `Metadata key "${metadataKeyOf(field)}"`;
+  if (field === "metadata") return "Metadata";
+  return findField(resource, field)?.label ?? (field || "The row");
+}
+
+/** `"is_super" requires "is_distinct" to be false.` -> `Supergroup requires Distinct to be false.` */
+function plainWords(resource: ImportResource, message: string): string {
+  let text = message;
+  for (const field of importFields[resource]) text = text.replaceAll(`"${field.key}"`, field.label);
+  text = text.replaceAll('"metadata"', "Metadata").replaceAll('"users"', "Member ids");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function repeated(ids: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const id of ids) (seen.has(id) ? twice : seen).add(id);
+  return [...twice];
+}
+
+function listOf(ids: readonly string[]): string {
+  const shown = ids.slice(0, 3).map((id) => `"${clip(id)}"`);
+  const more = ids.length > 3 ? ` and ${ids.length - 3} more` : "";
+  return `${shown.join(", ")}${more}`;
+}
+
+function clip(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}

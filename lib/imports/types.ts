@@ -1,0 +1,70 @@
+/**
+ * The shared vocabulary of guided imports: what the browser prepares (parse, map, validate)
+ * and what the server stores, plans and runs. Both sides import these types; neither side's
+ * internals.
+ */
+
+/** What can be imported, in the platform's order: users, then channels (then messages). */
+export type ImportResource = "users" | "open_channels" | "group_channels";
+
+export const importResources: readonly ImportResource[] = ["users", "open_channels", "group_channels"];
+
+export type IssueSeverity = "error" | "warning";
+
+/** One problem with one row, shown beside its cell. */
+export type RowIssue = {
+  /** The resource field it concerns (`user_id`, `metadata.team`, `user_ids`), or "" for the row. */
+  field: string;
+  message: string;
+  severity: IssueSeverity;
+  /** The platform error code the platform would answer with, when there is one. */
+  code?: number;
+};
+
+/** Calls made after a resource is created (interface 4.3, 4.5). */
+export type FollowUps = {
+  /** Users marked inactive in the old system: `PUT /v3/users/{id}` with `{"is_active": false}`. */
+  deactivate?: boolean;
+  /** Channels frozen in the old system: `PUT /v3/{kind}/{url}/freeze` with `{"freeze": true}`. */
+  freeze?: boolean;
+  /** Metadata that a multipart creation could not carry: `PUT /v3/users/{id}/metadata`. */
+  metadata?: Record<string, string>;
+};
+
+/** A row of the file turned into what will be sent for it. */
+export type PreparedRow = {
+  /** 0-based index of the data row in the file (after the header row). */
+  index: number;
+  /** The original cell values in the file's column order (for the failures CSV). */
+  values: string[];
+  /** The creation request body; null when the row cannot be sent. */
+  body: Record<string, unknown> | null;
+  /** `user_id`, or `channel_url` (the file's, or derived in the plan). */
+  key: string | null;
+  /** The old system's id of a channel without a channel_url, from which the plan derives one. */
+  sourceId?: string;
+  followUps: FollowUps;
+  issues: RowIssue[];
+  /** Left out by the administrator in the preview. */
+  excluded?: boolean;
+};
+
+/** Where one row stands in a job. */
+export type RowState =
+  | "pending"
+  /** Created by this job. */
+  | "created"
+  /** Already on the platform: skipped, nothing overwritten. */
+  | "existed"
+  /** The platform refused it, or transient failures ran out of retries. */
+  | "failed"
+  /** Invalid in the preview: never sent. */
+  | "invalid"
+  /** Excluded by the administrator: never sent. */
+  | "excluded";
+
+export type JobStatus = "draft" | "planned" | "running" | "paused" | "cancelling" | "cancelled" | "completed";
+
+/** Limits of what the console accepts for one import. */
+export const MAX_IMPORT_BYTES = 200 * 1024 * 1024;
+export const MAX_IMPORT_ROWS = 1_000_000;

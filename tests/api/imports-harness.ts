@@ -1,0 +1,83 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openDatabase, type DatabaseHandle } from "@/lib/db/client";
+import type { ImportFile } from "@/tests/fixtures/imports";
+import { controlJob } from "@/lib/imports/jobs/control";
+import { planJob } from "@/lib/imports/jobs/plan";
+import { startImportRunner, type RunnerOptions } from "@/lib/imports/jobs/runner";
+import { appendRows, createJob, finishUpload, requireJob, type ImportJob } from "@/lib/imports/jobs/store";
+import type { ImportResource } from "@/lib/imports/types";
+import { createPlatformClient, type PlatformClientOptions } from "@/lib/platform/client";
+
+/** A fresh PGlite database of the job tables for one test file. */
+export async function openJobDatabase(): Promise<DatabaseHandle & { dataDir: string }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-imports-"));
+  const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
+  return { ...handle, dataDir };
+}
+
+export type Target = { baseUrl: string; token: string; appId: string };
+
+export function clientFor(target: Target, options: Partial<PlatformClientOptions> = {}) {
+  return createPlatformClient({
+    appId: target.appId,
+    chatBaseUrl: target.baseUrl,
+    callsBaseUrl: target.baseUrl,
+    apiToken: target.token,
+    ...options,
+  });
+}
+
+/** Uploads a file in chunks as the wizard does, finishes the upload and plans it. */
+export async function createPlannedJob(
+  handle: DatabaseHandle,
+  target: Target,
+  resource: ImportResource,
+  file: ImportFile,
+  mapping: Record<string, string>,
+  options: { excluded?: number[]; chunkRows?: number; clientTimeoutMs?: number } = {},
+): Promise<ImportJob> {
+  const { db } = handle;
+  const job = await createJob(db, { resource, fileName: `${resource}.csv`, columns: file.columns, mapping, totalRows: file.rows.length });
+  const chunkRows = options.chunkRows ?? 2000;
+  for (let start = 0; start < file.rows.length; start += chunkRows) {
+    const rows = file.rows.slice(start, start + chunkRows).map((values, i) => ({
+      index: start + i,
+      values,
+      excluded: options.excluded?.includes(start + i) || undefined,
+    }));
+    await appendRows(db, job.id, rows);
+  }
+  await finishUpload(db, job.id);
+  return planJob(db, clientFor(target, { timeoutMs: options.clientTimeoutMs ?? 10_000 }), job.id);
+}
+
+/** Runs a job with a runner of the test's own until it completes. */
+export async function runJob(
+  handle: DatabaseHandle,
+  target: Target,
+  jobId: string,
+  options: Partial<RunnerOptions> & { timeoutMs?: number; clientTimeoutMs?: number } = {},
+) {
+  const { db } = handle;
+  await controlJob(db, jobId, "run");
+  const runner = startImportRunner({
+    getDb: async () => db,
+    createClient: async (hooks) => clientFor(target, { ...hooks, timeoutMs: options.clientTimeoutMs ?? 10_000 }),
+    pollMs: 100,
+    log: () => {},
+    ...options,
+  });
+  try {
+    const started = Date.now();
+    for (;;) {
+      const job = await requireJob(db, jobId);
+      if (job.status === "completed" || job.status === "cancelled") return { job, runner, seconds: (Date.now() - started) / 1000 };
+      if (Date.now() - started > (options.timeoutMs ?? 60_000)) throw new Error(`job still ${job.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await runner.stop();
+  }
+}

@@ -1,0 +1,144 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { controlJob } from "@/lib/imports/jobs/control";
+import { requireJob, rowCounts } from "@/lib/imports/jobs/store";
+import { openDatabase } from "@/lib/db/client";
+import { usersFile, usersMapping } from "@/tests/fixtures/imports";
+import { clientFor, createPlannedJob, openJobDatabase } from "./imports-harness";
+import { startSandboxServer, type SandboxServer } from "./support/sandbox-server";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const USERS = 5000;
+
+/**
+ * `npm run worker` against a sandbox that fails 5% of requests and leaves 1% unanswered
+ * (half of those after doing the work), killed with SIGKILL mid-run and started again:
+ * in the end every valid user exists exactly once and the report agrees with the platform.
+ */
+describe("import reliability under faults and a crash", () => {
+  let sandbox: SandboxServer;
+
+  beforeAll(async () => {
+    sandbox = await startSandboxServer({ SANDBOX_FAULTS: "error_rate=0.05,hang_rate=0.01" });
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+  });
+
+  it(
+    "creates every valid user exactly once and reports what the platform holds",
+    async () => {
+      const prefix = `rel_${randomBytes(4).toString("hex")}`;
+      const file = usersFile(USERS, prefix);
+      file.rows.push(["", "No id", "true"], [`${prefix}_1`, "Duplicate", "true"]);
+      const client = clientFor(sandbox, { timeoutMs: 1000 });
+      const existing = [`${prefix}_10`, `${prefix}_20`, `${prefix}_30`];
+      for (const userId of existing) await retrying(() => client.users.create({ user_id: userId, nickname: "Before", profile_url: "" }));
+
+      const handle = await openJobDatabase();
+      const planned = await createPlannedJob(handle, sandbox, "users", file, usersMapping, { clientTimeoutMs: 1000 });
+      expect(planned.plan).toMatchObject({ toCreate: USERS - 3, existing: 3, invalid: 2 });
+      await controlJob(handle.db, planned.id, "run");
+      await handle.close();
+
+      const worker = () => startWorker(handle.dataDir, sandbox);
+      const first = worker();
+      await first.waitFor((output) => (doneRows(output) ?? 0) >= USERS / 3);
+      first.kill();
+      await first.exited;
+      const second = worker();
+      const code = await second.exited;
+      expect(code, second.output()).toBe(0);
+
+      const reopened = await openDatabase({ dataDir: path.join(handle.dataDir, "pglite") });
+      try {
+        const job = await requireJob(reopened.db, planned.id);
+        expect(job.status).toBe("completed");
+        const counts = await rowCounts(reopened.db, planned.id);
+        expect(counts).toMatchObject({ created: USERS - 3, existed: 3, invalid: 2, failed: 0, pending: 0 });
+
+        // The platform holds each valid user once (ids are unique there), and nothing else of ours.
+        const ids = file.rows.slice(0, USERS).map((row) => row[0]!);
+        const found: string[] = [];
+        for (let i = 0; i < ids.length; i += 100) {
+          const page = await retrying(() => client.users.list({ userIds: ids.slice(i, i + 100), limit: 100 }));
+          found.push(...page.users.map((user) => user.user_id));
+        }
+        expect(found.length).toBe(USERS);
+        expect(new Set(found).size).toBe(USERS);
+        const kept = await retrying(() => client.users.get(`${prefix}_10`));
+        expect(kept.nickname).toBe("Before");
+      } finally {
+        await reopened.close();
+      }
+    },
+    180_000,
+  );
+});
+
+function doneRows(output: string): number | undefined {
+  const matches = [...output.matchAll(/: (\d+)\/\d+ rows done/g)];
+  const last = matches.at(-1);
+  return last ? Number(last[1]) : undefined;
+}
+
+function startWorker(dataDir: string, sandbox: SandboxServer) {
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "lib/imports/jobs/worker.ts"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: "test",
+      DATA_DIR: dataDir,
+      PLATFORM_CHAT_URL: sandbox.baseUrl,
+      PLATFORM_APP_ID: sandbox.appId,
+      PLATFORM_API_TOKEN: sandbox.token,
+      // Hung requests are given up quickly (and sent again).
+      PLATFORM_TIMEOUT_MS: "1000",
+      IMPORT_WORKER_EXIT_WHEN_IDLE: "1",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  process.once("exit", () => child.kill("SIGKILL"));
+  return {
+    output: () => output,
+    exited,
+    kill: () => child.kill("SIGKILL"),
+    waitFor: (predicate: (output: string) => boolean) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (predicate(output)) {
+            listeners.delete(check);
+            resolve();
+          }
+        };
+        listeners.add(check);
+        void exited.then(() => reject(new Error(`worker exited first:\n${output}`)));
+        check();
+      }),
+  };
+}
+
+async function retrying<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (attempt >= 10) throw error;
+      const transient = (error as { transient?: boolean }).transient;
+      if (!transient && (error as { code?: number }).code !== 400202) throw error;
+      if ((error as { code?: number }).code === 400202) return undefined as T;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}

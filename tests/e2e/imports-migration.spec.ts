@@ -1,0 +1,126 @@
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { csv, usersCsv, type UserFixture } from "../fixtures/imports";
+import { openImportWizard, revealApiToken } from "./support/console";
+
+/**
+ * A whole migration as an administrator runs it: users first (with mistakes, one fixed in the
+ * preview, one already on the platform, one inactive), then group channels whose members are
+ * those users (one frozen, one fixed in the preview), checked against the platform's API.
+ */
+
+function previewRow(page: Page, number: number) {
+  return page.getByRole("row").filter({ has: page.getByRole("cell", { name: String(number), exact: true }) });
+}
+
+async function upload(page: Page, resource: RegExp, name: string, content: string, rows: number) {
+  await openImportWizard(page);
+  await page.getByRole("radio", { name: resource }).check();
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.getByLabel("File to import").setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(content) });
+  await page.getByRole("button", { name: "Continue to mapping" }).click();
+  await page.getByRole("button", { name: `Validate ${rows} rows` }).click();
+}
+
+async function fixCell(page: Page, row: number, column: string, value: string) {
+  await page.getByRole("button", { name: new RegExp(`^Edit row ${row}, ${column}:`) }).click();
+  await page.getByLabel(`Row ${row}, ${column}`).fill(value);
+  await page.getByLabel(`Row ${row}, ${column}`).press("Enter");
+}
+
+async function planAndRun(page: Page) {
+  await page.getByRole("button", { name: "Continue to plan" }).click();
+  await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+}
+
+async function runToCompletion(page: Page) {
+  await page.getByRole("button", { name: "Run import" }).click();
+  await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 45_000 });
+}
+
+type Platform = {
+  token: string;
+  get: (path: string) => Promise<{ status: number; body: Record<string, unknown> }>;
+};
+
+async function platform(page: Page, request: APIRequestContext): Promise<Platform> {
+  await page.goto("/settings");
+  const token = await revealApiToken(page, "local");
+  const base = `${new URL(page.url()).origin}/sandbox/local/v3`;
+  return {
+    token,
+    get: async (path) => {
+      const response = await request.get(`${base}${path}`, { headers: { "Api-Token": token } });
+      return { status: response.status(), body: (await response.json()) as Record<string, unknown> };
+    },
+  };
+}
+
+test("users then group channels: previewed, fixed, planned, run, and exactly on the platform", async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const p = `mig${Date.now().toString(36)}`;
+  const api = await platform(page, request);
+  const origin = new URL(page.url()).origin;
+  await request.post(`${origin}/sandbox/local/v3/users`, {
+    headers: { "Api-Token": api.token },
+    data: { user_id: `${p}-2`, nickname: "Before", profile_url: "" },
+  });
+
+  // 1. Users: four valid (one inactive, one already on the platform), three with mistakes, one fixed.
+  const users: UserFixture[] = [
+    { id: `${p}-1`, name: "Ada", team: "red", active: "yes" },
+    { id: `${p}-2`, name: "Grace", team: "blue", active: "yes" },
+    { id: `${p}-3`, name: "Linus", team: "red", active: "yes" },
+    { id: `${p}-4`, name: "Edsger", team: "blue", active: "no" },
+    { id: "x".repeat(81), name: "Too long" },
+    { id: `${p}-5`, name: "" },
+    { id: `${p}-6`, name: "Maybe", active: "maybe" },
+  ];
+  await upload(page, /Users/, "people.csv", usersCsv(users), 7);
+  await expect(previewRow(page, 5)).toContainText("at most 80 are allowed");
+  await expect(previewRow(page, 6)).toContainText("Nickname is required.");
+  await expect(previewRow(page, 7)).toContainText('not "maybe"');
+  await fixCell(page, 6, "Name", "Barbara");
+  await expect(page.getByTestId("count-valid")).toHaveText("5");
+  await planAndRun(page);
+  await expect(page.getByTestId("plan-create")).toHaveText("4");
+  await expect(page.getByTestId("plan-existing")).toHaveText("1");
+  await expect(page.getByTestId("plan-invalid")).toHaveText("2");
+  await expect(page.getByText("After creation: 1 deactivations")).toBeVisible();
+  await runToCompletion(page);
+  await expect(page.getByTestId("report-counts")).toContainText("4 created · 1 existed · 0 failed · 2 invalid · 0 excluded");
+
+  for (const id of [1, 3, 4, 5]) expect((await api.get(`/users/${p}-${id}`)).status, `${p}-${id}`).toBe(200);
+  expect((await api.get(`/users/${p}-5`)).body).toMatchObject({ nickname: "Barbara" });
+  expect((await api.get(`/users/${p}-4`)).body).toMatchObject({ is_active: false });
+  expect((await api.get(`/users/${p}-1`)).body).toMatchObject({ is_active: true, metadata: { team: "red" } });
+  expect((await api.get(`/users/${p}-2`)).body).toMatchObject({ nickname: "Before" });
+  expect((await api.get(`/users/${p}-6`)).status).toBe(400);
+
+  // 2. Group channels whose members are those users: one frozen, one with a URL fixed in the preview.
+  const channels = csv([
+    ["channel_url", "name", "members", "operators", "frozen"],
+    [`${p}-general`, "General", `${p}-1;${p}-3;${p}-4`, `${p}-1`, ""],
+    [`${p}-archive`, "Archive", `${p}-1|${p}-5`, "", "yes"],
+    ["bad url!", "Fixed", `${p}-3`, "", "no"],
+  ]);
+  await upload(page, /Group channels/, "channels.csv", channels, 3);
+  await expect(previewRow(page, 3)).toContainText("Channel URL may contain only letters, digits, underscore and hyphen.");
+  await fixCell(page, 3, "channel_url", `${p}-fixed`);
+  await expect(page.getByTestId("count-valid")).toHaveText("3");
+  await planAndRun(page);
+  await expect(page.getByTestId("plan-create")).toHaveText("3");
+  await expect(page.getByText("After creation: 1 freezes")).toBeVisible();
+  await runToCompletion(page);
+  await expect(page.getByTestId("report-counts")).toContainText("3 created · 0 existed · 0 failed · 0 invalid · 0 excluded");
+
+  const general = (await api.get(`/group_channels/${p}-general`)).body as {
+    members: Array<{ user_id: string; role: string; is_active: boolean }>;
+    freeze: boolean;
+  };
+  expect(general.members.map((member) => member.user_id).sort()).toEqual([`${p}-1`, `${p}-3`, `${p}-4`]);
+  expect(general.members.find((member) => member.user_id === `${p}-1`)?.role).toBe("operator");
+  expect(general.members.find((member) => member.user_id === `${p}-4`)?.is_active).toBe(false);
+  expect(general.freeze).toBe(false);
+  expect((await api.get(`/group_channels/${p}-archive`)).body).toMatchObject({ freeze: true, member_count: 2 });
+  expect((await api.get(`/group_channels/${p}-fixed`)).body).toMatchObject({ name: "Fixed", freeze: false });
+});

@@ -1,0 +1,80 @@
+import fs from "node:fs";
+import { expect, test } from "@playwright/test";
+import { usersCsv, usersWithMistakes } from "../fixtures/imports";
+import { openImportWizard, revealApiToken } from "./support/console";
+
+test("a users import is planned, inspected, run and reported; the failures CSV downloads", async ({ page, request }) => {
+  test.setTimeout(90_000);
+  const prefix = `run${Date.now().toString(36)}`;
+  await page.goto("/settings");
+  const token = await revealApiToken(page, "local");
+  const base = `${new URL(page.url()).origin}/sandbox/local/v3`;
+  const headers = { "Api-Token": token };
+  // A user that is already on the platform: the plan skips it and nothing is overwritten.
+  await request.post(`${base}/users`, { headers, data: { user_id: `${prefix}-2`, nickname: "Before", profile_url: "" } });
+
+  // Through the wizard: four valid rows, four with mistakes.
+  await openImportWizard(page);
+  await page.getByRole("radio", { name: /Users/ }).check();
+  await page.getByRole("button", { name: "Continue" }).click();
+  const { users } = usersWithMistakes(prefix);
+  await page.getByLabel("File to import").setInputFiles({ name: "people.csv", mimeType: "text/csv", buffer: Buffer.from(usersCsv(users)) });
+  await page.getByRole("button", { name: "Continue to mapping" }).click();
+  await page.getByRole("button", { name: "Validate 8 rows" }).click();
+  await page.getByRole("button", { name: "Continue to plan" }).click();
+  await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+
+  // The plan, from the platform's own answers.
+  await expect(page.getByRole("heading", { name: "Import of people.csv" })).toBeVisible();
+  await expect(page.getByTestId("plan-create")).toHaveText("3");
+  await expect(page.getByTestId("plan-existing")).toHaveText("1");
+  await expect(page.getByTestId("plan-invalid")).toHaveText("4");
+
+  // The exact request row 1 will send.
+  const requestForm = page.getByRole("form", { name: "Open a row's request" });
+  await requestForm.getByLabel(/Row of the file/).fill("1");
+  await requestForm.getByRole("button", { name: "Show request" }).click();
+  const shown = page.getByTestId("row-requests");
+  await expect(shown).toContainText("POST {base_url}/v3/users");
+  await expect(shown).toContainText(`"user_id": "${prefix}-1"`);
+  await expect(shown).toContainText(`"team": "red"`);
+
+  // A rehearsal in a scratch sandbox application reports what would fail, and sends nothing here.
+  await page.getByRole("button", { name: "Rehearse in a scratch application" }).click();
+  await expect(page.getByTestId("rehearsal")).toContainText("3 created, 0 existed, 0 would fail", { timeout: 20_000 });
+  expect((await request.get(`${base}/users/${prefix}-1`, { headers })).status()).toBe(400);
+
+  // Run it and follow it to the end.
+  await page.getByRole("button", { name: "Run import" }).click();
+  await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId("report-counts")).toContainText("3 created · 1 existed · 0 failed · 4 invalid · 0 excluded");
+  await expect(page.getByTestId("rows-done")).toHaveText("3 of 3");
+
+  // The report lists the invalid rows with their reasons.
+  await page.getByLabel("Show").selectOption("invalid");
+  const report = page.getByRole("table", { name: "Report" });
+  await expect(report.getByRole("row")).toHaveCount(5);
+  await expect(report).toContainText("Nickname is required.");
+
+  // The failures CSV: the original columns plus a reason.
+  const downloading = page.waitForEvent("download");
+  await page.getByRole("link", { name: "Download failures (CSV)" }).click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toBe("people-failures.csv");
+  const csv = fs.readFileSync((await download.path())!, "utf8").trim().split("\r\n");
+  expect(csv[0]).toBe("id,Name,Avatar,metadata.team,active,reason");
+  expect(csv).toHaveLength(5);
+  expect(csv.find((line) => line.startsWith(`${prefix}-maybe,`))).toMatch(/maybe.*Active must be true or false/);
+
+  // The platform holds exactly the valid users; the existing one kept its nickname.
+  for (const id of [`${prefix}-1`, `${prefix}-3`, `${prefix}-4`]) {
+    expect((await request.get(`${base}/users/${id}`, { headers })).status()).toBe(200);
+  }
+  expect(await (await request.get(`${base}/users/${prefix}-2`, { headers })).json()).toMatchObject({ nickname: "Before" });
+  expect((await request.get(`${base}/users/${prefix}-no-name`, { headers })).status()).toBe(400);
+
+  // Reopened later, the page shows the same.
+  await page.goto("/imports");
+  await page.getByRole("link", { name: "people.csv" }).first().click();
+  await expect(page.getByTestId("report-counts")).toContainText("3 created · 1 existed");
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { backoffDelay, retryDelay } from "@/lib/imports/jobs/backoff";
+import { deriveChannelUrl } from "@/lib/imports/jobs/channel-url";
+import { csvField, csvLine } from "@/lib/imports/jobs/csv";
+import { Pacer } from "@/lib/imports/jobs/pacer";
+import { followUpRequests } from "@/lib/imports/jobs/requests";
+import { channelUrlSchema } from "@/lib/schemas/channels";
+
+describe("deriveChannelUrl", () => {
+  it("is stable, valid per channelUrlSchema, and differs per source id and kind", () => {
+    const a = deriveChannelUrl("group_channels", "legacy-42");
+    expect(deriveChannelUrl("group_channels", "legacy-42")).toBe(a);
+    expect(deriveChannelUrl("group_channels", "legacy-43")).not.toBe(a);
+    expect(deriveChannelUrl("open_channels", "legacy-42")).not.toBe(a);
+    expect(channelUrlSchema.safeParse(a).success).toBe(true);
+    expect(channelUrlSchema.safeParse(deriveChannelUrl("open_channels", "ünïcødé / spaces, commas")).success).toBe(true);
+  });
+});
+
+describe("backoff", () => {
+  it("grows exponentially within [ceiling/2, ceiling] and stops at the maximum", () => {
+    expect(backoffDelay(1, { baseMs: 100, random: () => 0 })).toBe(50);
+    expect(backoffDelay(1, { baseMs: 100, random: () => 1 })).toBe(100);
+    expect(backoffDelay(4, { baseMs: 100, random: () => 1 })).toBe(800);
+    expect(backoffDelay(30, { baseMs: 100, maxMs: 5000, random: () => 1 })).toBe(5000);
+  });
+
+  it("waits at least as long as the platform's Retry-After", () => {
+    expect(retryDelay(1, 3000, { baseMs: 100, random: () => 1 })).toBe(3000);
+    expect(retryDelay(1, null, { baseMs: 100, random: () => 1 })).toBe(100);
+  });
+});
+
+describe("csv", () => {
+  it("quotes only what needs quoting and doubles quotes", () => {
+    expect(csvField("plain")).toBe("plain");
+    expect(csvField("a,b")).toBe('"a,b"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField("two\nlines")).toBe('"two\nlines"');
+    expect(csvLine(["a", "", "c,d"])).toBe('a,,"c,d"\r\n');
+  });
+});
+
+describe("Pacer", () => {
+  function clock() {
+    let now = 0;
+    return { now: () => now, advance: (ms: number) => (now += ms) };
+  }
+  const limit = (value: number, remaining = 10) => ({ limit: value, windowSeconds: 1, remaining, retryAfterMs: null });
+
+  it("is unpaced until the platform announces a limit", () => {
+    const pacer = new Pacer({ now: clock().now });
+    for (let i = 0; i < 1000; i++) expect(pacer.reserve()).toBe(0);
+  });
+
+  it("paces just under X-RateLimit-Limit", () => {
+    const time = clock();
+    const pacer = new Pacer({ now: time.now, headroom: 0.95 });
+    pacer.observe(200, limit(50));
+    let sent = 0;
+    for (let ms = 0; ms < 10_000; ms++) {
+      while (pacer.reserve() === 0) sent++;
+      time.advance(1);
+    }
+    // 10 s at 47.5/s, plus the first token.
+    expect(sent).toBeGreaterThanOrEqual(470);
+    expect(sent).toBeLessThanOrEqual(480);
+  });
+
+  it("stops for the whole Retry-After and cuts the rate on a 429, then climbs back", () => {
+    const time = clock();
+    const pacer = new Pacer({ now: time.now });
+    pacer.observe(200, limit(100));
+    const before = pacer.currentRate!;
+    pacer.observe(429, { ...limit(100, 0), retryAfterMs: 2000 });
+    expect(pacer.reserve()).toBe(2000);
+    expect(pacer.currentRate!).toBeCloseTo(before * 0.7);
+    time.advance(2000);
+    for (let i = 0; i < 200; i++) pacer.observe(200, limit(100));
+    expect(pacer.currentRate!).toBeCloseTo(95);
+    expect(pacer.stats.rateLimited).toBe(1);
+  });
+
+  it("serves waiting callers in order", async () => {
+    const pacer = new Pacer({ initialRate: 200 });
+    const order: number[] = [];
+    await Promise.all([1, 2, 3, 4, 5].map((n) => pacer.acquire().then(() => order.push(n))));
+    expect(order).toEqual([1, 2, 3, 4, 5]);
+  });
+});
+
+describe("followUpRequests", () => {
+  it("deactivates, freezes and sets metadata with the exact requests, in order", () => {
+    expect(followUpRequests("users", "a b", { deactivate: true, metadata: { team: "x" } })).toEqual([
+      { method: "PUT", path: "/v3/users/a%20b", body: { is_active: false } },
+      { method: "PUT", path: "/v3/users/a%20b/metadata", body: { metadata: { team: "x" } } },
+    ]);
+    expect(followUpRequests("group_channels", "c1", { freeze: true })).toEqual([
+      { method: "PUT", path: "/v3/group_channels/c1/freeze", body: { freeze: true } },
+    ]);
+    expect(followUpRequests("users", "u", {})).toEqual([]);
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { uploadRows, UploadFailed, type ImportUploadActions, type UploadState } from "@/components/imports/wizard/upload-rows";
+import type { ActionResult } from "@/lib/actions/action-result";
+import { autoMap } from "@/lib/imports/mapping";
+import type { PreviewRequest, PreviewResults } from "@/lib/imports/parse/protocol";
+import { PreviewSession } from "@/lib/imports/parse/preview-session";
+
+/** The worker's session, answered in-process. */
+function clientOf(session: PreviewSession) {
+  return {
+    request: async <T extends PreviewRequest>(request: T): Promise<PreviewResults[T["type"]]> => {
+      if (request.type !== "upload-rows") throw new Error(`unexpected ${request.type}`);
+      return { rows: session.uploadRows(request.start, request.size, request.maxChars) } as PreviewResults[T["type"]];
+    },
+  };
+}
+
+function fakeServer(failOnCall?: number) {
+  const stored = new Map<number, string[]>();
+  let calls = 0;
+  const actions: ImportUploadActions = {
+    createImportJob: async () => ({ data: { jobId: "job-1" } }),
+    appendImportRows: async ({ rows }): Promise<ActionResult<{ received: number }>> => {
+      calls++;
+      if (calls === failOnCall) return { serverError: "The database is busy." };
+      for (const row of rows) stored.set(row.index, row.values);
+      return { data: { received: rows.length } };
+    },
+    finishImportUpload: async ({ jobId }) => ({ data: { jobId } }),
+  };
+  return { actions, stored, calls: () => calls };
+}
+
+describe("uploadRows", () => {
+  const session = new PreviewSession("users", [["user_id", "nickname"], ...Array.from({ length: 4500 }, (_, at) => [`u${at}`, `N${at}`])]);
+  session.chooseHeader(0);
+  const mapping = autoMap("users", ["user_id", "nickname"]);
+  session.validate(mapping);
+  const job = { resource: "users" as const, fileName: "u.csv", columns: ["user_id", "nickname"], mapping };
+
+  it("sends every row once, in chunks of at most 2,000", async () => {
+    const server = fakeServer();
+    const progress: UploadState[] = [];
+    const jobId = await uploadRows(clientOf(session), server.actions, job, { jobId: null, sent: 0, total: 4500 }, (state) => progress.push(state));
+    expect(jobId).toBe("job-1");
+    expect(server.stored.size).toBe(4500);
+    expect(server.calls()).toBe(3);
+    expect(progress.at(-1)).toEqual({ jobId: "job-1", sent: 4500, total: 4500 });
+  });
+
+  it("a failed chunk is retried from where it stopped, without sending earlier rows again", async () => {
+    const server = fakeServer(2);
+    const failure = await uploadRows(clientOf(session), server.actions, job, { jobId: null, sent: 0, total: 4500 }, () => {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UploadFailed);
+    const { state } = failure as UploadFailed;
+    expect(state).toEqual({ jobId: "job-1", sent: 2000, total: 4500 });
+    await uploadRows(clientOf(session), server.actions, job, state, () => {});
+    expect(server.stored.size).toBe(4500);
+    expect(server.calls()).toBe(4);
+  });
+});

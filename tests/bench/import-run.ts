@@ -1,0 +1,147 @@
+/**
+ * Import job throughput against the standalone sandbox:
+ *   (a) no limit: the job's users/second ÷ the sandbox's own users/second under autocannon;
+ *   (b) SANDBOX_RATE_LIMIT=write=50: achieved users/second ÷ 50, and the share of 429s.
+ * The job runs in a child process started with `--conditions=react-server` (its modules are
+ * server-only), on a fresh PGlite database of its own, over HTTP to the sandbox.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
+import { machine, root, today } from "./support";
+
+type ChildResult = { users: number; created: number; seconds: number; responses: number; rateLimited: number };
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+
+export async function benchImportRun(): Promise<string> {
+  // (a) No limit.
+  const open = await startSandboxServer();
+  let raw: number;
+  let unlimited: ChildResult;
+  try {
+    raw = await sandboxUsersPerSecond(open, seconds);
+    unlimited = await runJobInChild(open, Math.min(30_000, Math.max(2_000, Math.round(raw * seconds))));
+  } finally {
+    await open.stop();
+  }
+  // (b) 50 writes per second.
+  const limited = await startSandboxServer({ SANDBOX_RATE_LIMIT: "write=50" });
+  let paced: ChildResult;
+  try {
+    paced = await runJobInChild(limited, Math.max(250, 50 * Math.max(seconds, 10)));
+  } finally {
+    await limited.stop();
+  }
+  const jobRate = unlimited.created / unlimited.seconds;
+  const pacedRate = paced.created / paced.seconds;
+  const share429 = paced.responses === 0 ? 0 : paced.rateLimited / paced.responses;
+  const mark = (ok: boolean) => (ok ? "✅" : "❌");
+  return [
+    `Import job run (${today()}, ${machine()}; job concurrency 16; autocannon ${seconds} s, 10 connections)`,
+    "",
+    "| Measure | Value | Target |",
+    "|---|---|---|",
+    `| Sandbox alone, POST /v3/users under autocannon | ${Math.round(raw)} users/s | |`,
+    `| Import job, no limit (${unlimited.users.toLocaleString("en")} users in ${unlimited.seconds.toFixed(1)} s) | ${Math.round(jobRate)} users/s | |`,
+    `| Job ÷ sandbox alone | ${(jobRate / raw).toFixed(2)} | ≥ 0.7 ${mark(jobRate / raw >= 0.7)} |`,
+    `| Import job, write=50 (${paced.users.toLocaleString("en")} users in ${paced.seconds.toFixed(1)} s) | ${pacedRate.toFixed(1)} users/s | |`,
+    `| Achieved ÷ 50 | ${(pacedRate / 50).toFixed(2)} | ≥ 0.9 ${mark(pacedRate / 50 >= 0.9)} |`,
+    `| Requests answered 429 | ${(share429 * 100).toFixed(2)} % (${paced.rateLimited} of ${paced.responses}) | < 2 % ${mark(share429 < 0.02)} |`,
+  ].join("\n");
+}
+
+async function sandboxUsersPerSecond(sandbox: SandboxServer, duration: number): Promise<number> {
+  let counter = 0;
+  const result = await autocannon({
+    url: `${sandbox.baseUrl}/v3/users`,
+    method: "POST",
+    connections: 10,
+    duration,
+    headers: { "content-type": "application/json", "Api-Token": sandbox.token },
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({ user_id: `raw_${counter++}`, nickname: "Bench", profile_url: "" }),
+        }),
+      },
+    ],
+  });
+  return result.requests.average;
+}
+
+function runJobInChild(sandbox: SandboxServer, users: number): Promise<ChildResult> {
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "tests/bench/import-run.ts"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      IMPORT_BENCH_CHILD: JSON.stringify({ baseUrl: sandbox.baseUrl, token: sandbox.token, appId: sandbox.appId, users }),
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) =>
+    child.once("exit", (code) => {
+      const line = output.trim().split("\n").at(-1) ?? "";
+      if (code === 0 && line.startsWith("{")) resolve(JSON.parse(line) as ChildResult);
+      else reject(new Error(`the import bench child exited with ${code}:\n${output}`));
+    }),
+  );
+}
+
+/** In the child: upload, plan and run one users job, then print its figures as JSON. */
+async function child(config: { baseUrl: string; token: string; appId: string; users: number }) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-import-bench-"));
+  const { openDatabase } = await import("@/lib/db/client");
+  const { createPlatformClient } = await import("@/lib/platform/client");
+  const { appendRows, createJob, finishUpload, requireJob, rowCounts } = await import("@/lib/imports/jobs/store");
+  const { planJob } = await import("@/lib/imports/jobs/plan");
+  const { controlJob } = await import("@/lib/imports/jobs/control");
+  const { startImportRunner } = await import("@/lib/imports/jobs/runner");
+  const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
+  const { db } = handle;
+  const client = (hooks = {}) =>
+    createPlatformClient({ appId: config.appId, chatBaseUrl: config.baseUrl, callsBaseUrl: config.baseUrl, apiToken: config.token, ...hooks });
+  const prefix = `bench_${Date.now().toString(36)}`;
+  const job = await createJob(db, {
+    resource: "users",
+    fileName: "bench.csv",
+    columns: ["user_id", "nickname"],
+    mapping: { user_id: "user_id", nickname: "nickname" },
+    totalRows: config.users,
+  });
+  for (let start = 0; start < config.users; start += 5000) {
+    const rows = Array.from({ length: Math.min(5000, config.users - start) }, (_, i) => ({
+      index: start + i,
+      values: [`${prefix}_${start + i}`, `Bench ${start + i}`],
+    }));
+    await appendRows(db, job.id, rows);
+  }
+  await finishUpload(db, job.id);
+  await planJob(db, client(), job.id);
+  const runner = startImportRunner({ getDb: async () => db, createClient: async (hooks) => client(hooks), pollMs: 50, log: () => {} });
+  const started = performance.now();
+  await controlJob(db, job.id, "run");
+  runner.nudge();
+  while ((await requireJob(db, job.id)).status !== "completed") await new Promise((resolve) => setTimeout(resolve, 25));
+  const elapsed = (performance.now() - started) / 1000;
+  await runner.stop();
+  const counts = await rowCounts(db, job.id);
+  const { responses, rateLimited } = runner.pacers.write.stats;
+  await handle.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  console.log(JSON.stringify({ users: config.users, created: counts.created, seconds: elapsed, responses, rateLimited }));
+}
+
+if (process.env.IMPORT_BENCH_CHILD) {
+  await child(JSON.parse(process.env.IMPORT_BENCH_CHILD) as Parameters<typeof child>[0]);
+  process.exit(0);
+} else if (process.argv[1]?.endsWith("import-run.ts")) {
+  console.log(await benchImportRun());
+  process.exit(0);
+}

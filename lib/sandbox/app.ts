@@ -1,15 +1,16 @@
 import { timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { Database } from "@/lib/db/client";
 import { ensureDefaultApplication, findApplication } from "./apps";
+import { limitBody } from "./body-limit";
 import type { SandboxConfig } from "./config";
 import type { SandboxEnv } from "./context";
 import { ErrorCode, SandboxError, errorResponse } from "./errors";
 import { RateLimiter } from "./rate-limit";
+import { isMultipart } from "./request";
 import { registerRoutes } from "./routes";
 
-/** JSON bodies of every operation are small; a body larger than this is refused unread. */
+/** JSON bodies of every operation are small; a body larger than this is refused. */
 export const maxJsonBodyBytes = 1024 * 1024;
 /** A 5 MB image plus the other form fields. */
 export const maxMultipartBodyBytes = 6 * 1024 * 1024;
@@ -85,20 +86,19 @@ export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }:
     }
   });
 
-  api.use("*", (c, next) => {
-    const multipart = (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/");
-    const maxSize = multipart ? maxMultipartBodyBytes : maxJsonBodyBytes;
-    return bodyLimit({
-      maxSize,
-      onError: () => {
+  api.use(
+    "*",
+    limitBody(
+      (c) => (isMultipart(c) ? maxMultipartBodyBytes : maxJsonBodyBytes),
+      (maxSize) => {
         throw new SandboxError(
           ErrorCode.tooLong,
           `The request body is larger than ${maxSize / 1024 / 1024} MB.`,
           413,
         );
       },
-    })(c, next);
-  });
+    ),
+  );
 
   registerRoutes.authenticated(api);
   root.route("/sandbox/:appId", api);

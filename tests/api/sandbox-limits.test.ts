@@ -4,15 +4,17 @@ import { call, expectPlatformError, sharedSandbox, uniqueId, type Target } from 
 import { startSandboxServer, type SandboxServer } from "./support/sandbox-server";
 
 /**
- * Sends one POST on a connection of its own and resolves with the first answer. A server
- * that refuses an oversized body may answer before reading it and close while the body is
- * still being written, which fetch reports as a failure instead of showing the answer.
+ * Sends one POST on a connection of its own with `Connection: close`: the case in which a
+ * server that answered a refused body before reading it would close the socket while the
+ * body is still being written, and the client would see a broken pipe instead of the 413.
+ * `chunked` sends the body without a Content-Length, in 64 KB pieces.
  */
 function postOnOwnConnection(
   target: Target,
   pathname: string,
   contentType: string,
   body: Buffer,
+  { chunked = false } = {},
 ): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     let answered = false;
@@ -22,7 +24,7 @@ function postOnOwnConnection(
       headers: {
         "Api-Token": target.token,
         "content-type": contentType,
-        "content-length": body.length,
+        ...(chunked ? {} : { "content-length": body.length }),
       },
     });
     request.on("response", (response) => {
@@ -39,7 +41,11 @@ function postOnOwnConnection(
     request.on("error", (error) => {
       if (!answered) reject(error);
     });
-    request.end(body);
+    const pieceBytes = chunked ? 64 * 1024 : body.length;
+    for (let offset = 0; offset < body.length; offset += pieceBytes) {
+      request.write(body.subarray(offset, offset + pieceBytes));
+    }
+    request.end();
   });
 }
 
@@ -67,6 +73,29 @@ describe("body limits", () => {
     expect(response.status).toBe(413);
     expect(response.body).toMatchObject({ code: 400110, error: true });
     expectPlatformError(await call(sandbox, "GET", `/v3/users/${userId}`), 400, 400201);
+  });
+
+  it("refuses a chunked JSON body that grows past 1 MB, having no Content-Length to go by", async () => {
+    const userId = uniqueId();
+    const body = Buffer.from(
+      JSON.stringify({ user_id: userId, nickname: "x".repeat(1024 * 1024), profile_url: "" }),
+    );
+    const response = await postOnOwnConnection(sandbox, "/v3/users", "application/json", body, {
+      chunked: true,
+    });
+    expect(response.status).toBe(413);
+    expect(response.body).toMatchObject({ code: 400110, error: true });
+    expectPlatformError(await call(sandbox, "GET", `/v3/users/${userId}`), 400, 400201);
+  });
+
+  it("accepts a chunked JSON body under 1 MB", async () => {
+    const userId = uniqueId();
+    const body = Buffer.from(JSON.stringify({ user_id: userId, nickname: "Chunked", profile_url: "" }));
+    const response = await postOnOwnConnection(sandbox, "/v3/users", "application/json", body, {
+      chunked: true,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ user_id: userId, nickname: "Chunked" });
   });
 
   it("accepts a JSON body just under 1 MB (the field rules then apply)", async () => {

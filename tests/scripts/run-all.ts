@@ -1,7 +1,8 @@
 /**
- * `npm test`: everything CI runs, in order, stopping at the first failing step.
- * Lint, typecheck, unit tests, API tests on PGlite and on PostgreSQL, a production
- * build, the console's HTTP tests on both databases, and the browser tests.
+ * `npm test`: everything CI runs, in order. Lint, typecheck, unit tests, API tests on PGlite
+ * and on PostgreSQL, a production build, the console's HTTP tests on both databases, and
+ * the browser tests. A failing step does not stop the others, so one run shows every
+ * failure; only the steps that serve the build are left out when the build fails.
  *
  * SKIP_POSTGRES=1 leaves out the PostgreSQL runs on a machine without a server
  * (CI always has one). TEST_DATABASE_URL overrides the server to use.
@@ -16,7 +17,14 @@ const skipPostgres = process.env.SKIP_POSTGRES === "1";
 const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-test-"));
 const counts = { passed: 0, failed: 0, skipped: 0 };
 
-type Step = { name: string; command: string[]; env?: Record<string, string>; report?: "vitest" | "playwright" };
+type Step = {
+  name: string;
+  command: string[];
+  env?: Record<string, string>;
+  report?: "vitest" | "playwright";
+  /** Serves the production build, so it cannot run when the build failed. */
+  needsBuild?: boolean;
+};
 
 const withoutPostgres = { TEST_DATABASE_URL: "" };
 const onPostgres = { TEST_DATABASE_URL: postgresUrl };
@@ -30,15 +38,21 @@ const steps: Step[] = [
     ? []
     : [{ name: "API tests (PostgreSQL)", command: ["npx", "vitest", "run", "--project", "api"], env: onPostgres, report: "vitest" as const }]),
   { name: "build", command: ["npx", "next", "build"] },
-  { name: "console HTTP tests (PGlite)", command: ["npx", "vitest", "run", "--project", "console"], env: withoutPostgres, report: "vitest" },
+  { name: "console HTTP tests (PGlite)", command: ["npx", "vitest", "run", "--project", "console"], env: withoutPostgres, report: "vitest", needsBuild: true },
   ...(skipPostgres
     ? []
-    : [{ name: "console HTTP tests (PostgreSQL)", command: ["npx", "vitest", "run", "--project", "console"], env: onPostgres, report: "vitest" as const }]),
-  { name: "browser tests", command: ["npx", "playwright", "test"], env: withoutPostgres, report: "playwright" },
+    : [{ name: "console HTTP tests (PostgreSQL)", command: ["npx", "vitest", "run", "--project", "console"], env: onPostgres, report: "vitest" as const, needsBuild: true }]),
+  { name: "browser tests", command: ["npx", "playwright", "test"], env: withoutPostgres, report: "playwright", needsBuild: true },
 ];
 
 const started = Date.now();
+const failedSteps: string[] = [];
 for (const [index, step] of steps.entries()) {
+  if (step.needsBuild && failedSteps.includes("build")) {
+    console.log(`\n=== ${step.name}: not run, the build failed`);
+    failedSteps.push(step.name);
+    continue;
+  }
   const reportFile = path.join(reportDir, `${index}.json`);
   const args = [...step.command.slice(1)];
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...step.env };
@@ -49,13 +63,15 @@ for (const [index, step] of steps.entries()) {
   const result = spawnSync(step.command[0]!, args, { stdio: "inherit", env });
   if (step.report) addCounts(step.report, reportFile);
   const seconds = ((Date.now() - stepStarted) / 1000).toFixed(0);
-  if (result.status !== 0) {
+  if (result.status === 0) {
+    console.log(`=== ${step.name} passed in ${seconds}s`);
+  } else {
     console.error(`\n=== ${step.name} FAILED (exit ${result.status ?? result.signal}) after ${seconds}s`);
-    finish(1);
+    failedSteps.push(step.name);
   }
-  console.log(`=== ${step.name} passed in ${seconds}s`);
 }
-finish(0);
+if (failedSteps.length > 0) console.error(`\nFailed steps: ${failedSteps.join(", ")}`);
+finish(failedSteps.length > 0 ? 1 : 0);
 
 function addCounts(kind: "vitest" | "playwright", file: string) {
   if (!fs.existsSync(file)) return;

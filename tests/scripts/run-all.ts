@@ -57,7 +57,10 @@ for (const [index, step] of steps.entries()) {
   const args = [...step.command.slice(1)];
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...step.env };
   if (step.report === "vitest") args.push("--reporter=default", "--reporter=json", `--outputFile.json=${reportFile}`);
-  if (step.report === "playwright") env.PLAYWRIGHT_JSON_OUTPUT_FILE = reportFile;
+  if (step.report === "playwright") {
+    args.push("--reporter=list,json");
+    env.PLAYWRIGHT_JSON_OUTPUT_FILE = reportFile;
+  }
   console.log(`\n=== ${step.name}: ${[step.command[0], ...args].join(" ")}`);
   const stepStarted = Date.now();
   const result = spawnSync(step.command[0]!, args, { stdio: "inherit", env });

@@ -4,11 +4,11 @@ import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { controlJob } from "@/lib/imports/jobs/control";
 import { MAX_CHUNK_ROWS } from "@/lib/imports/jobs/limits";
-import { planJob } from "@/lib/imports/jobs/plan";
+import { requestPlan } from "@/lib/imports/jobs/plan";
 import { nudgeImportJobs } from "@/lib/imports/jobs/process-runner";
 import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
 import { rowRequests } from "@/lib/imports/jobs/report";
-import { appendRows, createJob, finishUpload, ImportJobError } from "@/lib/imports/jobs/store";
+import { appendRows, createJob, ImportJobError } from "@/lib/imports/jobs/store";
 import { importResources, MAX_IMPORT_ROWS } from "@/lib/imports/types";
 import { getPlatformClient } from "@/lib/platform";
 import { ActionError, adminAction } from "./safe-action";
@@ -49,22 +49,21 @@ export const appendImportRows = adminAction(
   async ({ jobId, rows }) => explained(async () => appendRows(await getDb(), jobId, rows)),
 );
 
-/** All rows are in: the plan (the dry run against the platform) is made at once. */
-export const finishImportUpload = adminAction(jobRef, async ({ jobId }) =>
+/**
+ * Asks for the plan (the dry run against the platform) once every row is in. A worker makes
+ * it in the background; the job page shows how far it has got.
+ */
+const askForPlan = ({ jobId }: { jobId: string }) =>
   explained(async () => {
-    const db = await getDb();
-    await finishUpload(db, jobId);
-    await planJob(db, await getPlatformClient({ rateLimitRetries: 3 }), jobId);
+    await requestPlan(await getDb(), jobId);
+    nudgeImportJobs();
     return { jobId };
-  }),
-);
+  });
 
-export const planImportJob = adminAction(jobRef, async ({ jobId }) =>
-  explained(async () => {
-    await planJob(await getDb(), await getPlatformClient({ rateLimitRetries: 3 }), jobId);
-    return { jobId };
-  }),
-);
+/** All rows are in: the plan is asked for at once. */
+export const finishImportUpload = adminAction(jobRef, askForPlan);
+/** "Plan again", or after a plan that could not be made. */
+export const planImportJob = adminAction(jobRef, askForPlan);
 
 export const rehearseImportJob = adminAction(jobRef, async ({ jobId }) =>
   explained(async () => {

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { FollowUps, ImportResource, JobStatus, RowIssue, RowState } from "@/lib/imports/types";
+import type { FollowUps, ImportResource, JobStatus, PlanProgress, RowIssue, RowState } from "@/lib/imports/types";
 import type { DeliveryAttempt } from "@/lib/schemas/sandbox-events";
 import {
   bigint,
@@ -281,6 +281,11 @@ export const importJobs = pgTable(
     /** What the plan found (counts, warnings); null until planned. */
     plan: jsonb("plan").$type<Record<string, unknown>>(),
     plannedAt: timestamp("planned_at", { withTimezone: true }),
+    /** How far the plan being made has got; null unless the job is `planning`. */
+    planProgress: jsonb("plan_progress").$type<PlanProgress>(),
+    /** The worker making the plan, and until when its claim holds unless renewed. */
+    claimedBy: text("claimed_by"),
+    claimedUntil: timestamp("claimed_until", { withTimezone: true }),
     /** The last rehearsal's outcome in a scratch sandbox application. */
     rehearsal: jsonb("rehearsal").$type<Record<string, unknown>>(),
     /** Why the job stopped, when something other than a row went wrong. */

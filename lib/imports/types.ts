@@ -63,7 +63,18 @@ export type RowState =
   /** Excluded by the administrator: never sent. */
   | "excluded";
 
-export type JobStatus = "draft" | "planned" | "running" | "paused" | "cancelling" | "cancelled" | "completed";
+export type JobStatus =
+  | "draft"
+  | "planning"
+  | "planned"
+  | "running"
+  | "paused"
+  | "cancelling"
+  | "cancelled"
+  | "completed";
+
+/** How far a plan being made has got: rows looked up on the platform out of those to look up. */
+export type PlanProgress = { step: "lookups" | "members" | "saving"; done: number; total: number };
 
 /** Limits of what the console accepts for one import. */
 export const MAX_IMPORT_BYTES = 200 * 1024 * 1024;

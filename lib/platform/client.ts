@@ -108,16 +108,18 @@ export function createPlatformClient(options: PlatformClientOptions) {
       response = await transport(url, { method, headers, body, signal });
     } catch (error) {
       if (init.signal?.aborted) throw init.signal.reason;
+      // Without the query: it can carry a hundred user ids, too long for a message.
+      const shown = url.split("?")[0];
       if (timeout.aborted) {
         throw new PlatformError({
           kind: "timeout",
-          message: `${method} ${url} got no answer within ${timeoutMs} ms.`,
+          message: `${method} ${shown} got no answer within ${timeoutMs} ms.`,
           cause: error,
         });
       }
       throw new PlatformError({
         kind: "network",
-        message: `${method} ${url} failed: ${describeNetworkError(error)}.`,
+        message: `${method} ${shown} failed: ${describeNetworkError(error)}.`,
         cause: error,
       });
     }

@@ -9,7 +9,7 @@ import { failuresCsv } from "@/lib/imports/jobs/report";
 import { requireJob, rowCounts } from "@/lib/imports/jobs/store";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { clientFor, createPlannedJob, openJobDatabase, runJob } from "./imports-harness";
+import { clientFor, createPlannedJob, openJobDatabase, runJob, useJobDatabase } from "./imports-harness";
 import { startSandboxServer, type SandboxServer } from "./support/sandbox-server";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,39 +26,32 @@ async function waitForStatus(handle: DatabaseHandle, jobId: string, status: stri
 
 describe("import jobs: retries that meet 400202, channels, refusals", () => {
   const sandbox = sharedSandbox();
-  let handle: DatabaseHandle;
-
-  beforeAll(async () => {
-    handle = await openJobDatabase();
-  });
-  afterAll(async () => {
-    await handle?.close();
-  });
+  const jobs = useJobDatabase();
 
   it("counts a 400202 as created after a lost answer of ours, as existed after someone else's creation", async () => {
     const prefix = `dup_${randomBytes(4).toString("hex")}`;
-    const planned = await createPlannedJob(handle, sandbox, "users", usersFile(10, prefix), usersMapping);
+    const planned = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(10, prefix), usersMapping);
     const client = clientFor(sandbox);
     // After the plan: user 1 made by an attempt of ours whose answer was lost, user 2 by someone else.
     await client.users.create({ user_id: `${prefix}_1`, nickname: "Lost answer", profile_url: "" });
     await client.users.create({ user_id: `${prefix}_2`, nickname: "Someone else", profile_url: "" });
-    await handle.db
+    await jobs.handle.db
       .update(importRows)
       .set({ attempts: 1 })
       .where(and(eq(importRows.jobId, planned.id), eq(importRows.rowIndex, 1)));
 
-    const { job } = await runJob(handle, sandbox, planned.id);
-    const counts = await rowCounts(handle.db, job.id);
+    const { job } = await runJob(jobs.handle, sandbox, planned.id);
+    const counts = await rowCounts(jobs.handle.db, job.id);
     expect(counts).toMatchObject({ created: 9, existed: 1, failed: 0 });
-    const rows = await handle.db.select().from(importRows).where(eq(importRows.jobId, job.id));
+    const rows = await jobs.handle.db.select().from(importRows).where(eq(importRows.jobId, job.id));
     expect(rows.find((row) => row.rowIndex === 1)?.state).toBe("created");
     expect(rows.find((row) => row.rowIndex === 2)?.state).toBe("existed");
   });
 
   it("imports group channels: derived channel_urls, members checked, strict refused in the plan, frozen after creation", async () => {
     const prefix = `ch_${randomBytes(4).toString("hex")}`;
-    const users = await createPlannedJob(handle, sandbox, "users", usersFile(4, prefix), usersMapping);
-    await runJob(handle, sandbox, users.id);
+    const users = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(4, prefix), usersMapping);
+    await runJob(jobs.handle, sandbox, users.id);
     const columns = ["source_id", "channel_url", "name", "user_ids", "operator_ids", "frozen", "strict"];
     const file = {
       columns,
@@ -70,12 +63,12 @@ describe("import jobs: retries that meet 400202, channels, refusals", () => {
       ],
     };
     const mapping = Object.fromEntries(columns.map((column) => [column, column]));
-    const planned = await createPlannedJob(handle, sandbox, "group_channels", file, mapping);
+    const planned = await createPlannedJob(jobs.handle, sandbox, "group_channels", file, mapping);
     expect(planned.plan).toMatchObject({ toCreate: 3, invalid: 1, missingMembers: 1, followUps: { freeze: 1 } });
 
-    const { job } = await runJob(handle, sandbox, planned.id);
-    expect(await rowCounts(handle.db, job.id)).toMatchObject({ created: 3, invalid: 1, failed: 0, followUpsPending: 0 });
-    const rows = await handle.db.select().from(importRows).where(eq(importRows.jobId, job.id));
+    const { job } = await runJob(jobs.handle, sandbox, planned.id);
+    expect(await rowCounts(jobs.handle.db, job.id)).toMatchObject({ created: 3, invalid: 1, failed: 0, followUpsPending: 0 });
+    const rows = await jobs.handle.db.select().from(importRows).where(eq(importRows.jobId, job.id));
     const derived = rows.find((row) => row.rowIndex === 0)!.resourceKey!;
     expect(derived).toMatch(/^imp_[0-9a-f]{40}$/);
     const channel = await call<{ freeze: boolean; members: Array<{ user_id: string; role: string }> }>(
@@ -88,7 +81,7 @@ describe("import jobs: retries that meet 400202, channels, refusals", () => {
     expect((await call(sandbox, "GET", `/v3/group_channels/${prefix}_given`)).status).toBe(200);
 
     let csv = "";
-    for await (const part of failuresCsv(handle.db, job.id)) csv += part;
+    for await (const part of failuresCsv(jobs.handle.db, job.id)) csv += part;
     const lines = csv.trim().split("\r\n");
     expect(lines[0]).toBe(`${columns.join(",")},reason`);
     expect(lines).toHaveLength(2);
@@ -97,13 +90,13 @@ describe("import jobs: retries that meet 400202, channels, refusals", () => {
   });
 
   it("refuses wrong state transitions and changes nothing", async () => {
-    const planned = await createPlannedJob(handle, sandbox, "users", usersFile(2, `st_${randomBytes(3).toString("hex")}`), usersMapping);
-    await expect(controlJob(handle.db, planned.id, "pause")).rejects.toThrow(/planned, so it cannot be paused/);
-    await expect(controlJob(handle.db, planned.id, "resume")).rejects.toThrow(/cannot be run|cannot/);
-    await expect(controlJob(handle.db, "00000000-0000-4000-8000-000000000000", "run")).rejects.toThrow(/no such import/);
-    expect((await requireJob(handle.db, planned.id)).status).toBe("planned");
-    await controlJob(handle.db, planned.id, "cancel");
-    await expect(controlJob(handle.db, planned.id, "run")).rejects.toThrow(/cancelled, so it cannot be run/);
+    const planned = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(2, `st_${randomBytes(3).toString("hex")}`), usersMapping);
+    await expect(controlJob(jobs.handle.db, planned.id, "pause")).rejects.toThrow(/planned, so it cannot be paused/);
+    await expect(controlJob(jobs.handle.db, planned.id, "resume")).rejects.toThrow(/cannot be run|cannot/);
+    await expect(controlJob(jobs.handle.db, "00000000-0000-4000-8000-000000000000", "run")).rejects.toThrow(/no such import/);
+    expect((await requireJob(jobs.handle.db, planned.id)).status).toBe("planned");
+    await controlJob(jobs.handle.db, planned.id, "cancel");
+    await expect(controlJob(jobs.handle.db, planned.id, "run")).rejects.toThrow(/cancelled, so it cannot be run/);
   });
 });
 

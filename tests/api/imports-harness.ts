@@ -1,14 +1,28 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/client";
 import type { ImportFile } from "@/tests/fixtures/imports";
 import { controlJob } from "@/lib/imports/jobs/control";
-import { planJob } from "@/lib/imports/jobs/plan";
+import { requestPlan } from "@/lib/imports/jobs/plan";
+import { startPlanner } from "@/lib/imports/jobs/planner";
 import { startImportRunner, type RunnerOptions } from "@/lib/imports/jobs/runner";
-import { appendRows, createJob, finishUpload, requireJob, type ImportJob } from "@/lib/imports/jobs/store";
+import { appendRows, createJob, requireJob, type ImportJob } from "@/lib/imports/jobs/store";
 import type { ImportResource } from "@/lib/imports/types";
 import { createPlatformClient, type PlatformClientOptions } from "@/lib/platform/client";
+
+/** A fresh job database for the surrounding describe block: opened before its tests, closed after. */
+export function useJobDatabase(): { readonly handle: DatabaseHandle } {
+  const holder = {} as { handle: DatabaseHandle };
+  beforeAll(async () => {
+    holder.handle = await openJobDatabase();
+  });
+  afterAll(async () => {
+    await holder.handle?.close();
+  });
+  return holder;
+}
 
 /** A fresh PGlite database of the job tables for one test file. */
 export async function openJobDatabase(): Promise<DatabaseHandle & { dataDir: string }> {
@@ -29,7 +43,7 @@ export function clientFor(target: Target, options: Partial<PlatformClientOptions
   });
 }
 
-/** Uploads a file in chunks as the wizard does, finishes the upload and plans it. */
+/** Uploads a file in chunks as the wizard does, asks for the plan and waits for a planner to make it. */
 export async function createPlannedJob(
   handle: DatabaseHandle,
   target: Target,
@@ -49,8 +63,36 @@ export async function createPlannedJob(
     }));
     await appendRows(db, job.id, rows);
   }
-  await finishUpload(db, job.id);
-  return planJob(db, clientFor(target, { timeoutMs: options.clientTimeoutMs ?? 10_000 }), job.id);
+  await requestPlan(db, job.id);
+  return waitForPlan(handle, target, job.id, options);
+}
+
+/** Runs a planner of the test's own until the job is no longer `planning`; a failed plan throws its reason. */
+export async function waitForPlan(
+  handle: DatabaseHandle,
+  target: Target,
+  jobId: string,
+  options: { clientTimeoutMs?: number; timeoutMs?: number } = {},
+): Promise<ImportJob> {
+  const planner = startPlanner({
+    getDb: async () => handle.db,
+    createClient: async () => clientFor(target, { timeoutMs: options.clientTimeoutMs ?? 10_000, rateLimitRetries: 3 }),
+    workerId: "test-planner",
+    pollMs: 50,
+    log: () => {},
+  });
+  try {
+    const started = Date.now();
+    for (;;) {
+      const job = await requireJob(handle.db, jobId);
+      if (job.status === "draft" && job.error) throw new Error(job.error);
+      if (job.status !== "planning") return job;
+      if (Date.now() - started > (options.timeoutMs ?? 60_000)) throw new Error("the plan is still being made");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await planner.stop();
+  }
 }
 
 /** Runs a job with a runner of the test's own until it completes. */

@@ -1,21 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseHandle } from "@/lib/db/client";
+import { describe, expect, it } from "vitest";
 import { appendRows, countRows, createJob, finishUpload, listRows, rowCounts } from "@/lib/imports/jobs/store";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { clientFor, createPlannedJob, openJobDatabase, runJob } from "./imports-harness";
+import { clientFor, createPlannedJob, runJob, useJobDatabase } from "./imports-harness";
 
 describe("an import job against the sandbox", () => {
   const sandbox = sharedSandbox();
-  let handle: DatabaseHandle;
-
-  beforeAll(async () => {
-    handle = await openJobDatabase();
-  });
-  afterAll(async () => {
-    await handle?.close();
-  });
+  const jobs = useJobDatabase();
 
   it("plans, creates the valid users once, skips the existing, deactivates the inactive", async () => {
     const prefix = `run_${randomBytes(4).toString("hex")}`;
@@ -24,13 +16,13 @@ describe("an import job against the sandbox", () => {
     file.rows.push([`${prefix}_7`, "Duplicate", "true"]); // duplicate of row 7
     await clientFor(sandbox).users.create({ user_id: `${prefix}_3`, nickname: "Before", profile_url: "" });
 
-    const planned = await createPlannedJob(handle, sandbox, "users", file, usersMapping, { excluded: [5] });
+    const planned = await createPlannedJob(jobs.handle, sandbox, "users", file, usersMapping, { excluded: [5] });
     expect(planned.status).toBe("planned");
     expect(planned.plan).toMatchObject({ toCreate: 298, existing: 1, invalid: 2, excluded: 1, followUps: { deactivate: 6 } });
 
-    const { job } = await runJob(handle, sandbox, planned.id);
+    const { job } = await runJob(jobs.handle, sandbox, planned.id);
     expect(job.status).toBe("completed");
-    const counts = await rowCounts(handle.db, job.id);
+    const counts = await rowCounts(jobs.handle.db, job.id);
     expect(counts).toMatchObject({ created: 298, existed: 1, invalid: 2, excluded: 1, failed: 0, pending: 0, followUpsPending: 0 });
 
     const before = await call<{ nickname: string }>(sandbox, "GET", `/v3/users/${prefix}_3`);
@@ -41,12 +33,12 @@ describe("an import job against the sandbox", () => {
     expect(active.body.is_active).toBe(true);
     const excluded = await call(sandbox, "GET", `/v3/users/${prefix}_5`);
     expect(excluded.body.code).toBe(400201);
-    const [duplicate] = await listRows(handle.db, job.id, { states: ["invalid"], afterIndex: 300, limit: 5 });
+    const [duplicate] = await listRows(jobs.handle.db, job.id, { states: ["invalid"], afterIndex: 300, limit: 5 });
     expect(duplicate?.planIssues[0]?.message).toContain("row 8");
   });
 
   it("takes a chunk sent twice once, and refuses bad uploads without changing anything", async () => {
-    const { db } = handle;
+    const { db } = jobs.handle;
     const columns = ["user_id", "nickname"];
     const mapping = { user_id: "user_id", nickname: "nickname" };
     await expect(createJob(db, { resource: "users", fileName: "big.csv", columns, mapping, totalRows: 1_000_001 })).rejects.toThrow(

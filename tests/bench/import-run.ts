@@ -99,8 +99,8 @@ async function child(config: { baseUrl: string; token: string; appId: string; us
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-import-bench-"));
   const { openDatabase } = await import("@/lib/db/client");
   const { createPlatformClient } = await import("@/lib/platform/client");
-  const { appendRows, createJob, finishUpload, requireJob, rowCounts } = await import("@/lib/imports/jobs/store");
-  const { planJob } = await import("@/lib/imports/jobs/plan");
+  const { appendRows, createJob, requireJob, rowCounts } = await import("@/lib/imports/jobs/store");
+  const { planJob, requestPlan } = await import("@/lib/imports/jobs/plan");
   const { controlJob } = await import("@/lib/imports/jobs/control");
   const { startImportRunner } = await import("@/lib/imports/jobs/runner");
   const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
@@ -122,7 +122,7 @@ async function child(config: { baseUrl: string; token: string; appId: string; us
     }));
     await appendRows(db, job.id, rows);
   }
-  await finishUpload(db, job.id);
+  await requestPlan(db, job.id);
   await planJob(db, client(), job.id);
   const runner = startImportRunner({ getDb: async () => db, createClient: async (hooks) => client(hooks), pollMs: 50, log: () => {} });
   const started = performance.now();

@@ -1,4 +1,5 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
+import { usersCsv, validUsers } from "../fixtures/imports";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
 import { startConsoleServer, type ConsoleServer } from "../support/console-server";
 import { startWebhookReceiver } from "../support/webhook-receiver";
@@ -23,8 +24,19 @@ test.beforeAll(async () => {
     PLATFORM_CALLS_URL: remote.baseUrl,
     PLATFORM_APP_ID: remote.appId,
     PLATFORM_API_TOKEN: remote.token,
+    // A platform that stops answering is given up on quickly (plan test below).
+    PLATFORM_TIMEOUT_MS: "1000",
   });
 });
+
+/** Signs in on the second console, which has a password of its own. */
+async function signInOnConsole(page: Page, next: string) {
+  const origin = consoleServer.origin;
+  await page.goto(`${origin}/sign-in?next=${next}`);
+  await page.getByLabel("Administrator password").fill(consoleServer.adminPassword);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(`${origin}${next}`);
+}
 
 test.afterAll(async () => {
   await consoleServer?.stop();
@@ -36,10 +48,7 @@ test("against a remote platform: settings say so, webhooks are saved there, and 
   page,
 }) => {
   const origin = consoleServer.origin;
-  await page.goto(`${origin}/sign-in?next=/settings`);
-  await page.getByLabel("Administrator password").fill(consoleServer.adminPassword);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(`${origin}/settings`);
+  await signInOnConsole(page, "/settings");
 
   await expect(page.getByText("Remote platform", { exact: true })).toBeVisible();
   await expect(page.getByText(remote.baseUrl).first()).toBeVisible();
@@ -73,4 +82,28 @@ test("against a remote platform: settings say so, webhooks are saved there, and 
   expect(hook!.body).toEqual(expected);
   expect(hook!.headers["content-type"]).toBe("application/json");
   await expect(page.getByRole("listitem", { name: "Delivery of room:create" }).first()).toContainText("Delivered (2xx)");
+});
+
+test("a plan the remote platform cannot answer says why, and is made once it answers again", async ({ page }) => {
+  await signInOnConsole(page, "/imports/new");
+  await page.locator('[data-testid="import-wizard"][data-hydrated="true"]').waitFor();
+  await page.getByRole("radio", { name: /Users/ }).check();
+  await page.getByRole("button", { name: "Continue" }).click();
+  const csv = usersCsv(validUsers(2, `paused_${Date.now().toString(36)}`));
+  await page.getByLabel("File to import").setInputFiles({ name: "two.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByRole("button", { name: "Continue to mapping" }).click();
+  await page.getByRole("button", { name: "Validate 2 rows" }).click();
+
+  remote.pause();
+  try {
+    await page.getByRole("button", { name: "Continue to plan" }).click();
+    await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+    await expect(page.getByRole("alert").filter({ hasText: "The plan could not be made" })).toBeVisible({ timeout: 60_000 });
+    await expect(page.getByText("Draft", { exact: true })).toBeVisible();
+  } finally {
+    remote.resume();
+  }
+  await page.getByRole("button", { name: "Plan again" }).click();
+  await expect(page.getByTestId("plan-create")).toHaveText("2", { timeout: 20_000 });
+  await expect(page.getByText("Planned", { exact: true })).toBeVisible();
 });

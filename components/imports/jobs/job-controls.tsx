@@ -46,9 +46,10 @@ export function JobControls({ progress }: JobControlsProps) {
             {!rehearsing && button("plan", "Plan again")}
           </>
         )}
+        {progress.status === "draft" && progress.counts.total === progress.totalRows && button("plan", "Plan again", "primary")}
         {progress.status === "running" && button("pause", "Pause")}
         {progress.status === "paused" && button("resume", "Resume", "primary")}
-        {["planned", "running", "paused"].includes(progress.status) && button("cancel", "Cancel import", "danger")}
+        {["planning", "planned", "running", "paused"].includes(progress.status) && button("cancel", "Cancel import", "danger")}
       </div>
       {error && (
         <p role="alert" className="text-sm text-red-700">

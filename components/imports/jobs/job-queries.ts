@@ -19,9 +19,12 @@ async function getJson<T>(url: string): Promise<T> {
 }
 
 const isBusy = (progress: JobProgress | undefined) =>
-  progress?.status === "running" || progress?.status === "cancelling" || progress?.rehearsal?.state === "running";
+  progress?.status === "planning" ||
+  progress?.status === "running" ||
+  progress?.status === "cancelling" ||
+  progress?.rehearsal?.state === "running";
 
-/** Polled every second while the job (or its rehearsal) runs; still otherwise. */
+/** Polled every second while the job is planned or run (or rehearsed); still otherwise. */
 export function jobProgressQuery(jobId: string, initialData?: JobProgress) {
   return queryOptions({
     queryKey: importJobKeys.progress(jobId),

@@ -1,7 +1,9 @@
 import { Badge, type BadgeProps } from "@/components/ui/badge";
+import type { JobStatus } from "@/lib/imports/types";
 
-const tones: Record<string, NonNullable<BadgeProps["tone"]>> = {
+const tones: Record<JobStatus, NonNullable<BadgeProps["tone"]>> = {
   draft: "neutral",
+  planning: "accent",
   planned: "accent",
   running: "accent",
   paused: "warning",
@@ -10,8 +12,9 @@ const tones: Record<string, NonNullable<BadgeProps["tone"]>> = {
   completed: "success",
 };
 
-const labels: Record<string, string> = {
-  draft: "Uploading",
+const labels: Record<JobStatus, string> = {
+  draft: "Draft",
+  planning: "Planning",
   planned: "Planned",
   running: "Running",
   paused: "Paused",
@@ -23,5 +26,6 @@ const labels: Record<string, string> = {
 export type JobStatusBadgeProps = { status: string };
 
 export function JobStatusBadge({ status }: JobStatusBadgeProps) {
-  return <Badge tone={tones[status] ?? "neutral"}>{labels[status] ?? status}</Badge>;
+  const known = status in labels ? (status as JobStatus) : undefined;
+  return <Badge tone={known ? tones[known] : "neutral"}>{known ? labels[known] : status}</Badge>;
 }

@@ -7,7 +7,7 @@ import { JobControls } from "./job-controls";
 import { JobProgressPanel } from "./job-progress";
 import { jobProgressQuery } from "./job-queries";
 import { JobStatusBadge } from "./job-status-badge";
-import { PlanSummary, RehearsalSummary } from "./plan-summary";
+import { PlanInProgress, PlanSummary, RehearsalSummary } from "./plan-summary";
 import { ReportTable } from "./report-table";
 import { RowRequestViewer } from "./row-request-viewer";
 
@@ -34,13 +34,7 @@ export function JobView({ initialProgress }: JobViewProps) {
           Progress could not be refreshed: {error.message}
         </p>
       )}
-      {progress.plan ? (
-        <Card title="Plan" description="What the dry run found on the platform. Nothing has been sent for it.">
-          <PlanSummary plan={progress.plan} resource={progress.resource} />
-        </Card>
-      ) : (
-        <Card title="Plan" description="The upload has not finished, so there is no plan yet." />
-      )}
+      <PlanCard progress={progress} />
       {progress.rehearsal && (
         <Card title="Rehearsal" description="The whole plan run against the embedded sandbox first.">
           <RehearsalSummary rehearsal={progress.rehearsal} />
@@ -73,4 +67,36 @@ export function JobView({ initialProgress }: JobViewProps) {
       </Card>
     </div>
   );
+}
+
+/** The plan, the plan being made, or why there is none. */
+function PlanCard({ progress }: { progress: JobProgress }) {
+  if (progress.status === "planning") {
+    return (
+      <Card title="Plan" description="The dry run: asking the platform what already exists. Nothing is sent for it.">
+        <PlanInProgress progress={progress.planProgress} resource={progress.resource} />
+      </Card>
+    );
+  }
+  if (progress.plan) {
+    return (
+      <Card title="Plan" description="What the dry run found on the platform. Nothing has been sent for it.">
+        <PlanSummary plan={progress.plan} resource={progress.resource} />
+      </Card>
+    );
+  }
+  if (progress.status === "draft" && progress.error) {
+    return (
+      <Card title="Plan" description="There is no plan yet.">
+        <p role="alert" className="text-sm text-red-700">
+          {progress.error} Check the platform on the Settings page, then plan again.
+        </p>
+      </Card>
+    );
+  }
+  const description =
+    progress.status === "draft"
+      ? "The upload has not finished, so there is no plan yet."
+      : "This import was stopped before it was planned.";
+  return <Card title="Plan" description={description} />;
 }

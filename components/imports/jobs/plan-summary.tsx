@@ -1,5 +1,32 @@
+import { ProgressBar } from "@/components/ui/progress-bar";
 import type { JobPlan } from "@/lib/imports/jobs/plan";
 import type { Rehearsal } from "@/lib/imports/jobs/rehearsal";
+import type { PlanProgress } from "@/lib/imports/types";
+
+const stepLabels: Record<PlanProgress["step"], (noun: string) => string> = {
+  lookups: (noun) => `Asking the platform which ${noun} already exist`,
+  members: () => "Checking that channel members are users",
+  saving: () => "Saving the plan",
+};
+
+export type PlanInProgressProps = { progress: PlanProgress | null; resource: string };
+
+/** The plan being made in the background: which step, and how far. */
+export function PlanInProgress({ progress, resource }: PlanInProgressProps) {
+  const noun = resource === "users" ? "users" : "channels";
+  if (!progress || (progress.step === "lookups" && progress.total === 0)) {
+    return <p className="text-sm text-slate-700">Waiting for a worker to start the plan…</p>;
+  }
+  return (
+    <div className="space-y-2">
+      <ProgressBar label={stepLabels[progress.step](noun)} done={progress.done} total={progress.total} />
+      <p className="text-xs tabular-nums text-slate-600">
+        {n(progress.done)} of {n(progress.total)} {progress.step === "members" ? "member ids" : "rows"} checked. You can
+        leave this page; the plan goes on without it.
+      </p>
+    </div>
+  );
+}
 
 export type PlanSummaryProps = { plan: JobPlan; resource: string };
 

@@ -17,7 +17,7 @@ import { HeaderRowChoice } from "./header-row-choice";
 import { MappingStep } from "./mapping-step";
 import { PreviewStep } from "./preview-step";
 import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
-import { ProgressBar } from "./progress-bar";
+import { ProgressBar } from "@/components/ui/progress-bar";
 import { ResourceStep } from "./resource-step";
 import { UploadFailed, uploadRows, type ImportUploadActions, type UploadState } from "./upload-rows";
 

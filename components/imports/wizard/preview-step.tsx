@@ -9,7 +9,7 @@ import type { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { PreviewCounts, RowFilter } from "@/lib/imports/parse/protocol";
 import type { ImportResource } from "@/lib/imports/types";
 import { PreviewGrid } from "./preview-grid";
-import { ProgressBar } from "./progress-bar";
+import { ProgressBar } from "@/components/ui/progress-bar";
 import type { UploadState } from "./upload-rows";
 
 export type PreviewStepProps = {

@@ -18,7 +18,7 @@ export async function controlJob(db: Database, jobId: string, command: JobComman
     case "resume":
       return transition(db, jobId, ["paused"], "running");
     case "cancel": {
-      const job = await transition(db, jobId, ["draft", "planned", "paused", "running"], "cancelling");
+      const job = await transition(db, jobId, ["draft", "planning", "planned", "paused", "running"], "cancelling");
       if ((await liveClaims(db, jobId)) === 0 && job.status === "cancelling") {
         return transition(db, jobId, ["cancelling"], "cancelled", { finishedAt: new Date() });
       }

@@ -2,12 +2,12 @@ import "server-only";
 import { and, asc, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
-import type { ImportResource, RowIssue } from "@/lib/imports/types";
+import type { ImportResource, PlanProgress, RowIssue } from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { LOOKUP_BATCH } from "./limits";
 import { forEachConcurrent, withRetries } from "./retry";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
-import { ImportJobError, requireJob, rowCounts, type ImportJob } from "./store";
+import { finishUpload, ImportJobError, requireJob, rowCounts, type ImportJob } from "./store";
 
 /** What the dry run found, shown on the job page before anything is sent. */
 export type JobPlan = {
@@ -29,19 +29,69 @@ const PAGE = 5_000;
 const CHANNEL_LOOKUP_CONCURRENCY = 8;
 const USER_LOOKUP_CONCURRENCY = 4;
 
+/** Whether the plan should go on; false when the job was cancelled or the worker is stopping. */
+export type PlanProgressReporter = (progress: PlanProgress) => Promise<boolean>;
+
+/** The plan stopped before its end because its reporter said so; nothing was saved. */
+export class PlanStopped extends Error {
+  constructor() {
+    super("The plan was stopped before it was finished.");
+    this.name = "PlanStopped";
+  }
+}
+
+const PROGRESS_EVERY_MS = 500;
+
 /**
- * The dry run: asks the platform which of the file's users or channels already exist
- * (batched), checks duplicates and channel members across the whole import, and records
- * the outcome on every row. Nothing is written to the platform. Can be redone until the
- * job runs; each plan starts again from the rows as uploaded.
+ * Asks for a plan once every row has arrived. The job waits as `planning` until a worker
+ * makes it (`./planner.ts`), so a million rows' look-ups never hold a request open and a
+ * restart picks the plan up again. Asking again while it waits changes nothing.
  */
-export async function planJob(db: Database, client: PlatformClient, jobId: string): Promise<ImportJob> {
+export async function requestPlan(db: Database, jobId: string): Promise<ImportJob> {
+  await finishUpload(db, jobId);
+  const [updated] = await db
+    .update(importJobs)
+    .set({
+      status: "planning",
+      plan: null,
+      plannedAt: null,
+      planProgress: { step: "lookups", done: 0, total: 0 },
+      error: null,
+      claimedBy: null,
+      claimedUntil: null,
+    })
+    .where(and(eq(importJobs.id, jobId), inArray(importJobs.status, ["draft", "planned"])))
+    .returning();
+  if (updated) return updated;
   const job = await requireJob(db, jobId);
-  if (job.status !== "draft" && job.status !== "planned") {
-    throw new ImportJobError("This import has already started; its plan can no longer change.");
+  if (job.status === "planning") return job;
+  throw new ImportJobError("This import has already started; its plan can no longer change.");
+}
+
+/**
+ * The dry run of a job that is `planning`: asks the platform which of the file's users or
+ * channels already exist (batched), checks duplicates and channel members across the whole
+ * import, and records the outcome on every row. Nothing is written to the platform. Each
+ * plan starts again from the rows as uploaded, so a plan cut short is simply made again.
+ */
+export async function planJob(
+  db: Database,
+  client: PlatformClient,
+  jobId: string,
+  onProgress: PlanProgressReporter = async () => true,
+): Promise<ImportJob> {
+  const job = await requireJob(db, jobId);
+  if (job.status !== "planning") {
+    throw new ImportJobError("This import is not waiting for a plan; ask for one first.");
   }
   const started = performance.now();
   let requests = 0;
+  let lastReport = 0;
+  const report = async (progress: PlanProgress, force = false) => {
+    if (!force && performance.now() - lastReport < PROGRESS_EVERY_MS) return;
+    lastReport = performance.now();
+    if (!(await onProgress(progress))) throw new PlanStopped();
+  };
 
   // Start again from the upload's own verdict.
   await db
@@ -50,6 +100,9 @@ export async function planJob(db: Database, client: PlatformClient, jobId: strin
     .where(and(eq(importRows.jobId, jobId), inArray(importRows.state, ["pending", "existed", "invalid"]), eq(importRows.excluded, false), sql`${importRows.body} is not null and not (${importRows.issues} @> '[{"severity":"error"}]'::jsonb)`));
 
   await markDuplicates(db, job);
+  const toLookUp = (await rowCounts(db, jobId)).pending;
+  let lookedUp = 0;
+  await report({ step: "lookups", done: 0, total: toLookUp }, true);
 
   // Which keys already exist on the platform.
   for await (const rows of pendingPages(db, jobId)) {
@@ -61,6 +114,8 @@ export async function planJob(db: Database, client: PlatformClient, jobId: strin
         requests++;
         const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }));
         for (const user of page.users) existing.add(user.user_id);
+        lookedUp += userIds.length;
+        await report({ step: "lookups", done: lookedUp, total: toLookUp });
       });
     } else {
       const getChannel = (channelUrl: string): Promise<unknown> =>
@@ -73,6 +128,8 @@ export async function planJob(db: Database, client: PlatformClient, jobId: strin
         } catch (error) {
           if (!isPlatformError(error, 400201)) throw error;
         }
+        lookedUp++;
+        await report({ step: "lookups", done: lookedUp, total: toLookUp });
       });
     }
     const updates: RowUpdate[] = rows
@@ -89,12 +146,13 @@ export async function planJob(db: Database, client: PlatformClient, jobId: strin
   let missingMembers = 0;
   let orderChecks: JobPlan["orderChecks"] = [];
   if (job.resource !== "users") {
-    const checked = await checkMembers(db, client, job);
+    const checked = await checkMembers(db, client, job, report);
     missingMembers = checked.missing;
     orderChecks = checked.orderChecks;
     requests += checked.requests;
   }
 
+  await report({ step: "saving", done: toLookUp, total: toLookUp }, true);
   // Rows still to create make their follow-up calls after creation.
   await db.execute(sql`
     update import_rows set follow_up_state = 'pending'
@@ -119,10 +177,10 @@ export async function planJob(db: Database, client: PlatformClient, jobId: strin
   };
   const [updated] = await db
     .update(importJobs)
-    .set({ status: "planned", plan, plannedAt: new Date() })
-    .where(and(eq(importJobs.id, jobId), inArray(importJobs.status, ["draft", "planned"])))
+    .set({ status: "planned", plan, plannedAt: new Date(), planProgress: null, claimedBy: null, claimedUntil: null })
+    .where(and(eq(importJobs.id, jobId), eq(importJobs.status, "planning")))
     .returning();
-  if (!updated) throw new ImportJobError("This import started while it was being planned; the plan was not saved.");
+  if (!updated) throw new ImportJobError("This import was cancelled while it was being planned; the plan was not saved.");
   return updated;
 }
 
@@ -180,7 +238,12 @@ export function referencedUserIds(body: Record<string, unknown> | null): string[
  * platform. Unknown ones fail a `strict` channel (400111) and are left out of any other
  * (a warning). Members from a users import that has not completed say so: run that first.
  */
-async function checkMembers(db: Database, client: PlatformClient, job: ImportJob) {
+async function checkMembers(
+  db: Database,
+  client: PlatformClient,
+  job: ImportJob,
+  report: (progress: PlanProgress, force?: boolean) => Promise<void>,
+) {
   let requests = 0;
   const rowsById = new Map<string, number[]>();
   const bodies = new Map<number, Record<string, unknown> | null>();
@@ -214,10 +277,14 @@ async function checkMembers(db: Database, client: PlatformClient, job: ImportJob
   }
   const onPlatform = new Set<string>();
   const toLookUp = ids.filter((id) => !imported.has(id) || imported.get(id)!.status === "completed");
+  let lookedUp = 0;
+  await report({ step: "members", done: 0, total: toLookUp.length }, true);
   await forEachConcurrent(chunk(toLookUp, LOOKUP_BATCH), USER_LOOKUP_CONCURRENCY, async (userIds) => {
     requests++;
     const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }));
     for (const user of page.users) onPlatform.add(user.user_id);
+    lookedUp += userIds.length;
+    await report({ step: "members", done: lookedUp, total: toLookUp.length });
   });
 
   const issuesByRow = new Map<number, RowIssue[]>();

@@ -1,7 +1,7 @@
 import "server-only";
 import { isNotNull } from "drizzle-orm";
 import { getDatabaseHandle, getDb } from "@/lib/db/client";
-import { importRows } from "@/lib/db/schema";
+import { importJobs, importRows } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { getPlatformClient } from "@/lib/platform";
 import { startImportRunner, type ImportRunner } from "./runner";
@@ -12,7 +12,7 @@ type GlobalWithRunner = typeof globalThis & { [runnerKey]?: Promise<ImportRunner
 /**
  * Starts working import jobs in this process (once): from lib/startup.ts in the console,
  * from worker.ts in an extra worker. Jobs that were running before a restart go on
- * where they were.
+ * where they were, and plans cut short are made again.
  */
 export function startImportJobs(options: { concurrency?: number } = {}): Promise<ImportRunner> {
   const store = globalThis as GlobalWithRunner;
@@ -21,6 +21,7 @@ export function startImportJobs(options: { concurrency?: number } = {}): Promise
     if (handle.kind === "pglite") {
       // Embedded PGlite has one process by construction: every claim left is a dead one's.
       await handle.db.update(importRows).set({ lockedUntil: null, lockedBy: null }).where(isNotNull(importRows.lockedUntil));
+      await handle.db.update(importJobs).set({ claimedUntil: null, claimedBy: null }).where(isNotNull(importJobs.claimedUntil));
     }
     return startImportRunner({
       getDb,
@@ -31,7 +32,7 @@ export function startImportJobs(options: { concurrency?: number } = {}): Promise
   return store[runnerKey];
 }
 
-/** A job was started or resumed: look now rather than at the next poll. */
+/** A job was started, resumed or asked for a plan: look now rather than at the next poll. */
 export function nudgeImportJobs(): void {
   void (globalThis as GlobalWithRunner)[runnerKey]?.then((runner) => runner.nudge());
 }

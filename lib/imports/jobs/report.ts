@@ -1,6 +1,6 @@
 import "server-only";
 import type { Database } from "@/lib/db/client";
-import type { RowIssue, RowState } from "@/lib/imports/types";
+import type { PlanProgress, RowIssue, RowState } from "@/lib/imports/types";
 import { csvLine } from "./csv";
 import type { JobPlan } from "./plan";
 import type { Rehearsal } from "./rehearsal";
@@ -27,7 +27,11 @@ export type JobProgress = {
   /** At that pace; null when unknown. */
   secondsLeft: number | null;
   plan: JobPlan | null;
+  /** How far the plan being made has got, while the job is `planning`. */
+  planProgress: PlanProgress | null;
   rehearsal: Rehearsal | null;
+  /** Why the job could not go on (e.g. the plan could not be made), in words. */
+  error: string | null;
 };
 
 const RATE_WINDOW_MS = 10_000;
@@ -53,7 +57,9 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     perSecond: Math.round(perSecond * 10) / 10,
     secondsLeft: perSecond > 0 ? Math.ceil(remaining / perSecond) : null,
     plan: job.plan as JobPlan | null,
+    planProgress: job.planProgress,
     rehearsal: job.rehearsal as Rehearsal | null,
+    error: job.error,
   };
 }
 

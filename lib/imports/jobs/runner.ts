@@ -7,6 +7,7 @@ import type { PlatformClient, ResponseInfo } from "@/lib/platform";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
 import { startPollLoop } from "@/lib/background/poll-loop";
 import { Pacer } from "./pacer";
+import { startPlanner } from "./planner";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import { liveClaims, type ImportJob, type ImportRow } from "./store";
 
@@ -42,7 +43,8 @@ const FLUSH_MS = 250;
 const STATUS_CHECK_MS = 1000;
 
 /**
- * Works the jobs whose status is `running`, one at a time, oldest first. Rows are claimed
+ * Works the jobs whose status is `running`, one at a time, oldest first, and beside them
+ * makes the plans of jobs that are `planning` (`./planner.ts`). Rows are claimed
  * with `FOR UPDATE SKIP LOCKED` and a lease, so several processes on one PostgreSQL database
  * share a job without sending a row twice, and a dead worker's rows come back when its
  * lease runs out. Outcomes are written in batches.
@@ -291,11 +293,26 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     onError: (error) => log(`job check failed: ${error instanceof Error ? error.message : String(error)}`),
   });
 
+  // Plans are made beside the run, so asking for one never waits for another job to finish.
+  const planner = startPlanner({
+    getDb: options.getDb,
+    createClient: () => options.createClient({ onResponse: () => {}, rateLimitRetries: 3 }),
+    workerId,
+    leaseMs,
+    pollMs,
+    log,
+  });
+
   return {
     workerId,
     pacers,
-    nudge: loop.nudge,
-    stop: loop.stop,
+    nudge: () => {
+      loop.nudge();
+      planner.nudge();
+    },
+    stop: async () => {
+      await Promise.all([loop.stop(), planner.stop()]);
+    },
   };
 }
 

@@ -181,6 +181,7 @@ export async function transition(
 
 export const statusWords: Record<JobStatus, string> = {
   draft: "still uploading",
+  planning: "being planned",
   planned: "planned",
   running: "running",
   paused: "paused",
@@ -191,6 +192,7 @@ export const statusWords: Record<JobStatus, string> = {
 
 const actionWords: Record<JobStatus, string> = {
   draft: "reopened for upload",
+  planning: "planned",
   planned: "planned",
   running: "run",
   paused: "paused",

@@ -17,6 +17,10 @@ export type SandboxServer = {
   output: () => string;
   /** Stops the process (SIGKILL with `kill`, as in a crash) and starts it again on the same data. */
   restart: (options?: { kill?: boolean }) => Promise<void>;
+  /** Freezes the process (SIGSTOP): connections are accepted by the system, never answered. */
+  pause: () => void;
+  /** Lets a paused process go on (SIGCONT). */
+  resume: () => void;
   stop: () => Promise<void>;
 };
 
@@ -99,7 +103,10 @@ export async function startSandboxServer(extraEnv: Record<string, string> = {}):
       server.origin = origin;
       server.baseUrl = `${origin}/sandbox/${appId}`;
     },
+    pause: () => child.kill("SIGSTOP"),
+    resume: () => child.kill("SIGCONT"),
     stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGCONT");
       await halt("SIGTERM");
       fs.rmSync(dataDir, { recursive: true, force: true });
       if (databaseUrl && schemaName) await dropSchema(databaseUrl, schemaName);

@@ -1,0 +1,131 @@
+import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { importJobs } from "@/lib/db/schema";
+import { controlJob } from "@/lib/imports/jobs/control";
+import { planJob, requestPlan } from "@/lib/imports/jobs/plan";
+import { startPlanner } from "@/lib/imports/jobs/planner";
+import { appendRows, createJob, requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store";
+import type { PlanProgress } from "@/lib/imports/types";
+import { usersFile, usersMapping } from "@/tests/fixtures/imports";
+import { sharedSandbox } from "./support/http";
+import { clientFor, useJobDatabase, waitForPlan, type Target } from "./imports-harness";
+
+describe("plans are made in the background", () => {
+  const sandbox = sharedSandbox();
+  const jobs = useJobDatabase();
+
+  /** A users job of `count` rows, all uploaded, not yet asked for a plan. */
+  async function uploadedJob(count: number, { upload = count } = {}): Promise<ImportJob> {
+    const file = usersFile(count, `plan_${randomBytes(4).toString("hex")}`);
+    const job = await createJob(jobs.handle.db, {
+      resource: "users",
+      fileName: "users.csv",
+      columns: file.columns,
+      mapping: usersMapping,
+      totalRows: count,
+    });
+    const rows = file.rows.slice(0, upload).map((values, index) => ({ index, values }));
+    await appendRows(jobs.handle.db, job.id, rows);
+    return job;
+  }
+
+  it("refuses to plan before every row has arrived, and changes nothing", async () => {
+    const job = await uploadedJob(3, { upload: 2 });
+    await expect(requestPlan(jobs.handle.db, job.id)).rejects.toThrow(/Only 2 of the file's 3 rows have arrived/);
+    expect((await requireJob(jobs.handle.db, job.id)).status).toBe("draft");
+  });
+
+  it("reports its progress while it looks up, then saves the plan and lets go of the job", async () => {
+    const job = await uploadedJob(450);
+    const asked = await requestPlan(jobs.handle.db, job.id);
+    expect(asked).toMatchObject({ status: "planning", plan: null });
+    // Asking again while it waits changes nothing.
+    expect((await requestPlan(jobs.handle.db, job.id)).status).toBe("planning");
+
+    const reports: PlanProgress[] = [];
+    const planned = await planJob(jobs.handle.db, clientFor(sandbox), job.id, async (progress) => {
+      reports.push(progress);
+      return true;
+    });
+    expect(reports[0]).toEqual({ step: "lookups", done: 0, total: 450 });
+    expect(reports.at(-1)).toEqual({ step: "saving", done: 450, total: 450 });
+    expect(planned).toMatchObject({ status: "planned", planProgress: null, claimedBy: null, claimedUntil: null });
+    expect(planned.plan).toMatchObject({ toCreate: 450, existing: 0, invalid: 0, lookups: { requests: 5 } });
+  });
+
+  it("stops without saving when its reporter says the job is no longer to be planned", async () => {
+    const job = await uploadedJob(10);
+    await requestPlan(jobs.handle.db, job.id);
+    await controlJob(jobs.handle.db, job.id, "cancel");
+    await expect(planJob(jobs.handle.db, clientFor(sandbox), job.id)).rejects.toThrow(/not waiting for a plan/);
+
+    const second = await uploadedJob(10);
+    await requestPlan(jobs.handle.db, second.id);
+    await expect(planJob(jobs.handle.db, clientFor(sandbox), second.id, async () => false)).rejects.toThrow(/stopped/);
+    expect((await requireJob(jobs.handle.db, second.id)).status).toBe("planning");
+  });
+
+  it("sends the job back to draft with the reason when the platform cannot be reached; a new plan then works", async () => {
+    const job = await uploadedJob(5);
+    await requestPlan(jobs.handle.db, job.id);
+    const unreachable: Target = { ...sandbox, baseUrl: "http://127.0.0.1:9/sandbox/none" };
+    await expect(waitForPlan(jobs.handle, unreachable, job.id, { clientTimeoutMs: 500 })).rejects.toThrow(
+      /The plan could not be made/,
+    );
+    const failed = await requireJob(jobs.handle.db, job.id);
+    expect(failed).toMatchObject({ status: "draft", plan: null, claimedBy: null });
+    // Said in words, without the look-up's query of a hundred user ids.
+    expect(failed.error).toMatch(/^The plan could not be made: GET http:\/\/127\.0\.0\.1:9\/sandbox\/none\/v3\/users failed: /);
+
+    await requestPlan(jobs.handle.db, job.id);
+    const planned = await waitForPlan(jobs.handle, sandbox, job.id);
+    expect(planned).toMatchObject({ status: "planned", error: null });
+    expect((await rowCounts(jobs.handle.db, job.id)).pending).toBe(5);
+  });
+
+  it("takes over a plan whose worker died, and leaves alone one whose worker is alive", async () => {
+    const dead = await uploadedJob(5);
+    const alive = await uploadedJob(5);
+    await requestPlan(jobs.handle.db, dead.id);
+    await requestPlan(jobs.handle.db, alive.id);
+    await jobs.handle.db
+      .update(importJobs)
+      .set({ claimedBy: "dead-worker", claimedUntil: new Date(Date.now() - 1000) })
+      .where(eq(importJobs.id, dead.id));
+    await jobs.handle.db
+      .update(importJobs)
+      .set({ claimedBy: "live-worker", claimedUntil: new Date(Date.now() + 60_000) })
+      .where(eq(importJobs.id, alive.id));
+
+    expect((await waitForPlan(jobs.handle, sandbox, dead.id)).status).toBe("planned");
+    const untouched = await requireJob(jobs.handle.db, alive.id);
+    expect(untouched).toMatchObject({ status: "planning", claimedBy: "live-worker" });
+  });
+
+  it("never lets two planners make the same plan", async () => {
+    const waiting = await Promise.all([uploadedJob(300), uploadedJob(300), uploadedJob(300)]);
+    for (const job of waiting) await requestPlan(jobs.handle.db, job.id);
+    const planned = new Map<string, string[]>();
+    const planners = ["a", "b"].map((workerId) =>
+      startPlanner({
+        getDb: async () => jobs.handle.db,
+        createClient: async () => clientFor(sandbox),
+        workerId,
+        pollMs: 20,
+        log: (line) => {
+          const jobId = /planned job (\S+)/.exec(line)?.[1];
+          if (jobId) planned.set(jobId, [...(planned.get(jobId) ?? []), workerId]);
+        },
+      }),
+    );
+    try {
+      const deadline = Date.now() + 30_000;
+      while (planned.size < waiting.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      await Promise.all(planners.map((planner) => planner.stop()));
+    }
+    expect([...planned.values()].map((workers) => workers.length)).toEqual([1, 1, 1]);
+    for (const job of waiting) expect((await requireJob(jobs.handle.db, job.id)).status).toBe("planned");
+  });
+});

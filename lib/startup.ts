@@ -1,7 +1,6 @@
 import "server-only";
 import { ensureAdminPassword } from "@/lib/auth/admin-password";
 import { startImportJobs } from "@/lib/imports/jobs/process-runner";
-import { markInterruptedRehearsals } from "@/lib/imports/jobs/rehearsal";
 import { getSandboxApp, startSandboxWebhookWorker } from "@/lib/sandbox";
 
 /**
@@ -14,7 +13,6 @@ export async function startConsole(): Promise<void> {
   await ensureAdminPassword(db);
   // Events accepted before a restart are delivered after it.
   startSandboxWebhookWorker();
-  // Import jobs that were running before a restart go on where they were.
-  await markInterruptedRehearsals(db);
+  // Import jobs, plans and rehearsals under way before a restart go on where they were.
   await startImportJobs();
 }

@@ -10,7 +10,6 @@ import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
 import { rowRequests } from "@/lib/imports/jobs/report";
 import { appendRows, createJob, ImportJobError } from "@/lib/imports/jobs/store";
 import { importResources, MAX_IMPORT_ROWS } from "@/lib/imports/types";
-import { getPlatformClient } from "@/lib/platform";
 import { ActionError, adminAction } from "./safe-action";
 
 const jobRef = z.object({ jobId: z.uuid({ error: "There is no such import." }) });
@@ -67,7 +66,8 @@ export const planImportJob = adminAction(jobRef, askForPlan);
 
 export const rehearseImportJob = adminAction(jobRef, async ({ jobId }) =>
   explained(async () => {
-    await startRehearsal(await getDb(), await getPlatformClient({ rateLimitRetries: 3 }), jobId);
+    await startRehearsal(await getDb(), jobId);
+    nudgeImportJobs();
     return { jobId };
   }),
 );

@@ -5,11 +5,13 @@ import { importJobs } from "@/lib/db/schema";
 import { controlJob } from "@/lib/imports/jobs/control";
 import { planJob, requestPlan } from "@/lib/imports/jobs/plan";
 import { startPlanner } from "@/lib/imports/jobs/planner";
+import { startRehearsal, type Rehearsal } from "@/lib/imports/jobs/rehearsal";
+import { createApplication, findApplication, listApplications } from "@/lib/sandbox/apps";
 import { appendRows, createJob, requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store";
 import type { PlanProgress } from "@/lib/imports/types";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
-import { sharedSandbox } from "./support/http";
-import { clientFor, useJobDatabase, waitForPlan, type Target } from "./imports-harness";
+import { call, sharedSandbox } from "./support/http";
+import { clientFor, createPlannedJob, useJobDatabase, waitForPlan, type Target } from "./imports-harness";
 
 describe("plans are made in the background", () => {
   const sandbox = sharedSandbox();
@@ -127,5 +129,76 @@ describe("plans are made in the background", () => {
     }
     expect([...planned.values()].map((workers) => workers.length)).toEqual([1, 1, 1]);
     for (const job of waiting) expect((await requireJob(jobs.handle.db, job.id)).status).toBe("planned");
+  });
+});
+
+describe("rehearsals are run in the background", () => {
+  const sandbox = sharedSandbox();
+  const jobs = useJobDatabase();
+
+  /** Runs a planner of the test's own until the job's rehearsal is no longer running. */
+  async function waitForRehearsal(jobId: string): Promise<Rehearsal> {
+    const planner = startPlanner({
+      getDb: async () => jobs.handle.db,
+      createClient: async () => clientFor(sandbox),
+      workerId: "test-rehearsals",
+      pollMs: 20,
+      log: () => {},
+    });
+    try {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const rehearsal = (await requireJob(jobs.handle.db, jobId)).rehearsal as Rehearsal | null;
+        if (rehearsal && rehearsal.state !== "running") return rehearsal;
+        if (Date.now() > deadline) throw new Error("the rehearsal is still running");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await planner.stop();
+    }
+  }
+
+  const scratchApplications = async () =>
+    (await listApplications(jobs.handle.db)).filter((app) => app.id.startsWith("rehearsal-"));
+
+  it("sends the whole plan to a scratch application, deletes it, and sends nothing to the target", async () => {
+    const prefix = `reh_${randomBytes(4).toString("hex")}`;
+    const planned = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(6, prefix, { inactiveEvery: 3 }), usersMapping);
+    expect(planned.plan).toMatchObject({ toCreate: 6, followUps: { deactivate: 2 } });
+
+    await startRehearsal(jobs.handle.db, planned.id);
+    await expect(startRehearsal(jobs.handle.db, planned.id)).rejects.toThrow(/already running/);
+    await expect(controlJob(jobs.handle.db, planned.id, "run")).rejects.toThrow(/rehearsal of this import is running/);
+
+    const rehearsal = await waitForRehearsal(planned.id);
+    expect(rehearsal).toMatchObject({ state: "done", created: 6, existed: 0, failed: 0, followUpsFailed: 0, failures: [] });
+    expect(await scratchApplications()).toEqual([]);
+    expect((await call(sandbox, "GET", `/v3/users/${prefix}_0`)).status).toBe(400);
+  });
+
+  it("takes over a rehearsal whose worker died, deleting the scratch application it left", async () => {
+    const planned = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(3, `dead_${randomBytes(4).toString("hex")}`), usersMapping);
+    const leftover = `rehearsal-${planned.id.slice(0, 8)}-dead00`;
+    await createApplication(jobs.handle.db, { id: leftover, name: "Left by a dead worker" });
+    const dying: Rehearsal = { state: "running", startedAt: new Date().toISOString(), appId: leftover };
+    await jobs.handle.db
+      .update(importJobs)
+      .set({ rehearsal: dying, claimedBy: "dead-worker", claimedUntil: new Date(Date.now() - 1000) })
+      .where(eq(importJobs.id, planned.id));
+
+    expect(await waitForRehearsal(planned.id)).toMatchObject({ state: "done", created: 3 });
+    expect(await findApplication(jobs.handle.db, leftover)).toBeUndefined();
+    expect(await scratchApplications()).toEqual([]);
+    expect(await requireJob(jobs.handle.db, planned.id)).toMatchObject({ claimedBy: null, claimedUntil: null });
+  });
+
+  it("says a rehearsal that never ran will not, when the import is cancelled", async () => {
+    const planned = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(2, `cxl_${randomBytes(4).toString("hex")}`), usersMapping);
+    await startRehearsal(jobs.handle.db, planned.id);
+    await controlJob(jobs.handle.db, planned.id, "cancel");
+    expect(await requireJob(jobs.handle.db, planned.id)).toMatchObject({
+      status: "cancelled",
+      rehearsal: { state: "failed", error: "The import was cancelled." },
+    });
   });
 });

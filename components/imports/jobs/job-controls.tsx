@@ -41,7 +41,7 @@ export function JobControls({ progress }: JobControlsProps) {
       <div className="flex flex-wrap gap-2">
         {progress.status === "planned" && (
           <>
-            {button("run", "Run import", "primary")}
+            {!rehearsing && button("run", "Run import", "primary")}
             {!rehearsing && button("rehearse", "Rehearse in a scratch application")}
             {!rehearsing && button("plan", "Plan again")}
           </>

@@ -1,6 +1,9 @@
 import "server-only";
+import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { liveClaims, transition, type ImportJob } from "./store";
+import { importJobs } from "@/lib/db/schema";
+import type { Rehearsal } from "./rehearsal";
+import { ImportJobError, liveClaims, requireJob, transition, type ImportJob } from "./store";
 
 export type JobCommand = "run" | "pause" | "resume" | "cancel";
 
@@ -11,14 +14,23 @@ export type JobCommand = "run" | "pause" | "resume" | "cancel";
  */
 export async function controlJob(db: Database, jobId: string, command: JobCommand): Promise<ImportJob> {
   switch (command) {
-    case "run":
+    case "run": {
+      const job = await requireJob(db, jobId);
+      if ((job.rehearsal as Rehearsal | null)?.state === "running") {
+        throw new ImportJobError("A rehearsal of this import is running; run the import once it has finished.");
+      }
       return transition(db, jobId, ["planned"], "running", { startedAt: new Date() });
+    }
     case "pause":
       return transition(db, jobId, ["running"], "paused");
     case "resume":
       return transition(db, jobId, ["paused"], "running");
     case "cancel": {
       const job = await transition(db, jobId, ["draft", "planning", "planned", "paused", "running"], "cancelling");
+      // A rehearsal asked for and not yet run never will be.
+      await db.execute(sql`
+        update ${importJobs} set rehearsal = rehearsal || '{"state":"failed","error":"The import was cancelled."}'::jsonb
+        where id = ${jobId} and rehearsal ->> 'state' = 'running'`);
       if ((await liveClaims(db, jobId)) === 0 && job.status === "cancelling") {
         return transition(db, jobId, ["cancelling"], "cancelled", { finishedAt: new Date() });
       }

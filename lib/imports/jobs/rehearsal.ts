@@ -4,10 +4,10 @@ import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import { createPlatformClient, type PlatformClient } from "@/lib/platform";
-import { createApplication, deleteApplication, getSandboxApp } from "@/lib/sandbox";
+import { createApplication, createSandboxApp, deleteApplication, parseFaults, sandboxConfigFromEnv } from "@/lib/sandbox";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
 import { Pacer } from "./pacer";
-import { chunk, referencedUserIds } from "./plan";
+import { chunk, PlanStopped, referencedUserIds } from "./plan";
 import { forEachConcurrent, withRetries } from "./retry";
 import { ImportJobError, requireJob, type ImportJob } from "./store";
 
@@ -23,52 +23,86 @@ export type Rehearsal = {
   failures?: Array<{ rowIndex: number; code: number | null; message: string }>;
   seededUsers?: number;
   error?: string;
+  /** The scratch application of the attempt under way, deleted by whoever takes the rehearsal over. */
+  appId?: string;
 };
 
 const MAX_LISTED_FAILURES = 100;
 const PAGE = 2_000;
 
 /**
- * Runs the whole plan against the embedded sandbox in a scratch application created for
- * it and deleted afterwards (only the outcome is kept, on the job). For channels the
- * scratch application is first given the referenced users that exist on the real target,
- * so members resolve as they will there.
+ * Asks for a rehearsal: the whole plan run against the embedded sandbox in a scratch
+ * application created for it and deleted afterwards (only the outcome is kept, on the job).
+ * A worker runs it in the background (`./planner.ts`); one cut short by a restart is run
+ * again from the start. For channels the scratch application is first given the referenced
+ * users that exist on the real target, so members resolve as they will there.
  */
-export async function startRehearsal(db: Database, target: PlatformClient, jobId: string): Promise<ImportJob> {
+export async function startRehearsal(db: Database, jobId: string): Promise<ImportJob> {
   const job = await requireJob(db, jobId);
   if (job.status !== "planned") throw new ImportJobError("Only a planned import that has not started can be rehearsed.");
-  const current = job.rehearsal as Rehearsal | null;
-  if (current?.state === "running") throw new ImportJobError("A rehearsal of this import is already running.");
   const rehearsal: Rehearsal = { state: "running", startedAt: new Date().toISOString() };
-  const [updated] = await db.update(importJobs).set({ rehearsal }).where(eq(importJobs.id, jobId)).returning();
-  void rehearse(db, target, job)
-    .then((outcome) => saveRehearsal(db, jobId, { ...rehearsal, ...outcome, state: "done", finishedAt: new Date().toISOString() }))
-    .catch((error: unknown) =>
-      saveRehearsal(db, jobId, {
-        ...rehearsal,
-        state: "failed",
-        finishedAt: new Date().toISOString(),
-        error: error instanceof Error ? error.message : String(error),
-      }),
-    );
-  return updated!;
+  const [updated] = await db
+    .update(importJobs)
+    .set({ rehearsal, claimedBy: null, claimedUntil: null })
+    .where(
+      and(
+        eq(importJobs.id, jobId),
+        eq(importJobs.status, "planned"),
+        sql`coalesce(${importJobs.rehearsal} ->> 'state', '') <> 'running'`,
+      ),
+    )
+    .returning();
+  if (!updated) throw new ImportJobError("A rehearsal of this import is already running.");
+  return updated;
 }
 
-async function saveRehearsal(db: Database, jobId: string, rehearsal: Rehearsal) {
-  await db.update(importJobs).set({ rehearsal }).where(eq(importJobs.id, jobId));
+/**
+ * Runs a requested rehearsal to its end and records the outcome; a failure is recorded as
+ * the outcome. `PlanStopped` (from `shouldStop`) leaves it requested, for another worker.
+ */
+export async function runRehearsal(
+  db: Database,
+  target: PlatformClient,
+  jobId: string,
+  options: { shouldStop?: () => boolean } = {},
+): Promise<void> {
+  const job = await requireJob(db, jobId);
+  const requested = job.rehearsal as Rehearsal | null;
+  if (requested?.state !== "running") return;
+  // A scratch application left by an attempt that died with its worker.
+  if (requested.appId) await deleteApplication(db, requested.appId);
+  const save = (rehearsal: Rehearsal) => db.update(importJobs).set({ rehearsal }).where(eq(importJobs.id, jobId));
+  const base: Rehearsal = { state: "running", startedAt: requested.startedAt };
+  try {
+    const outcome = await rehearse(db, target, job, {
+      onScratchApplication: (appId) => save({ ...base, appId }),
+      shouldStop: options.shouldStop,
+    });
+    await save({ ...base, ...outcome, state: "done", finishedAt: new Date().toISOString() });
+  } catch (error) {
+    if (error instanceof PlanStopped) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    await save({ ...base, state: "failed", finishedAt: new Date().toISOString(), error: message });
+  }
 }
 
-/** A rehearsal cut short by a restart never reports; say so instead of "running" forever. */
-export async function markInterruptedRehearsals(db: Database): Promise<void> {
-  await db.execute(sql`
-    update import_jobs set rehearsal = rehearsal || '{"state":"failed","error":"Interrupted by a server restart. Rehearse again."}'::jsonb
-    where rehearsal ->> 'state' = 'running'`);
-}
-
-export async function rehearse(db: Database, target: PlatformClient, job: ImportJob): Promise<Omit<Rehearsal, "state" | "startedAt">> {
+async function rehearse(
+  db: Database,
+  target: PlatformClient,
+  job: ImportJob,
+  hooks: { onScratchApplication: (appId: string) => Promise<unknown>; shouldStop?: () => boolean },
+): Promise<Omit<Rehearsal, "state" | "startedAt">> {
   const appId = `rehearsal-${job.id.slice(0, 8)}-${randomBytes(3).toString("hex")}`;
+  // Recorded before it exists, so that whoever takes over after a crash can delete it.
+  await hooks.onScratchApplication(appId);
   const app = await createApplication(db, { id: appId, name: `Rehearsal of ${job.fileName}` });
   if (!app) throw new Error("The scratch application could not be created.");
+  // A sandbox of its own on the job's database: the platform's rules, without the faults or
+  // rate limit configured for the console's sandbox, which would only slow the rehearsal down.
+  const sandbox = createSandboxApp({
+    getDb: async () => db,
+    config: { ...sandboxConfigFromEnv(), rateLimit: null, faults: parseFaults(undefined) },
+  });
   const pacers: Pacers = { read: new Pacer(), write: new Pacer() };
   const baseUrl = `http://sandbox.internal/sandbox/${appId}`;
   const scratch = createPlatformClient({
@@ -79,7 +113,7 @@ export async function rehearse(db: Database, target: PlatformClient, job: Import
     rateLimitRetries: 0,
     timeoutMs: 10_000,
     onResponse: (info) => (info.method === "GET" ? pacers.read : pacers.write).observe(info.status, info.rateLimit),
-    fetch: (input, init) => Promise.resolve(getSandboxApp().fetch(new Request(input, init))),
+    fetch: (input, init) => Promise.resolve(sandbox.fetch(new Request(input, init))),
   });
   try {
     let seededUsers = 0;
@@ -94,6 +128,7 @@ export async function rehearse(db: Database, target: PlatformClient, job: Import
         .orderBy(asc(importRows.rowIndex))
         .limit(PAGE);
       if (rows.length === 0) break;
+      if (hooks.shouldStop?.()) throw new PlanStopped();
       after = rows[rows.length - 1]!.rowIndex;
       await forEachConcurrent(rows, 16, async (row) => {
         for (let attempt = 1; ; attempt++) {

@@ -2,6 +2,7 @@ import "server-only";
 import { env } from "@/lib/env";
 import { findApplication, getSandboxApp } from "@/lib/sandbox";
 import { createPlatformClient, type FetchLike, type PlatformClient, type PlatformClientOptions } from "./client";
+import { inProcessTransport } from "./in-process";
 import { PlatformError } from "./errors";
 
 /** What the console talks to, as the settings page shows it (never the token itself). */
@@ -97,14 +98,7 @@ export function maskToken(token: string): string {
   return token.length <= 8 ? "••••••••" : `${"•".repeat(8)}${token.slice(-4)}`;
 }
 
-/** Calls the sandbox in this process; gives up when the caller's signal (the timeout) fires. */
-const embeddedSandboxFetch: FetchLike = (input, init) =>
-  new Promise<Response>((resolve, reject) => {
-    const signal = init.signal;
-    if (signal?.aborted) return reject(signal.reason);
-    signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
-    Promise.resolve(getSandboxApp().fetch(new Request(input, init))).then(resolve, reject);
-  });
+const embeddedSandboxFetch = inProcessTransport(getSandboxApp);
 
 /** The console's own origin: the request's when in one, else the local address it serves on. */
 async function consoleOrigin(): Promise<string> {

@@ -4,6 +4,7 @@ import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import { createPlatformClient, type PlatformClient } from "@/lib/platform";
+import { inProcessTransport } from "@/lib/platform/in-process";
 import { createApplication, createSandboxApp, deleteApplication, parseFaults, sandboxConfigFromEnv } from "@/lib/sandbox";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
 import { Pacer } from "./pacer";
@@ -113,7 +114,7 @@ async function rehearse(
     rateLimitRetries: 0,
     timeoutMs: 10_000,
     onResponse: (info) => (info.method === "GET" ? pacers.read : pacers.write).observe(info.status, info.rateLimit),
-    fetch: (input, init) => Promise.resolve(sandbox.fetch(new Request(input, init))),
+    fetch: inProcessTransport(() => sandbox),
   });
   try {
     let seededUsers = 0;

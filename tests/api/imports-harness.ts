@@ -67,6 +67,21 @@ export async function createPlannedJob(
   return waitForPlan(handle, target, job.id, options);
 }
 
+/** A planner of the test's own (plans and rehearsals), polling often. */
+export function startTestPlanner(
+  handle: DatabaseHandle,
+  target: Target,
+  options: { workerId?: string; clientTimeoutMs?: number; log?: (line: string) => void } = {},
+) {
+  return startPlanner({
+    getDb: async () => handle.db,
+    createClient: async () => clientFor(target, { timeoutMs: options.clientTimeoutMs ?? 10_000, rateLimitRetries: 3 }),
+    workerId: options.workerId ?? "test-planner",
+    pollMs: 20,
+    log: options.log ?? (() => {}),
+  });
+}
+
 /** Runs a planner of the test's own until the job is no longer `planning`; a failed plan throws its reason. */
 export async function waitForPlan(
   handle: DatabaseHandle,
@@ -74,13 +89,7 @@ export async function waitForPlan(
   jobId: string,
   options: { clientTimeoutMs?: number; timeoutMs?: number } = {},
 ): Promise<ImportJob> {
-  const planner = startPlanner({
-    getDb: async () => handle.db,
-    createClient: async () => clientFor(target, { timeoutMs: options.clientTimeoutMs ?? 10_000, rateLimitRetries: 3 }),
-    workerId: "test-planner",
-    pollMs: 50,
-    log: () => {},
-  });
+  const planner = startTestPlanner(handle, target, { clientTimeoutMs: options.clientTimeoutMs });
   try {
     const started = Date.now();
     for (;;) {

@@ -4,14 +4,13 @@ import { describe, expect, it } from "vitest";
 import { importJobs } from "@/lib/db/schema";
 import { controlJob } from "@/lib/imports/jobs/control";
 import { planJob, requestPlan } from "@/lib/imports/jobs/plan";
-import { startPlanner } from "@/lib/imports/jobs/planner";
 import { startRehearsal, type Rehearsal } from "@/lib/imports/jobs/rehearsal";
 import { createApplication, findApplication, listApplications } from "@/lib/sandbox/apps";
 import { appendRows, createJob, requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store";
 import type { PlanProgress } from "@/lib/imports/types";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { clientFor, createPlannedJob, useJobDatabase, waitForPlan, type Target } from "./imports-harness";
+import { clientFor, createPlannedJob, startTestPlanner, useJobDatabase, waitForPlan, type Target } from "./imports-harness";
 
 describe("plans are made in the background", () => {
   const sandbox = sharedSandbox();
@@ -64,7 +63,7 @@ describe("plans are made in the background", () => {
 
     const second = await uploadedJob(10);
     await requestPlan(jobs.handle.db, second.id);
-    await expect(planJob(jobs.handle.db, clientFor(sandbox), second.id, async () => false)).rejects.toThrow(/stopped/);
+    await expect(planJob(jobs.handle.db, clientFor(sandbox), second.id, async () => false)).rejects.toThrow(/Stopped before the end/);
     expect((await requireJob(jobs.handle.db, second.id)).status).toBe("planning");
   });
 
@@ -110,11 +109,8 @@ describe("plans are made in the background", () => {
     for (const job of waiting) await requestPlan(jobs.handle.db, job.id);
     const planned = new Map<string, string[]>();
     const planners = ["a", "b"].map((workerId) =>
-      startPlanner({
-        getDb: async () => jobs.handle.db,
-        createClient: async () => clientFor(sandbox),
+      startTestPlanner(jobs.handle, sandbox, {
         workerId,
-        pollMs: 20,
         log: (line) => {
           const jobId = /planned job (\S+)/.exec(line)?.[1];
           if (jobId) planned.set(jobId, [...(planned.get(jobId) ?? []), workerId]);
@@ -138,13 +134,7 @@ describe("rehearsals are run in the background", () => {
 
   /** Runs a planner of the test's own until the job's rehearsal is no longer running. */
   async function waitForRehearsal(jobId: string): Promise<Rehearsal> {
-    const planner = startPlanner({
-      getDb: async () => jobs.handle.db,
-      createClient: async () => clientFor(sandbox),
-      workerId: "test-rehearsals",
-      pollMs: 20,
-      log: () => {},
-    });
+    const planner = startTestPlanner(jobs.handle, sandbox);
     try {
       const deadline = Date.now() + 30_000;
       for (;;) {
@@ -190,6 +180,35 @@ describe("rehearsals are run in the background", () => {
     expect(await findApplication(jobs.handle.db, leftover)).toBeUndefined();
     expect(await scratchApplications()).toEqual([]);
     expect(await requireJob(jobs.handle.db, planned.id)).toMatchObject({ claimedBy: null, claimedUntil: null });
+  });
+
+  it("does not hold up a plan while a long rehearsal runs", async () => {
+    const long = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(3000, `long_${randomBytes(4).toString("hex")}`), usersMapping);
+    const file = usersFile(5, `short_${randomBytes(4).toString("hex")}`);
+    const short = await createJob(jobs.handle.db, { resource: "users", fileName: "short.csv", columns: file.columns, mapping: usersMapping, totalRows: 5 });
+    await appendRows(jobs.handle.db, short.id, file.rows.map((values, index) => ({ index, values })));
+
+    await startRehearsal(jobs.handle.db, long.id);
+    const planner = startTestPlanner(jobs.handle, sandbox);
+    try {
+      // The rehearsal is under way (its scratch application is recorded) before the plan is asked for.
+      while (!((await requireJob(jobs.handle.db, long.id)).rehearsal as Rehearsal).appId) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await requestPlan(jobs.handle.db, short.id);
+      planner.nudge();
+      while ((await requireJob(jobs.handle.db, short.id)).status === "planning") {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect((await requireJob(jobs.handle.db, short.id)).status).toBe("planned");
+      expect(((await requireJob(jobs.handle.db, long.id)).rehearsal as Rehearsal).state).toBe("running");
+    } finally {
+      await planner.stop();
+    }
+    // Stopping left the rehearsal asked for, and let go of it for another worker.
+    expect(await requireJob(jobs.handle.db, long.id)).toMatchObject({ rehearsal: { state: "running" }, claimedBy: null });
+    expect(await waitForRehearsal(long.id)).toMatchObject({ state: "done", created: 3000 });
+    expect(await scratchApplications()).toEqual([]);
   });
 
   it("says a rehearsal that never ran will not, when the import is cancelled", async () => {

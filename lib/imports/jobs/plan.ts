@@ -32,11 +32,11 @@ const USER_LOOKUP_CONCURRENCY = 4;
 /** Whether the plan should go on; false when the job was cancelled or the worker is stopping. */
 export type PlanProgressReporter = (progress: PlanProgress) => Promise<boolean>;
 
-/** The plan stopped before its end because its reporter said so; nothing was saved. */
-export class PlanStopped extends Error {
+/** A plan or rehearsal stopped before its end because it was told to; nothing was saved. */
+export class StoppedEarly extends Error {
   constructor() {
-    super("The plan was stopped before it was finished.");
-    this.name = "PlanStopped";
+    super("Stopped before the end; nothing was saved.");
+    this.name = "StoppedEarly";
   }
 }
 
@@ -90,7 +90,7 @@ export async function planJob(
   const report = async (progress: PlanProgress, force = false) => {
     if (!force && performance.now() - lastReport < PROGRESS_EVERY_MS) return;
     lastReport = performance.now();
-    if (!(await onProgress(progress))) throw new PlanStopped();
+    if (!(await onProgress(progress))) throw new StoppedEarly();
   };
 
   // Start again from the upload's own verdict.

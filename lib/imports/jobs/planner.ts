@@ -5,7 +5,7 @@ import { importJobs } from "@/lib/db/schema";
 import { startPollLoop, type PollLoop } from "@/lib/background/poll-loop";
 import type { PlatformClient } from "@/lib/platform";
 import type { PlanProgress } from "@/lib/imports/types";
-import { planJob, PlanStopped, rowsOf } from "./plan";
+import { planJob, StoppedEarly, rowsOf } from "./plan";
 import { runRehearsal } from "./rehearsal";
 
 export type PlannerOptions = {
@@ -19,14 +19,15 @@ export type PlannerOptions = {
 };
 
 /**
- * Does the work before a run, one job at a time, oldest first: the plans of jobs that are
- * `planning` and the rehearsals asked for on `planned` jobs. A job is claimed with
+ * Does the work before a run: the plans of jobs that are `planning` and, in a loop of its own
+ * (a long rehearsal must not hold up a plan), the rehearsals asked for on `planned` jobs; each
+ * one job at a time, oldest first. A job is claimed with
  * `FOR UPDATE SKIP LOCKED` and a lease, so several processes on one PostgreSQL database never
  * work the same job at once, and work cut short by a crash is done again once the lease runs
  * out. A plan that fails sends the job back to `draft` with the reason, to be asked for again;
  * a rehearsal that fails records why as its outcome.
  */
-export function startPlanner(options: PlannerOptions): PollLoop {
+export function startPlanner(options: PlannerOptions): Pick<PollLoop, "nudge" | "stop"> {
   const leaseMs = options.leaseMs ?? 15_000;
   const { workerId } = options;
   const log = options.log ?? ((line: string) => console.log(`[imports] ${line}`));
@@ -35,17 +36,22 @@ export function startPlanner(options: PlannerOptions): PollLoop {
   const release = (db: Database, jobId: string) =>
     db.update(importJobs).set({ claimedBy: null, claimedUntil: null }).where(ours(jobId));
 
-  async function tick(db: Database): Promise<boolean> {
-    const claimed = rowsOf<{ id: string; status: string }>(
+  let stopping = false;
+  const waiting = {
+    plan: sql`status = 'planning'`,
+    rehearsal: sql`status = 'planned' and rehearsal ->> 'state' = 'running'`,
+  };
+
+  async function tick(db: Database, kind: keyof typeof waiting): Promise<boolean> {
+    const claimed = rowsOf<{ id: string }>(
       await db.execute(sql`
         update import_jobs set claimed_by = ${workerId}, claimed_until = ${leaseEnd().toISOString()}::timestamptz
         where id = (
           select id from import_jobs
-          where (status = 'planning' or (status = 'planned' and rehearsal ->> 'state' = 'running'))
-            and (claimed_until is null or claimed_until < now())
+          where ${waiting[kind]} and (claimed_until is null or claimed_until < now())
           order by created_at limit 1
           for update skip locked)
-        returning id, status`),
+        returning id`),
     );
     const job = claimed[0];
     if (!job) return false;
@@ -58,7 +64,7 @@ export function startPlanner(options: PlannerOptions): PollLoop {
         .catch((error: unknown) => log(`renewing the claim on job ${job.id} failed: ${String(error)}`));
     }, leaseMs / 3);
     try {
-      if (job.status === "planning") await plan(db, job.id);
+      if (kind === "plan") await plan(db, job.id);
       else await rehearse(db, job.id);
     } finally {
       clearInterval(renew);
@@ -73,7 +79,7 @@ export function startPlanner(options: PlannerOptions): PollLoop {
         .set({ planProgress, claimedUntil: leaseEnd() })
         .where(and(ours(jobId), eq(importJobs.status, "planning")))
         .returning({ id: importJobs.id });
-      return kept.length > 0 && loop.running;
+      return kept.length > 0 && !stopping;
     };
     try {
       const started = performance.now();
@@ -81,7 +87,7 @@ export function startPlanner(options: PlannerOptions): PollLoop {
       log(`planned job ${jobId} in ${Math.round(performance.now() - started)} ms`);
     } catch (error) {
       // Cancelled (nothing to do), or this process is stopping: let another take it at once.
-      if (error instanceof PlanStopped) return void (await release(db, jobId));
+      if (error instanceof StoppedEarly) return void (await release(db, jobId));
       const reason = error instanceof Error ? error.message : String(error);
       log(`planning job ${jobId} failed: ${reason}`);
       await db
@@ -94,18 +100,26 @@ export function startPlanner(options: PlannerOptions): PollLoop {
   async function rehearse(db: Database, jobId: string) {
     try {
       const started = performance.now();
-      await runRehearsal(db, await options.createClient(), jobId, { shouldStop: () => !loop.running });
+      await runRehearsal(db, await options.createClient(), jobId, { shouldStop: () => stopping });
       log(`rehearsed job ${jobId} in ${Math.round(performance.now() - started)} ms`);
     } catch (error) {
-      if (!(error instanceof PlanStopped)) throw error;
+      if (!(error instanceof StoppedEarly)) throw error;
     } finally {
       await release(db, jobId);
     }
   }
 
-  const loop: PollLoop = startPollLoop(async () => tick(await options.getDb()), {
-    pollMs: options.pollMs ?? 500,
-    onError: (error) => log(`planner failed: ${String(error)}`),
-  });
-  return loop;
+  const loops = (["plan", "rehearsal"] as const).map((kind) =>
+    startPollLoop(async () => tick(await options.getDb(), kind), {
+      pollMs: options.pollMs ?? 500,
+      onError: (error) => log(`${kind} worker failed: ${String(error)}`),
+    }),
+  );
+  return {
+    nudge: () => loops.forEach((loop) => loop.nudge()),
+    stop: async () => {
+      stopping = true;
+      await Promise.all(loops.map((loop) => loop.stop()));
+    },
+  };
 }

@@ -8,7 +8,7 @@ import { inProcessTransport } from "@/lib/platform/in-process";
 import { createApplication, createSandboxApp, deleteApplication, parseFaults, sandboxConfigFromEnv } from "@/lib/sandbox";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
 import { Pacer } from "./pacer";
-import { chunk, PlanStopped, referencedUserIds } from "./plan";
+import { chunk, StoppedEarly, referencedUserIds } from "./plan";
 import { forEachConcurrent, withRetries } from "./retry";
 import { ImportJobError, requireJob, type ImportJob } from "./store";
 
@@ -59,7 +59,7 @@ export async function startRehearsal(db: Database, jobId: string): Promise<Impor
 
 /**
  * Runs a requested rehearsal to its end and records the outcome; a failure is recorded as
- * the outcome. `PlanStopped` (from `shouldStop`) leaves it requested, for another worker.
+ * the outcome. `StoppedEarly` (from `shouldStop`) leaves it requested, for another worker.
  */
 export async function runRehearsal(
   db: Database,
@@ -81,7 +81,7 @@ export async function runRehearsal(
     });
     await save({ ...base, ...outcome, state: "done", finishedAt: new Date().toISOString() });
   } catch (error) {
-    if (error instanceof PlanStopped) throw error;
+    if (error instanceof StoppedEarly) throw error;
     const message = error instanceof Error ? error.message : String(error);
     await save({ ...base, state: "failed", finishedAt: new Date().toISOString(), error: message });
   }
@@ -129,7 +129,7 @@ async function rehearse(
         .orderBy(asc(importRows.rowIndex))
         .limit(PAGE);
       if (rows.length === 0) break;
-      if (hooks.shouldStop?.()) throw new PlanStopped();
+      if (hooks.shouldStop?.()) throw new StoppedEarly();
       after = rows[rows.length - 1]!.rowIndex;
       await forEachConcurrent(rows, 16, async (row) => {
         for (let attempt = 1; ; attempt++) {

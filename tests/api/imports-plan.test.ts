@@ -159,11 +159,16 @@ describe("rehearsals are run in the background", () => {
     await startRehearsal(jobs.handle.db, planned.id);
     await expect(startRehearsal(jobs.handle.db, planned.id)).rejects.toThrow(/already running/);
     await expect(controlJob(jobs.handle.db, planned.id, "run")).rejects.toThrow(/rehearsal of this import is running/);
+    await expect(requestPlan(jobs.handle.db, planned.id)).rejects.toThrow(/rehearsal of this import is running/);
 
     const rehearsal = await waitForRehearsal(planned.id);
     expect(rehearsal).toMatchObject({ state: "done", created: 6, existed: 0, failed: 0, followUpsFailed: 0, failures: [] });
     expect(await scratchApplications()).toEqual([]);
     expect((await call(sandbox, "GET", `/v3/users/${prefix}_0`)).status).toBe(400);
+
+    // A new plan drops the rehearsal of the old one.
+    await requestPlan(jobs.handle.db, planned.id);
+    expect(await requireJob(jobs.handle.db, planned.id)).toMatchObject({ status: "planning", rehearsal: null });
   });
 
   it("takes over a rehearsal whose worker died, deleting the scratch application it left", async () => {

@@ -5,6 +5,7 @@ import { importJobs, importRows } from "@/lib/db/schema";
 import type { ImportResource, PlanProgress, RowIssue } from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { LOOKUP_BATCH } from "./limits";
+import type { Rehearsal } from "./rehearsal";
 import { forEachConcurrent, withRetries } from "./retry";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import { finishUpload, ImportJobError, requireJob, rowCounts, type ImportJob } from "./store";
@@ -48,13 +49,18 @@ const PROGRESS_EVERY_MS = 500;
  * restart picks the plan up again. Asking again while it waits changes nothing.
  */
 export async function requestPlan(db: Database, jobId: string): Promise<ImportJob> {
-  await finishUpload(db, jobId);
+  const job = await finishUpload(db, jobId);
+  if ((job.rehearsal as Rehearsal | null)?.state === "running") {
+    throw new ImportJobError("A rehearsal of this import is running; plan again once it has finished.");
+  }
   const [updated] = await db
     .update(importJobs)
     .set({
       status: "planning",
       plan: null,
       plannedAt: null,
+      // A rehearsal of the previous plan says nothing about the next one.
+      rehearsal: null,
       planProgress: { step: "lookups", done: 0, total: 0 },
       error: null,
       claimedBy: null,
@@ -63,8 +69,7 @@ export async function requestPlan(db: Database, jobId: string): Promise<ImportJo
     .where(and(eq(importJobs.id, jobId), inArray(importJobs.status, ["draft", "planned"])))
     .returning();
   if (updated) return updated;
-  const job = await requireJob(db, jobId);
-  if (job.status === "planning") return job;
+  if ((await requireJob(db, jobId)).status === "planning") return job;
   throw new ImportJobError("This import has already started; its plan can no longer change.");
 }
 

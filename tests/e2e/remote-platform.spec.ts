@@ -98,6 +98,10 @@ test("a plan the remote platform cannot answer says why, and is made once it ans
   try {
     await page.getByRole("button", { name: "Continue to plan" }).click();
     await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+    // While the look-ups wait for the platform, the page shows the plan being made.
+    await expect(page.getByText("Planning", { exact: true })).toBeVisible();
+    await expect(page.getByRole("progressbar", { name: "Asking the platform which users already exist" })).toBeVisible();
+    await expect(page.getByText("0 of 2 rows checked.", { exact: false })).toBeVisible();
     await expect(page.getByRole("alert").filter({ hasText: "The plan could not be made" })).toBeVisible({ timeout: 60_000 });
     await expect(page.getByText("Draft", { exact: true })).toBeVisible();
   } finally {

@@ -9,20 +9,11 @@ import { failuresCsv } from "@/lib/imports/jobs/report";
 import { requireJob, rowCounts } from "@/lib/imports/jobs/store";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { clientFor, createPlannedJob, openJobDatabase, runJob, useJobDatabase } from "./imports-harness";
+import { clientFor, createPlannedJob, openJobDatabase, runJob, useJobDatabase, waitForJob } from "./imports-harness";
 import { startSandboxServer, type SandboxServer } from "./support/sandbox-server";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitForStatus(handle: DatabaseHandle, jobId: string, status: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await requireJob(handle.db, jobId);
-    if (job.status === status) return job;
-    if (Date.now() > deadline) throw new Error(`job is ${job.status}, not ${status}`);
-    await sleep(50);
-  }
-}
 
 describe("import jobs: retries that meet 400202, channels, refusals", () => {
   const sandbox = sharedSandbox();
@@ -135,7 +126,10 @@ describe("import jobs under a write limit of 50/s", () => {
       runner.nudge();
       await sleep(1500);
       await controlJob(handle.db, planned.id, "cancel");
-      await waitForStatus(handle, planned.id, "cancelled");
+      await waitForJob(handle.db, planned.id, (job) => job.status === "cancelled", {
+        timeoutMs: 20_000,
+        still: (job) => `job is ${job.status}, not cancelled`,
+      });
       const counts = await rowCounts(handle.db, planned.id);
       expect(counts.created).toBeGreaterThan(paused.created);
       expect(counts.pending).toBeGreaterThan(0);

@@ -43,17 +43,20 @@ export function clientFor(target: Target, options: Partial<PlatformClientOptions
   });
 }
 
-/** Uploads a file in chunks as the wizard does, asks for the plan and waits for a planner to make it. */
-export async function createPlannedJob(
+/**
+ * Uploads a file in chunks as the wizard does, without asking for a plan. `totalRows`
+ * (default: the file's rows) larger than the file leaves rows missing, as a cut-off upload would.
+ */
+export async function uploadJob(
   handle: DatabaseHandle,
-  target: Target,
   resource: ImportResource,
   file: ImportFile,
   mapping: Record<string, string>,
-  options: { excluded?: number[]; chunkRows?: number; clientTimeoutMs?: number } = {},
+  options: { excluded?: number[]; chunkRows?: number; totalRows?: number } = {},
 ): Promise<ImportJob> {
   const { db } = handle;
-  const job = await createJob(db, { resource, fileName: `${resource}.csv`, columns: file.columns, mapping, totalRows: file.rows.length });
+  const totalRows = options.totalRows ?? file.rows.length;
+  const job = await createJob(db, { resource, fileName: `${resource}.csv`, columns: file.columns, mapping, totalRows });
   const chunkRows = options.chunkRows ?? 2000;
   for (let start = 0; start < file.rows.length; start += chunkRows) {
     const rows = file.rows.slice(start, start + chunkRows).map((values, i) => ({
@@ -63,8 +66,37 @@ export async function createPlannedJob(
     }));
     await appendRows(db, job.id, rows);
   }
-  await requestPlan(db, job.id);
+  return job;
+}
+
+/** Uploads a file in chunks as the wizard does, asks for the plan and waits for a planner to make it. */
+export async function createPlannedJob(
+  handle: DatabaseHandle,
+  target: Target,
+  resource: ImportResource,
+  file: ImportFile,
+  mapping: Record<string, string>,
+  options: { excluded?: number[]; chunkRows?: number; clientTimeoutMs?: number } = {},
+): Promise<ImportJob> {
+  const job = await uploadJob(handle, resource, file, mapping, options);
+  await requestPlan(handle.db, job.id);
   return waitForPlan(handle, target, job.id, options);
+}
+
+/** Reads the job every `pollMs` until `done` holds, and returns it; fails with `still(job)` after `timeoutMs`. */
+export async function waitForJob(
+  db: DatabaseHandle["db"],
+  jobId: string,
+  done: (job: ImportJob) => boolean,
+  { timeoutMs = 60_000, pollMs = 50, still = (job: ImportJob) => `job still ${job.status}` } = {},
+): Promise<ImportJob> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await requireJob(db, jobId);
+    if (done(job)) return job;
+    if (Date.now() > deadline) throw new Error(still(job));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
 }
 
 /** A planner of the test's own (plans and rehearsals), polling often. */
@@ -91,14 +123,12 @@ export async function waitForPlan(
 ): Promise<ImportJob> {
   const planner = startTestPlanner(handle, target, { clientTimeoutMs: options.clientTimeoutMs });
   try {
-    const started = Date.now();
-    for (;;) {
-      const job = await requireJob(handle.db, jobId);
-      if (job.status === "draft" && job.error) throw new Error(job.error);
-      if (job.status !== "planning") return job;
-      if (Date.now() - started > (options.timeoutMs ?? 60_000)) throw new Error("the plan is still being made");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const job = await waitForJob(handle.db, jobId, (job) => job.status !== "planning", {
+      timeoutMs: options.timeoutMs,
+      still: () => "the plan is still being made",
+    });
+    if (job.status === "draft" && job.error) throw new Error(job.error);
+    return job;
   } finally {
     await planner.stop();
   }
@@ -122,12 +152,11 @@ export async function runJob(
   });
   try {
     const started = Date.now();
-    for (;;) {
-      const job = await requireJob(db, jobId);
-      if (job.status === "completed" || job.status === "cancelled") return { job, runner, seconds: (Date.now() - started) / 1000 };
-      if (Date.now() - started > (options.timeoutMs ?? 60_000)) throw new Error(`job still ${job.status}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const job = await waitForJob(db, jobId, (job) => job.status === "completed" || job.status === "cancelled", {
+      timeoutMs: options.timeoutMs,
+      pollMs: 100,
+    });
+    return { job, runner, seconds: (Date.now() - started) / 1000 };
   } finally {
     await runner.stop();
   }

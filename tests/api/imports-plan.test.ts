@@ -6,30 +6,30 @@ import { controlJob } from "@/lib/imports/jobs/control";
 import { planJob, requestPlan } from "@/lib/imports/jobs/plan";
 import { startRehearsal, type Rehearsal } from "@/lib/imports/jobs/rehearsal";
 import { createApplication, findApplication, listApplications } from "@/lib/sandbox/apps";
-import { appendRows, createJob, requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store";
+import { rehearsalRunning, requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store";
 import type { PlanProgress } from "@/lib/imports/types";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { clientFor, createPlannedJob, startTestPlanner, useJobDatabase, waitForPlan, type Target } from "./imports-harness";
+import {
+  clientFor,
+  createPlannedJob,
+  startTestPlanner,
+  uploadJob,
+  useJobDatabase,
+  waitForJob,
+  waitForPlan,
+  type Target,
+} from "./imports-harness";
 
 describe("plans are made in the background", () => {
   const sandbox = sharedSandbox();
   const jobs = useJobDatabase();
 
   /** A users job of `count` rows, all uploaded, not yet asked for a plan. */
-  async function uploadedJob(count: number, { upload = count } = {}): Promise<ImportJob> {
-    const file = usersFile(count, `plan_${randomBytes(4).toString("hex")}`);
-    const job = await createJob(jobs.handle.db, {
-      resource: "users",
-      fileName: "users.csv",
-      columns: file.columns,
-      mapping: usersMapping,
+  const uploadedJob = (count: number, { upload = count } = {}): Promise<ImportJob> =>
+    uploadJob(jobs.handle, "users", usersFile(upload, `plan_${randomBytes(4).toString("hex")}`), usersMapping, {
       totalRows: count,
     });
-    const rows = file.rows.slice(0, upload).map((values, index) => ({ index, values }));
-    await appendRows(jobs.handle.db, job.id, rows);
-    return job;
-  }
 
   it("refuses to plan before every row has arrived, and changes nothing", async () => {
     const job = await uploadedJob(3, { upload: 2 });
@@ -136,13 +136,11 @@ describe("rehearsals are run in the background", () => {
   async function waitForRehearsal(jobId: string): Promise<Rehearsal> {
     const planner = startTestPlanner(jobs.handle, sandbox);
     try {
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const rehearsal = (await requireJob(jobs.handle.db, jobId)).rehearsal as Rehearsal | null;
-        if (rehearsal && rehearsal.state !== "running") return rehearsal;
-        if (Date.now() > deadline) throw new Error("the rehearsal is still running");
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const job = await waitForJob(jobs.handle.db, jobId, (job) => !rehearsalRunning(job), {
+        timeoutMs: 30_000,
+        still: () => "the rehearsal is still running",
+      });
+      return job.rehearsal as Rehearsal;
     } finally {
       await planner.stop();
     }
@@ -189,23 +187,17 @@ describe("rehearsals are run in the background", () => {
 
   it("does not hold up a plan while a long rehearsal runs", async () => {
     const long = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(3000, `long_${randomBytes(4).toString("hex")}`), usersMapping);
-    const file = usersFile(5, `short_${randomBytes(4).toString("hex")}`);
-    const short = await createJob(jobs.handle.db, { resource: "users", fileName: "short.csv", columns: file.columns, mapping: usersMapping, totalRows: 5 });
-    await appendRows(jobs.handle.db, short.id, file.rows.map((values, index) => ({ index, values })));
+    const short = await uploadJob(jobs.handle, "users", usersFile(5, `short_${randomBytes(4).toString("hex")}`), usersMapping);
 
     await startRehearsal(jobs.handle.db, long.id);
     const planner = startTestPlanner(jobs.handle, sandbox);
     try {
       // The rehearsal is under way (its scratch application is recorded) before the plan is asked for.
-      while (!((await requireJob(jobs.handle.db, long.id)).rehearsal as Rehearsal).appId) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await waitForJob(jobs.handle.db, long.id, (job) => Boolean((job.rehearsal as Rehearsal).appId));
       await requestPlan(jobs.handle.db, short.id);
       planner.nudge();
-      while ((await requireJob(jobs.handle.db, short.id)).status === "planning") {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect((await requireJob(jobs.handle.db, short.id)).status).toBe("planned");
+      const planned = await waitForJob(jobs.handle.db, short.id, (job) => job.status !== "planning");
+      expect(planned.status).toBe("planned");
       expect(((await requireJob(jobs.handle.db, long.id)).rehearsal as Rehearsal).state).toBe("running");
     } finally {
       await planner.stop();

@@ -14,7 +14,7 @@ export type PlanInProgressProps = { progress: PlanProgress | null; resource: str
 /** The plan being made in the background: which step, and how far. */
 export function PlanInProgress({ progress, resource }: PlanInProgressProps) {
   const noun = resource === "users" ? "users" : "channels";
-  if (!progress || (progress.step === "lookups" && progress.total === 0)) {
+  if (!progress) {
     return <p className="text-sm text-slate-700">Waiting for a worker to start the plan…</p>;
   }
   return (

@@ -2,8 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs } from "@/lib/db/schema";
-import type { Rehearsal } from "./rehearsal";
-import { ImportJobError, liveClaims, requireJob, transition, type ImportJob } from "./store";
+import { ImportJobError, liveClaims, rehearsalRunning, requireJob, transition, type ImportJob } from "./store";
 
 export type JobCommand = "run" | "pause" | "resume" | "cancel";
 
@@ -16,7 +15,7 @@ export async function controlJob(db: Database, jobId: string, command: JobComman
   switch (command) {
     case "run": {
       const job = await requireJob(db, jobId);
-      if ((job.rehearsal as Rehearsal | null)?.state === "running") {
+      if (rehearsalRunning(job)) {
         throw new ImportJobError("A rehearsal of this import is running; run the import once it has finished.");
       }
       return transition(db, jobId, ["planned"], "running", { startedAt: new Date() });

@@ -5,10 +5,9 @@ import { importJobs, importRows } from "@/lib/db/schema";
 import type { ImportResource, PlanProgress, RowIssue } from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { LOOKUP_BATCH } from "./limits";
-import type { Rehearsal } from "./rehearsal";
 import { forEachConcurrent, withRetries } from "./retry";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
-import { finishUpload, ImportJobError, requireJob, rowCounts, type ImportJob } from "./store";
+import { finishUpload, ImportJobError, rehearsalRunning, requireJob, rowCounts, type ImportJob } from "./store";
 
 /** What the dry run found, shown on the job page before anything is sent. */
 export type JobPlan = {
@@ -50,7 +49,7 @@ const PROGRESS_EVERY_MS = 500;
  */
 export async function requestPlan(db: Database, jobId: string): Promise<ImportJob> {
   const job = await finishUpload(db, jobId);
-  if ((job.rehearsal as Rehearsal | null)?.state === "running") {
+  if (rehearsalRunning(job)) {
     throw new ImportJobError("A rehearsal of this import is running; plan again once it has finished.");
   }
   const [updated] = await db
@@ -61,7 +60,7 @@ export async function requestPlan(db: Database, jobId: string): Promise<ImportJo
       plannedAt: null,
       // A rehearsal of the previous plan says nothing about the next one.
       rehearsal: null,
-      planProgress: { step: "lookups", done: 0, total: 0 },
+      planProgress: null,
       error: null,
       claimedBy: null,
       claimedUntil: null,

@@ -10,7 +10,7 @@ import { sendCreation, sendFollowUps, type Pacers } from "./executor";
 import { Pacer } from "./pacer";
 import { chunk, StoppedEarly, referencedUserIds } from "./plan";
 import { forEachConcurrent, withRetries } from "./retry";
-import { ImportJobError, requireJob, type ImportJob } from "./store";
+import { ImportJobError, rehearsalRunning, requireJob, type ImportJob } from "./store";
 
 export type Rehearsal = {
   state: "running" | "done" | "failed";
@@ -68,8 +68,8 @@ export async function runRehearsal(
   options: { shouldStop?: () => boolean } = {},
 ): Promise<void> {
   const job = await requireJob(db, jobId);
-  const requested = job.rehearsal as Rehearsal | null;
-  if (requested?.state !== "running") return;
+  if (!rehearsalRunning(job)) return;
+  const requested = job.rehearsal as Rehearsal;
   // A scratch application left by an attempt that died with its worker.
   if (requested.appId) await deleteApplication(db, requested.appId);
   const save = (rehearsal: Rehearsal) => db.update(importJobs).set({ rehearsal }).where(eq(importJobs.id, jobId));

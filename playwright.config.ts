@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 
-const port = 3210;
+// E2E_PORT lets several checkouts run their browser tests side by side.
+const port = Number(process.env.E2E_PORT ?? 3210);
 const baseURL = `http://127.0.0.1:${port}`;
 export const adminPassword = "e2e-admin-password-123";
 export const storageState = "tests/e2e/.auth/admin.json";

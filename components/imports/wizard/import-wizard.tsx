@@ -2,7 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useReducer, useRef, useState } from "react";
+import { useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -24,7 +24,7 @@ import { PreviewStep } from "./preview-step";
 import { ResourceStep } from "./resource-step";
 import { UploadFailed, uploadRows, type ImportUploadActions } from "./upload-rows";
 import { invalidatePreview, previewKeys } from "./use-preview-rows";
-import { discardDraft, draftOf, loadDraft, saveDraft, savedFixes } from "./wizard-draft";
+import { discardDraft, draftOf, loadDraft, saveDraft, savedFixes, type ImportDraft } from "./wizard-draft";
 import { hasWork, initialWizardState, wizardReducer, type WizardState, type WizardStep } from "./wizard-state";
 
 export type ImportWizardProps = {
@@ -58,9 +58,10 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
   const clientRef = useRef<PreviewClient | null>(null);
   const [client, setClient] = useState<PreviewClient | null>(null);
   // The file itself stays out of the reducer: it is only read by the worker and saved with the draft.
-  const fileRef = useRef<File | null>(null);
+  const [sourceFile, setSourceFile] = useState<File | null>(null);
   const [draftReady, setDraftReady] = useState(false);
-  const [save, setSave] = useState<"saved" | "saving" | "failed">("saved");
+  const [savedDraft, setSavedDraft] = useState<ImportDraft | null>(null);
+  const [failedDraft, setFailedDraft] = useState<ImportDraft | null>(null);
   const [editorOpen, setEditorOpen] = useState(false);
   const { resource, step, header, loaded, file, counts, activity } = state;
   const busy = activity !== null;
@@ -103,7 +104,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       dispatch({ type: "work-started", activity: "restoring" });
       try {
         const worker = workerClient();
-        fileRef.current = draft.file;
+        setSourceFile(draft.file);
         await readFile(worker, draft.file, draft.resource, draft.sheet);
         const choice = await worker.request({ type: "header", headerRow: draft.headerRow });
         const restored: Partial<WizardState> = { resource: draft.resource, headerRow: draft.headerRow, header: choice, mapping: draft.mapping, step: draft.step === "preview" ? "map" : draft.step };
@@ -130,20 +131,24 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
   }, []);
 
   // Every change to the work is saved as the draft, once the previous draft has been read.
+  const restoring = activity === "restoring";
+  const draft = useMemo(
+    () => (state.header && sourceFile ? draftOf(state, sourceFile) : null),
+    // The fields a draft holds; progress and activity changes are not work.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [sourceFile, state.resource, state.step, state.sheet, state.headerRow, state.header, state.mapping, state.filter, state.fixes],
+  );
   useEffect(() => {
-    if (!draftReady || activity === "restoring") return;
-    const draft = state.header && fileRef.current ? draftOf(state, fileRef.current) : null;
+    if (!draftReady || restoring) return;
     let current = true;
-    setSave("saving");
     (draft ? saveDraft(draft) : discardDraft())
-      .then(() => current && setSave("saved"))
-      .catch(() => current && setSave("failed"));
+      .then(() => current && setSavedDraft(draft))
+      .catch(() => current && setFailedDraft(draft));
     return () => {
       current = false;
     };
-    // The fields a draft holds; progress and activity changes are not work.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [draftReady, state.resource, state.step, state.sheet, state.headerRow, state.header, state.mapping, state.filter, state.fixes]);
+  }, [draftReady, restoring, draft]);
+  const save = savedDraft === draft ? "saved" : failedDraft === draft ? "failed" : "saving";
 
   // Leaving asks first when the work is not safely in the draft yet (or a cell is being edited).
   const unsaved = hasWork(state) && (save !== "saved" || editorOpen) && activity !== "uploading";
@@ -183,7 +188,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       return;
     }
     const worker = workerClient();
-    fileRef.current = picked;
+    setSourceFile(picked);
     dispatch({ type: "file-chosen", file: summary, sheet });
     await run("reading", async () => {
       const result = await readFile(worker, picked, resource, sheet);
@@ -262,7 +267,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
   }
 
   function restart() {
-    fileRef.current = null;
+    setSourceFile(null);
     queryClient.removeQueries({ queryKey: previewKeys.all });
     dispatch({ type: "restarted" });
   }
@@ -351,7 +356,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
                 {header && `, ${header.rows.toLocaleString("en-US")} rows and ${header.columns.length} columns`}.
               </p>
             )}
-            {loaded?.sheets && loaded.sheets.length > 1 && fileRef.current && (
+            {loaded?.sheets && loaded.sheets.length > 1 && sourceFile && (
               <div className="max-w-xl">
                 <Label htmlFor="import-sheet">Sheet</Label>
                 <Select
@@ -359,7 +364,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
                   className="w-full"
                   value={loaded.sheet}
                   disabled={busy}
-                  onChange={(event) => void onFile(fileRef.current!, event.target.value)}
+                  onChange={(event) => void onFile(sourceFile, event.target.value)}
                 >
                   {loaded.sheets.map((name) => (
                     <option key={name} value={name}>

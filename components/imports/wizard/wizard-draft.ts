@@ -34,7 +34,7 @@ export function draftOf(state: WizardState, file: File | null): ImportDraft | nu
   if (!state.resource) return null;
   return {
     version: 1,
-    savedAt: Date.now(),
+    savedAt: 0,
     resource: state.resource,
     step: state.step,
     file,
@@ -47,7 +47,7 @@ export function draftOf(state: WizardState, file: File | null): ImportDraft | nu
 }
 
 export async function saveDraft(draft: ImportDraft): Promise<void> {
-  await set(DRAFT_KEY, draft);
+  await set(DRAFT_KEY, { ...draft, savedAt: Date.now() });
 }
 
 export async function loadDraft(): Promise<ImportDraft | null> {

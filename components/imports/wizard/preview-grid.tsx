@@ -14,8 +14,8 @@ import { usePreviewRows } from "./use-preview-rows";
 const ROW_HEIGHT = 76;
 const HEADER_HEIGHT = 44;
 const NUMBER_WIDTH = 64;
-const STATUS_WIDTH = 220;
-const ACTION_WIDTH = 104;
+const STATUS_WIDTH = 176;
+const ACTION_WIDTH = 96;
 /** Row number, status and actions stay on the left while the file's columns scroll under them. */
 const PINNED_WIDTH = NUMBER_WIDTH + STATUS_WIDTH + ACTION_WIDTH;
 const CELL_WIDTH = 200;
@@ -66,6 +66,15 @@ export function PreviewGrid({ client, session, resource, columns, mapping, filte
   const [focusPending, setFocusPending] = useState(false);
   const [widths, setWidths] = useState<number[]>(() => columns.map(() => CELL_WIDTH));
   const [sectionChoice, setSection] = useState(0);
+  // On a narrow screen pinning status and actions would leave no room for the file's columns.
+  const [pinAll, setPinAll] = useState(true);
+  useEffect(() => {
+    const element = scrollRef.current;
+    if (!element) return;
+    const observer = new ResizeObserver(([entry]) => setPinAll((entry?.contentRect.width ?? 0) >= PINNED_WIDTH * 2));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
   const [visible, setVisible] = useState({ first: 0, last: -1 });
   const { total, rowAt, failure } = usePreviewRows(client, session, filter, visible.first, visible.last, expectedTotal);
   const sections = Math.max(1, Math.ceil(total / SECTION_ROWS));
@@ -215,7 +224,7 @@ export function PreviewGrid({ client, session, resource, columns, mapping, filte
         ref={scrollRef}
         className="relative max-h-[70vh] min-h-40 overflow-auto rounded-lg border border-slate-200 bg-white"
         // Keyboard moves scroll a cell into view beside the pinned columns, not under them.
-        style={{ scrollPaddingLeft: PINNED_WIDTH, scrollPaddingTop: HEADER_HEIGHT }}
+        style={{ scrollPaddingLeft: pinAll ? PINNED_WIDTH : NUMBER_WIDTH, scrollPaddingTop: HEADER_HEIGHT }}
         data-testid="preview-scroller"
         onKeyDown={onGridKey}
       >
@@ -231,10 +240,10 @@ export function PreviewGrid({ client, session, resource, columns, mapping, filte
               <div role="columnheader" className={classNames(pinnedClass, "bg-slate-50 px-3 py-2")} style={pinned(0, NUMBER_WIDTH)}>
                 Row
               </div>
-              <div role="columnheader" className={classNames(pinnedClass, "bg-slate-50 px-3 py-2")} style={pinned(NUMBER_WIDTH, STATUS_WIDTH)}>
+              <div role="columnheader" className={classNames(pinAll ? pinnedClass : "shrink-0", "bg-slate-50 px-3 py-2")} style={pinned(NUMBER_WIDTH, STATUS_WIDTH)}>
                 Status
               </div>
-              <div role="columnheader" className={classNames(pinnedClass, "border-r border-slate-200 bg-slate-50 px-3 py-2")} style={pinned(NUMBER_WIDTH + STATUS_WIDTH, ACTION_WIDTH)}>
+              <div role="columnheader" className={classNames(pinAll ? pinnedClass : "shrink-0", "border-r border-slate-200 bg-slate-50 px-3 py-2")} style={pinned(NUMBER_WIDTH + STATUS_WIDTH, ACTION_WIDTH)}>
                 Actions
               </div>
               {columns.map((column, position) => (
@@ -266,6 +275,7 @@ export function PreviewGrid({ client, session, resource, columns, mapping, filte
                       widths={widths}
                       columnOfField={columnOfField}
                       tabStop={tabStop}
+                      pinAll={pinAll}
                       editing={editing?.index === row.index ? editing : null}
                       onFocusCell={(column) => setActive({ position, column })}
                       onStartEdit={(column) => {
@@ -413,6 +423,8 @@ type PreviewRowProps = {
   widths: number[];
   columnOfField: Map<string, number>;
   tabStop: Active;
+  /** Whether status and actions stay pinned beside the row number. */
+  pinAll: boolean;
   editing: Editing | null;
   onFocusCell: (column: number) => void;
   onStartEdit: (column: number) => void;
@@ -423,7 +435,7 @@ type PreviewRowProps = {
   busy: boolean;
 };
 
-function PreviewRow({ row, position, columns, widths, columnOfField, tabStop, editing, onFocusCell, onStartEdit, onEditorChange, onEditorKey, onEditorBlur, onExclude, busy }: PreviewRowProps) {
+function PreviewRow({ row, position, columns, widths, columnOfField, tabStop, pinAll, editing, onFocusCell, onStartEdit, onEditorChange, onEditorKey, onEditorBlur, onExclude, busy }: PreviewRowProps) {
   const number = row.index + 1;
   const { byColumn, unplaced } = placeIssues(row, columnOfField);
   const hasError = row.issues.some((issue) => issue.severity === "error");
@@ -439,13 +451,19 @@ function PreviewRow({ row, position, columns, widths, columnOfField, tabStop, ed
         tabIndex={tabIndex(STATUS_COLUMN)}
         data-nav={`${position}:${STATUS_COLUMN}`}
         onFocus={() => onFocusCell(STATUS_COLUMN)}
-        className={classNames(pinnedClass, "space-y-1 overflow-hidden bg-inherit px-3 py-2", focusRing)}
+        className={classNames(pinAll ? pinnedClass : "shrink-0", "space-y-1 overflow-hidden bg-inherit px-3 py-2", focusRing)}
         style={pinned(NUMBER_WIDTH, STATUS_WIDTH)}
       >
         {row.excluded ? <Badge>Excluded</Badge> : hasError ? <Badge tone="danger">Error</Badge> : hasWarning ? <Badge tone="warning">Warning</Badge> : <Badge tone="success">Valid</Badge>}
+        {byColumn.size > 0 && (
+          // Where to look, since the column may be scrolled out of sight.
+          <p className="truncate text-xs text-slate-600" title={[...byColumn.keys()].map((at) => columns[at]).join(", ")}>
+            In {[...byColumn.keys()].sort((a, b) => a - b).map((at) => columns[at]).join(", ")}
+          </p>
+        )}
         <IssueList issues={unplaced} />
       </div>
-      <div role="cell" className={classNames(pinnedClass, "flex items-start border-r border-slate-200 bg-inherit px-2 py-2")} style={pinned(NUMBER_WIDTH + STATUS_WIDTH, ACTION_WIDTH)}>
+      <div role="cell" className={classNames(pinAll ? pinnedClass : "shrink-0", "flex items-start border-r border-slate-200 bg-inherit px-2 py-2")} style={pinned(NUMBER_WIDTH + STATUS_WIDTH, ACTION_WIDTH)}>
         <Button
           size="sm"
           variant="ghost"

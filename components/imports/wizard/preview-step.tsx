@@ -167,9 +167,9 @@ function BulkActions({ counts, columns, busy, onExcludeErrors, onReplace }: Bulk
       </div>
       {open && (
         <form id={formId} aria-label="Find and replace in a column" onSubmit={(event) => void submit(event)} className="flex flex-wrap items-end gap-3 rounded-md border border-slate-200 bg-slate-50 p-3">
-          <div>
+          <div className="flex flex-col gap-1">
             <Label htmlFor={`${formId}-column`}>Column</Label>
-            <Select id={`${formId}-column`} value={column} onChange={(event) => setColumn(Number(event.target.value))}>
+            <Select id={`${formId}-column`} className="mt-0" value={column} onChange={(event) => setColumn(Number(event.target.value))}>
               {columns.map((name, position) => (
                 <option key={name} value={position}>
                   {name}
@@ -177,17 +177,17 @@ function BulkActions({ counts, columns, busy, onExcludeErrors, onReplace }: Bulk
               ))}
             </Select>
           </div>
-          <div className="w-48">
+          <div className="flex w-48 flex-col gap-1">
             <Label htmlFor={`${formId}-find`}>Find</Label>
             <Input id={`${formId}-find`} value={find} onChange={(event) => setFind(event.target.value)} />
           </div>
-          <div className="w-48">
+          <div className="flex w-48 flex-col gap-1">
             <Label htmlFor={`${formId}-replace`}>Replace with</Label>
             <Input id={`${formId}-replace`} value={replacement} onChange={(event) => setReplacement(event.target.value)} />
           </div>
           <label className="flex h-9 items-center gap-2 text-sm text-slate-700">
             <input type="checkbox" checked={wholeCell} onChange={(event) => setWholeCell(event.target.checked)} />
-            Whole cell only (an empty Find matches empty cells)
+            Match whole cells only (empty matches empty cells)
           </label>
           <Button type="submit" size="sm" disabled={busy || (find === "" && !wholeCell)}>
             Replace all

@@ -5,7 +5,7 @@ import { useEffect, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { resourceLabels } from "@/lib/imports/fields";
-import { discardDraft, loadDraft, summarizeDraft, type DraftSummary } from "./wizard-draft";
+import { discardDraft, loadDraftSummary, type DraftSummary } from "./wizard-draft";
 
 const stepWords: Record<DraftSummary["step"], string> = {
   choose: "choosing what to import",
@@ -20,8 +20,8 @@ export function DraftNotice() {
 
   useEffect(() => {
     let current = true;
-    loadDraft()
-      .then((saved) => current && setDraft(saved?.file ? summarizeDraft(saved) : null))
+    loadDraftSummary()
+      .then((saved) => current && setDraft(saved))
       .catch(() => undefined);
     return () => {
       current = false;

@@ -24,7 +24,7 @@ import { PreviewStep } from "./preview-step";
 import { ResourceStep } from "./resource-step";
 import { UploadFailed, uploadRows, type ImportUploadActions } from "./upload-rows";
 import { invalidatePreview, previewKeys } from "./use-preview-rows";
-import { discardDraft, draftOf, loadDraft, saveDraft, savedFixes, type ImportDraft } from "./wizard-draft";
+import { discardDraft, discardDraftWork, draftOf, loadDraft, saveDraft, saveDraftFile, savedFixes, type ImportDraft } from "./wizard-draft";
 import { hasWork, initialWizardState, wizardReducer, type WizardState, type WizardStep } from "./wizard-state";
 
 export type ImportWizardProps = {
@@ -62,6 +62,9 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
   const [draftReady, setDraftReady] = useState(false);
   const [savedDraft, setSavedDraft] = useState<ImportDraft | null>(null);
   const [failedDraft, setFailedDraft] = useState<ImportDraft | null>(null);
+  // The file in the draft store, and the one the store refused.
+  const [storedFile, setStoredFile] = useState<File | null>(null);
+  const [failedFile, setFailedFile] = useState<File | null>(null);
   const [editorOpen, setEditorOpen] = useState(false);
   const { resource, step, header, loaded, file, counts, activity } = state;
   const busy = activity !== null;
@@ -105,6 +108,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       try {
         const worker = workerClient();
         setSourceFile(draft.file);
+        setStoredFile(draft.file);
         await readFile(worker, draft.file, draft.resource, draft.sheet);
         const choice = await worker.request({ type: "header", headerRow: draft.headerRow });
         const restored: Partial<WizardState> = { resource: draft.resource, headerRow: draft.headerRow, header: choice, mapping: draft.mapping, step: draft.step === "preview" ? "map" : draft.step };
@@ -133,22 +137,34 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
   // Every change to the work is saved as the draft, once the previous draft has been read.
   const restoring = activity === "restoring";
   const draft = useMemo(
-    () => (state.header && sourceFile ? draftOf(state, sourceFile) : null),
+    () => draftOf(state),
     // The fields a draft holds; progress and activity changes are not work.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [sourceFile, state.resource, state.step, state.sheet, state.headerRow, state.header, state.mapping, state.filter, state.fixes],
+    [state.resource, state.file, state.step, state.sheet, state.headerRow, state.header, state.mapping, state.filter, state.fixes],
   );
   useEffect(() => {
     if (!draftReady || restoring) return;
     let current = true;
-    (draft ? saveDraft(draft) : discardDraft())
+    (draft ? saveDraft(draft) : discardDraftWork())
       .then(() => current && setSavedDraft(draft))
       .catch(() => current && setFailedDraft(draft));
     return () => {
       current = false;
     };
   }, [draftReady, restoring, draft]);
-  const save = savedDraft === draft ? "saved" : failedDraft === draft ? "failed" : "saving";
+  // The file is stored once per file, apart from the work, which changes with every fix.
+  useEffect(() => {
+    if (!draftReady || restoring || sourceFile === storedFile) return;
+    let current = true;
+    (sourceFile ? saveDraftFile(sourceFile) : discardDraft())
+      .then(() => current && setStoredFile(sourceFile))
+      .catch(() => current && setFailedFile(sourceFile));
+    return () => {
+      current = false;
+    };
+  }, [draftReady, restoring, sourceFile, storedFile]);
+  const save =
+    savedDraft === draft && storedFile === sourceFile ? "saved" : failedDraft === draft || (failedFile !== null && failedFile === sourceFile) ? "failed" : "saving";
 
   // Leaving asks first when the work is not safely in the draft yet (or a cell is being edited).
   const unsaved = hasWork(state) && (save !== "saved" || editorOpen) && activity !== "uploading";

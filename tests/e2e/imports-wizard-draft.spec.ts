@@ -131,3 +131,20 @@ test("mapping by likeness: a misspelt column is matched and marked", async ({ pa
   await expect(page.getByLabel("Field for column Nicknmae")).toHaveValue("nickname");
   await expect(page.getByRole("row", { name: /Nicknmae/ })).toContainText("similar name");
 });
+
+test("closing the page while a cell is being edited asks first", async ({ page }) => {
+  await previewMistakes(page);
+  await page.getByRole("button", { name: "Edit row 6, Name: empty" }).click();
+  await page.getByLabel("Row 6, Name").fill("Half typed");
+  const asked = page.waitForEvent("dialog");
+  await page.close({ runBeforeUnload: true });
+  const dialog = await asked;
+  expect(dialog.type()).toBe("beforeunload");
+  await dialog.dismiss();
+  expect(page.isClosed()).toBe(false);
+  // Once the edit is saved, the draft holds everything and the page closes without a question.
+  await page.getByLabel("Row 6, Name").press("Enter");
+  await expect(page.getByTestId("draft-status")).toHaveText("Draft saved in this browser");
+  await page.close({ runBeforeUnload: true });
+  await expect.poll(() => page.isClosed()).toBe(true);
+});

@@ -102,6 +102,7 @@ export function MappingStep({ resource, columns, profiles, rows, mapping, onChan
                         <div className="w-40">
                           <Input
                             aria-label={`Metadata key for column ${column}`}
+                            aria-invalid={renamed !== null}
                             value={metadataKeyOf(target)}
                             onChange={(event) => onChange({ ...mapping, [column]: METADATA_PREFIX + event.target.value })}
                           />

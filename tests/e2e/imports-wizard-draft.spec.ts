@@ -14,13 +14,21 @@ function count(page: Page, label: string) {
 }
 
 function previewRow(page: Page, number: number) {
-  return page.getByRole("row").filter({ has: page.getByRole("cell", { name: String(number), exact: true }) });
+  return page
+    .getByRole("row")
+    .filter({ has: page.getByRole("cell", { name: String(number), exact: true }) });
 }
 
 async function previewMistakes(page: Page) {
   const { users } = usersWithMistakes(`d${Date.now().toString(36)}`);
   await startUsersImport(page);
-  await page.getByLabel("File to import").setInputFiles({ name: "users.csv", mimeType: "text/csv", buffer: Buffer.from(usersCsv(users)) });
+  await page
+    .getByLabel("File to import")
+    .setInputFiles({
+      name: "users.csv",
+      mimeType: "text/csv",
+      buffer: Buffer.from(usersCsv(users)),
+    });
   await page.getByRole("button", { name: "Continue to mapping" }).click();
   await page.getByRole("button", { name: "Validate 8 rows" }).click();
   await expect(count(page, "with-errors")).toHaveText("4");
@@ -46,7 +54,9 @@ test("reload in the preview after fixing a cell: the fix is still there", async 
 
   // The imports list offers the draft, and resuming it comes back to the same preview.
   await page.goto("/imports");
-  await expect(page.getByTestId("import-draft")).toContainText("users.csv, left while previewing rows with 1 fixed cell and 1 excluded row");
+  await expect(page.getByTestId("import-draft")).toContainText(
+    "users.csv, left while previewing rows with 1 fixed cell and 1 excluded row",
+  );
   await page.getByRole("link", { name: "Resume import" }).click();
   await expect(count(page, "valid")).toHaveText("5");
   await page.getByRole("button", { name: /All rows/ }).click();
@@ -60,7 +70,9 @@ test("reload in the preview after fixing a cell: the fix is still there", async 
   await expect(page.getByRole("heading", { name: "What are you importing?" })).toBeVisible();
 });
 
-test("the grid: keyboard moves between cells, the full message of the focused cell, bulk exclude and replace", async ({ page }) => {
+test("the grid: keyboard moves between cells, the full message of the focused cell, bulk exclude and replace", async ({
+  page,
+}) => {
   await previewMistakes(page);
   // Row 5's user id is 81 characters: its message is read in full beside the grid.
   await page.getByRole("button", { name: /^Edit row 5, id:/ }).focus();
@@ -93,7 +105,9 @@ test("the grid: keyboard moves between cells, the full message of the focused ce
   await expect(count(page, "valid")).toHaveText("6");
 });
 
-test("an XLSX workbook: a sheet is picked, columns show their fill rate, a metadata key with a comma is renamed", async ({ page }) => {
+test("an XLSX workbook: a sheet is picked, columns show their fill rate, a metadata key with a comma is renamed", async ({
+  page,
+}) => {
   await startUsersImport(page);
   const workbook = xlsxWorkbook([
     { name: "Read me", rows: [["Exported from the old system"]] },
@@ -107,26 +121,47 @@ test("an XLSX workbook: a sheet is picked, columns show their fill rate, a metad
       ],
     },
   ]);
-  await page.getByLabel("File to import").setInputFiles({ name: "people.xlsx", mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", buffer: Buffer.from(workbook) });
+  await page
+    .getByLabel("File to import")
+    .setInputFiles({
+      name: "people.xlsx",
+      mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+      buffer: Buffer.from(workbook),
+    });
   await expect(page.getByText("people.xlsx: XLSX")).toContainText('sheet "Read me"');
   await page.getByLabel("Sheet").selectOption("People");
-  await expect(page.getByText("people.xlsx: XLSX")).toContainText('sheet "People", 3 rows and 4 columns');
+  await expect(page.getByText("people.xlsx: XLSX")).toContainText(
+    'sheet "People", 3 rows and 4 columns',
+  );
   await page.getByRole("button", { name: "Continue to mapping" }).click();
 
   const teamRow = page.getByRole("row", { name: /metadata\.team,region/ });
   await expect(teamRow).toContainText("67%");
   await expect(teamRow).toContainText("red · blue");
-  await expect(page.getByText('The metadata key "team,region" of column "metadata.team,region" has a comma')).toBeVisible();
+  await expect(
+    page.getByText('The metadata key "team,region" of column "metadata.team,region" has a comma'),
+  ).toBeVisible();
   await expect(page.getByRole("button", { name: "Validate 3 rows" })).toBeDisabled();
   await teamRow.getByRole("button", { name: "Rename to “team_region”" }).click();
-  await expect(page.getByLabel("Metadata key for column metadata.team,region")).toHaveValue("team_region");
+  await expect(page.getByLabel("Metadata key for column metadata.team,region")).toHaveValue(
+    "team_region",
+  );
   await page.getByRole("button", { name: "Validate 3 rows" }).click();
   await expect(count(page, "valid")).toHaveText("3");
 });
 
 test("mapping by likeness: a misspelt column is matched and marked", async ({ page }) => {
   await startUsersImport(page);
-  await page.getByLabel("File to import").setInputFiles({ name: "typo.csv", mimeType: "text/csv", buffer: Buffer.from(csv([["user_id", "Nicknmae"], ["t1", "Tia"]])) });
+  await page.getByLabel("File to import").setInputFiles({
+    name: "typo.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(
+      csv([
+        ["user_id", "Nicknmae"],
+        ["t1", "Tia"],
+      ]),
+    ),
+  });
   await page.getByRole("button", { name: "Continue to mapping" }).click();
   await expect(page.getByLabel("Field for column Nicknmae")).toHaveValue("nickname");
   await expect(page.getByRole("row", { name: /Nicknmae/ })).toContainText("similar name");

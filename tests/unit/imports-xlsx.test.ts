@@ -8,7 +8,8 @@ import { usersCsv, usersWithMistakes, userColumns } from "@/tests/fixtures/impor
 import { xlsxWorkbook, type XlsxCell } from "@/tests/fixtures/xlsx";
 
 const noProgress = () => {};
-const workbookFile = (bytes: Uint8Array, name = "users.xlsx") => Object.assign(new Blob([bytes as BlobPart]), { name });
+const workbookFile = (bytes: Uint8Array, name = "users.xlsx") =>
+  Object.assign(new Blob([bytes as BlobPart]), { name });
 
 /** Everything the preview shows of a file: header, counts, and each row's cells and issues. */
 function preview(records: string[][]) {
@@ -24,10 +25,20 @@ describe("XLSX files", () => {
     const csvText = usersCsv(users);
     const csvRecords = Papa.parse<string[]>(csvText, { skipEmptyLines: "greedy" }).data;
     // The same table as a spreadsheet program stores it: empty cells absent, strings shared.
-    const rows: XlsxCell[][] = csvRecords.map((record) => record.map((cell) => (cell === "" ? null : cell)));
-    const read = await readRecords(workbookFile(xlsxWorkbook([{ name: "Users", rows }])), noProgress);
+    const rows: XlsxCell[][] = csvRecords.map((record) =>
+      record.map((cell) => (cell === "" ? null : cell)),
+    );
+    const read = await readRecords(
+      workbookFile(xlsxWorkbook([{ name: "Users", rows }])),
+      noProgress,
+    );
 
-    expect(read).toMatchObject({ format: "xlsx", headerFixed: false, sheets: ["Users"], sheet: "Users" });
+    expect(read).toMatchObject({
+      format: "xlsx",
+      headerFixed: false,
+      sheets: ["Users"],
+      sheet: "Users",
+    });
     expect(read.records).toEqual(csvRecords);
     const fromXlsx = preview(read.records);
     const fromCsv = preview(csvRecords);
@@ -42,7 +53,10 @@ describe("XLSX files", () => {
       [1001, "Ann", true, 2.5],
       [1002, "Bob", false],
     ];
-    const read = await readRecords(workbookFile(xlsxWorkbook([{ name: "Sheet1", rows }])), noProgress);
+    const read = await readRecords(
+      workbookFile(xlsxWorkbook([{ name: "Sheet1", rows }])),
+      noProgress,
+    );
     expect(read.records).toEqual([
       ["user_id", "nickname", "is_active", "metadata.score"],
       ["1001", "Ann", "true", "2.5"],
@@ -54,19 +68,45 @@ describe("XLSX files", () => {
   it("reads the first sheet unless another is picked, and names a missing one", async () => {
     const bytes = xlsxWorkbook([
       { name: "Notes", rows: [["exported by", "someone"]] },
-      { name: "People", rows: [["user_id", "nickname"], ["p1", "Pat"]] },
+      {
+        name: "People",
+        rows: [
+          ["user_id", "nickname"],
+          ["p1", "Pat"],
+        ],
+      },
     ]);
     const first = await readRecords(workbookFile(bytes), noProgress);
-    expect(first).toMatchObject({ sheets: ["Notes", "People"], sheet: "Notes", records: [["exported by", "someone"]] });
+    expect(first).toMatchObject({
+      sheets: ["Notes", "People"],
+      sheet: "Notes",
+      records: [["exported by", "someone"]],
+    });
     const picked = await readRecords(workbookFile(bytes), noProgress, "People");
-    expect(picked).toMatchObject({ sheet: "People", records: [["user_id", "nickname"], ["p1", "Pat"]] });
-    await expect(readRecords(workbookFile(bytes), noProgress, "Gone")).rejects.toThrow('The workbook has no sheet named "Gone".');
+    expect(picked).toMatchObject({
+      sheet: "People",
+      records: [
+        ["user_id", "nickname"],
+        ["p1", "Pat"],
+      ],
+    });
+    await expect(readRecords(workbookFile(bytes), noProgress, "Gone")).rejects.toThrow(
+      'The workbook has no sheet named "Gone".',
+    );
   });
 
   it("a damaged workbook gets a message, and a ZIP that is not named .xlsx is refused as before", async () => {
     const damaged = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 1, 2, 3, 4, 5, 6, 7, 8]);
-    await expect(readRecords(workbookFile(damaged), noProgress)).rejects.toThrow(/The workbook could not be read/);
-    expect(sniffFile("a.zip", 4, new Uint8Array([0x50, 0x4b, 3, 4]))).toMatchObject({ ok: false, message: expect.stringContaining("a ZIP archive") });
-    expect(sniffFile("a.xlsx", 4, new Uint8Array([0x50, 0x4b, 3, 4]))).toEqual({ ok: true, format: "xlsx" });
+    await expect(readRecords(workbookFile(damaged), noProgress)).rejects.toThrow(
+      /The workbook could not be read/,
+    );
+    expect(sniffFile("a.zip", 4, new Uint8Array([0x50, 0x4b, 3, 4]))).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("a ZIP archive"),
+    });
+    expect(sniffFile("a.xlsx", 4, new Uint8Array([0x50, 0x4b, 3, 4]))).toEqual({
+      ok: true,
+      format: "xlsx",
+    });
   });
 });

@@ -24,8 +24,23 @@ import { PreviewStep } from "./preview-step";
 import { ResourceStep } from "./resource-step";
 import { UploadFailed, uploadRows, type ImportUploadActions } from "./upload-rows";
 import { invalidatePreview, previewKeys } from "./use-preview-rows";
-import { discardDraft, discardDraftWork, draftOf, loadDraft, saveDraft, saveDraftFile, savedFixes, type ImportDraft } from "./wizard-draft";
-import { hasWork, initialWizardState, wizardReducer, type WizardState, type WizardStep } from "./wizard-state";
+import {
+  discardDraft,
+  discardDraftWork,
+  draftOf,
+  loadDraft,
+  saveDraft,
+  saveDraftFile,
+  savedFixes,
+  type ImportDraft,
+} from "./wizard-draft";
+import {
+  hasWork,
+  initialWizardState,
+  wizardReducer,
+  type WizardState,
+  type WizardStep,
+} from "./wizard-state";
 
 export type ImportWizardProps = {
   /** The server actions that store the rows; null while the server side is not available. */
@@ -79,7 +94,12 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
     return clientRef.current;
   }
 
-  async function readFile(worker: PreviewClient, picked: File, kind: ImportResource, sheet: string | null) {
+  async function readFile(
+    worker: PreviewClient,
+    picked: File,
+    kind: ImportResource,
+    sheet: string | null,
+  ) {
     queryClient.removeQueries({ queryKey: previewKeys.all });
     const result = await worker.request({ type: "load", file: picked, resource: kind, sheet });
     dispatch({ type: "file-loaded", loaded: result });
@@ -89,7 +109,13 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
   async function chooseHeader(worker: PreviewClient, row: number, kind: ImportResource) {
     const choice = await worker.request({ type: "header", headerRow: row });
     const recalled = recallMapping(window.localStorage, kind, choice.columns);
-    dispatch({ type: "header-chosen", headerRow: row, header: choice, mapping: recalled ?? autoMap(kind, choice.columns), remembered: recalled !== null });
+    dispatch({
+      type: "header-chosen",
+      headerRow: row,
+      header: choice,
+      mapping: recalled ?? autoMap(kind, choice.columns),
+      remembered: recalled !== null,
+    });
   }
 
   // A saved draft is read once, on arrival: the file is read again and every fix replayed.
@@ -102,7 +128,11 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
         setDraftReady(true);
         return;
       }
-      dispatch({ type: "file-chosen", file: { name: draft.file.name, size: draft.file.size }, sheet: draft.sheet });
+      dispatch({
+        type: "file-chosen",
+        file: { name: draft.file.name, size: draft.file.size },
+        sheet: draft.sheet,
+      });
       dispatch({ type: "resource-chosen", resource: draft.resource });
       dispatch({ type: "work-started", activity: "restoring" });
       try {
@@ -111,17 +141,38 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
         setStoredFile(draft.file);
         await readFile(worker, draft.file, draft.resource, draft.sheet);
         const choice = await worker.request({ type: "header", headerRow: draft.headerRow });
-        const restored: Partial<WizardState> = { resource: draft.resource, headerRow: draft.headerRow, header: choice, mapping: draft.mapping, step: draft.step === "preview" ? "map" : draft.step };
-        if (draft.step === "preview" && mappingProblems(draft.resource, choice.columns, draft.mapping).length === 0) {
+        const restored: Partial<WizardState> = {
+          resource: draft.resource,
+          headerRow: draft.headerRow,
+          header: choice,
+          mapping: draft.mapping,
+          step: draft.step === "preview" ? "map" : draft.step,
+        };
+        if (
+          draft.step === "preview" &&
+          mappingProblems(draft.resource, choice.columns, draft.mapping).length === 0
+        ) {
           await worker.request({ type: "validate", mapping: draft.mapping });
-          const restoredCounts = await worker.request({ type: "apply-fixes", fixes: savedFixes(draft.fixes) });
-          Object.assign(restored, { step: "preview", counts: restoredCounts, fixes: draft.fixes, filter: draft.filter });
+          const restoredCounts = await worker.request({
+            type: "apply-fixes",
+            fixes: savedFixes(draft.fixes),
+          });
+          Object.assign(restored, {
+            step: "preview",
+            counts: restoredCounts,
+            fixes: draft.fixes,
+            filter: draft.filter,
+          });
         }
-        if (!cancelled) dispatch({ type: "draft-restored", state: restored, savedAt: draft.savedAt });
+        if (!cancelled)
+          dispatch({ type: "draft-restored", state: restored, savedAt: draft.savedAt });
       } catch (error) {
         if (cancelled) return;
         dispatch({ type: "step-shown", step: "upload" });
-        dispatch({ type: "work-failed", problem: `The saved import could not be restored: ${messageOf(error)} Choose the file again.` });
+        dispatch({
+          type: "work-failed",
+          problem: `The saved import could not be restored: ${messageOf(error)} Choose the file again.`,
+        });
       } finally {
         if (!cancelled) setDraftReady(true);
       }
@@ -140,7 +191,17 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
     () => draftOf(state),
     // The fields a draft holds; progress and activity changes are not work.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [state.resource, state.file, state.step, state.sheet, state.headerRow, state.header, state.mapping, state.filter, state.fixes],
+    [
+      state.resource,
+      state.file,
+      state.step,
+      state.sheet,
+      state.headerRow,
+      state.header,
+      state.mapping,
+      state.filter,
+      state.fixes,
+    ],
   );
   useEffect(() => {
     if (!draftReady || restoring) return;
@@ -164,7 +225,11 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
     };
   }, [draftReady, restoring, sourceFile, storedFile]);
   const save =
-    savedDraft === draft && storedFile === sourceFile ? "saved" : failedDraft === draft || (failedFile !== null && failedFile === sourceFile) ? "failed" : "saving";
+    savedDraft === draft && storedFile === sourceFile
+      ? "saved"
+      : failedDraft === draft || (failedFile !== null && failedFile === sourceFile)
+        ? "failed"
+        : "saving";
 
   // Leaving asks first when the work is not safely in the draft yet (or a cell is being edited).
   const unsaved = hasWork(state) && (save !== "saved" || editorOpen) && activity !== "uploading";
@@ -174,7 +239,9 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
     const onClick = (event: MouseEvent) => {
       const link = (event.target as Element | null)?.closest?.("a[href]");
       if (!link || event.defaultPrevented) return;
-      if (!window.confirm("Your import has changes that are not saved yet. Leave this page anyway?")) {
+      if (
+        !window.confirm("Your import has changes that are not saved yet. Leave this page anyway?")
+      ) {
         event.preventDefault();
         event.stopPropagation();
       }
@@ -200,7 +267,11 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
     if (!resource) return;
     const summary = { name: picked.name, size: picked.size };
     if (picked.size > MAX_IMPORT_BYTES) {
-      dispatch({ type: "file-refused", file: summary, problem: `The file is ${formatBytes(picked.size)}; the console imports files of up to ${formatBytes(MAX_IMPORT_BYTES)}. Split it and import the parts one after another.` });
+      dispatch({
+        type: "file-refused",
+        file: summary,
+        problem: `The file is ${formatBytes(picked.size)}; the console imports files of up to ${formatBytes(MAX_IMPORT_BYTES)}. Split it and import the parts one after another.`,
+      });
       return;
     }
     const worker = workerClient();
@@ -245,16 +316,31 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
     if (!client) return;
     await run("fixing", async () => {
       const result = await client.request({ type: "exclude-errors" });
-      dispatch({ type: "rows-excluded", counts: result.counts, rows: result.rows.map((index) => [index, true]) });
+      dispatch({
+        type: "rows-excluded",
+        counts: result.counts,
+        rows: result.rows.map((index) => [index, true]),
+      });
       await invalidatePreview(queryClient, state.session);
     });
   }
 
-  async function replace(column: number, find: string, replacement: string, wholeCell: boolean): Promise<number> {
+  async function replace(
+    column: number,
+    find: string,
+    replacement: string,
+    wholeCell: boolean,
+  ): Promise<number> {
     if (!client) return 0;
     let changed = 0;
     await run("fixing", async () => {
-      const result = await client.request({ type: "replace", column, find, replacement, wholeCell });
+      const result = await client.request({
+        type: "replace",
+        column,
+        find,
+        replacement,
+        wholeCell,
+      });
       changed = result.edits.length;
       dispatch({ type: "cell-fixed", counts: result.counts, edits: result.edits });
       await invalidatePreview(queryClient, state.session);
@@ -278,7 +364,11 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       await discardDraft().catch(() => undefined);
       router.push(`/imports/${jobId}`);
     } catch (error) {
-      dispatch({ type: "upload-failed", upload: error instanceof UploadFailed ? error.state : null, problem: error instanceof Error ? error.message : "The rows could not be sent." });
+      dispatch({
+        type: "upload-failed",
+        upload: error instanceof UploadFailed ? error.state : null,
+        problem: error instanceof Error ? error.message : "The rows could not be sent.",
+      });
     }
   }
 
@@ -288,7 +378,8 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
     dispatch({ type: "restarted" });
   }
 
-  const problems = resource && header ? mappingProblems(resource, header.columns, state.mapping) : [];
+  const problems =
+    resource && header ? mappingProblems(resource, header.columns, state.mapping) : [];
   const currentStep = steps.findIndex((item) => item.id === step);
   const progress = state.progress;
 
@@ -302,7 +393,11 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
               aria-current={item.id === step ? "step" : undefined}
               className={classNames(
                 "rounded-full px-3 py-1",
-                item.id === step ? "bg-indigo-600 text-white" : position < currentStep ? "bg-indigo-50 text-indigo-700" : "bg-slate-100 text-slate-500",
+                item.id === step
+                  ? "bg-indigo-600 text-white"
+                  : position < currentStep
+                    ? "bg-indigo-50 text-indigo-700"
+                    : "bg-slate-100 text-slate-500",
               )}
             >
               {position + 1}. {item.label}
@@ -311,7 +406,11 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
         </ol>
         {hasWork(state) && (
           <p role="status" className="text-xs text-slate-600" data-testid="draft-status">
-            {save === "saving" ? "Saving draft…" : save === "failed" ? "The draft could not be saved in this browser." : "Draft saved in this browser"}
+            {save === "saving"
+              ? "Saving draft…"
+              : save === "failed"
+                ? "The draft could not be saved in this browser."
+                : "Draft saved in this browser"}
           </p>
         )}
       </nav>
@@ -322,7 +421,13 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
             <p role="status" className="text-sm text-slate-700">
               Reading {file?.name} again and applying your mapping and fixes…
             </p>
-            {progress && <ProgressBar label={phaseWords[progress.phase]} done={progress.done} total={progress.total} />}
+            {progress && (
+              <ProgressBar
+                label={phaseWords[progress.phase]}
+                done={progress.done}
+                total={progress.total}
+              />
+            )}
           </div>
         </Card>
       )}
@@ -338,9 +443,16 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
 
       {step === "choose" && activity !== "restoring" && (
         <Card title="What are you importing?">
-          <ResourceStep value={resource} onChange={(kind) => dispatch({ type: "resource-chosen", resource: kind })} usersImports={usersImports} />
+          <ResourceStep
+            value={resource}
+            onChange={(kind) => dispatch({ type: "resource-chosen", resource: kind })}
+            usersImports={usersImports}
+          />
           <div className="mt-5 flex justify-end">
-            <Button disabled={!resource} onClick={() => dispatch({ type: "step-shown", step: "upload" })}>
+            <Button
+              disabled={!resource}
+              onClick={() => dispatch({ type: "step-shown", step: "upload" })}
+            >
               Continue
             </Button>
           </div>
@@ -351,17 +463,35 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
         <Card
           title={`Upload ${resourceLabels[resource].plural.toLowerCase()}`}
           actions={
-            <Button variant="ghost" size="sm" onClick={() => dispatch({ type: "step-shown", step: "choose" })} disabled={busy}>
+            <Button
+              variant="ghost"
+              size="sm"
+              onClick={() => dispatch({ type: "step-shown", step: "choose" })}
+              disabled={busy}
+            >
               Back
             </Button>
           }
         >
           <div className="space-y-4">
             <FileStep onFile={(picked) => void onFile(picked)} disabled={busy} />
-            {busy && progress && <ProgressBar label={phaseWords[progress.phase]} done={progress.done} total={progress.total} />}
-            {busy && !progress && <p role="status" className="text-sm text-slate-600">Reading {file?.name}…</p>}
+            {busy && progress && (
+              <ProgressBar
+                label={phaseWords[progress.phase]}
+                done={progress.done}
+                total={progress.total}
+              />
+            )}
+            {busy && !progress && (
+              <p role="status" className="text-sm text-slate-600">
+                Reading {file?.name}…
+              </p>
+            )}
             {state.problem && (
-              <Alert tone="error" title={file ? `${file.name} cannot be imported` : "The file cannot be imported"}>
+              <Alert
+                tone="error"
+                title={file ? `${file.name} cannot be imported` : "The file cannot be imported"}
+              >
                 {state.problem}
               </Alert>
             )}
@@ -369,7 +499,9 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
               <p role="status" className="text-sm text-slate-700">
                 {file.name}: {loaded.format.toUpperCase()}, {formatBytes(file.size)}
                 {loaded.sheet && `, sheet "${loaded.sheet}"`}
-                {header && `, ${header.rows.toLocaleString("en-US")} rows and ${header.columns.length} columns`}.
+                {header &&
+                  `, ${header.rows.toLocaleString("en-US")} rows and ${header.columns.length} columns`}
+                .
               </p>
             )}
             {loaded?.sheets && loaded.sheets.length > 1 && sourceFile && (
@@ -388,7 +520,9 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
                     </option>
                   ))}
                 </Select>
-                <p className="mt-1 text-xs text-slate-500">The workbook has {loaded.sheets.length} sheets; the rows come from this one.</p>
+                <p className="mt-1 text-xs text-slate-500">
+                  The workbook has {loaded.sheets.length} sheets; the rows come from this one.
+                </p>
               </div>
             )}
             {loaded && !loaded.headerFixed && (
@@ -396,14 +530,19 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
                 sample={loaded.sample}
                 value={state.headerRow}
                 disabled={busy}
-                onChange={(row) => void run("reading", async () => {
-                  await chooseHeader(workerClient(), row, resource);
-                  dispatch({ type: "work-done" });
-                })}
+                onChange={(row) =>
+                  void run("reading", async () => {
+                    await chooseHeader(workerClient(), row, resource);
+                    dispatch({ type: "work-done" });
+                  })
+                }
               />
             )}
             <div className="flex justify-end">
-              <Button disabled={!header || busy} onClick={() => dispatch({ type: "step-shown", step: "map" })}>
+              <Button
+                disabled={!header || busy}
+                onClick={() => dispatch({ type: "step-shown", step: "map" })}
+              >
                 Continue to mapping
               </Button>
             </div>
@@ -416,7 +555,12 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
           title="Map columns"
           description={`Choose the field each column of ${file?.name ?? "the file"} fills.`}
           actions={
-            <Button variant="ghost" size="sm" onClick={() => dispatch({ type: "step-shown", step: "upload" })} disabled={busy}>
+            <Button
+              variant="ghost"
+              size="sm"
+              onClick={() => dispatch({ type: "step-shown", step: "upload" })}
+              disabled={busy}
+            >
               Back
             </Button>
           }
@@ -428,13 +572,25 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
               profiles={header.profiles}
               rows={header.rows}
               mapping={state.mapping}
-              onChange={(next: ColumnMapping) => dispatch({ type: "mapping-changed", mapping: next })}
+              onChange={(next: ColumnMapping) =>
+                dispatch({ type: "mapping-changed", mapping: next })
+              }
               remembered={state.remembered}
             />
-            {busy && progress && <ProgressBar label={phaseWords[progress.phase]} done={progress.done} total={progress.total} />}
+            {busy && progress && (
+              <ProgressBar
+                label={phaseWords[progress.phase]}
+                done={progress.done}
+                total={progress.total}
+              />
+            )}
             {state.problem && <Alert tone="error">{state.problem}</Alert>}
             <div className="flex justify-end">
-              <Button disabled={problems.length > 0 || busy} pending={busy} onClick={() => void validate()}>
+              <Button
+                disabled={problems.length > 0 || busy}
+                pending={busy}
+                onClick={() => void validate()}
+              >
                 Validate {header.rows.toLocaleString("en-US")} rows
               </Button>
             </div>

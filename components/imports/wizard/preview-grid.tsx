@@ -1,7 +1,16 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useId, useMemo, useRef, useState, type CSSProperties, type KeyboardEvent, type PointerEvent } from "react";
+import {
+  useEffect,
+  useId,
+  useMemo,
+  useRef,
+  useState,
+  type CSSProperties,
+  type KeyboardEvent,
+  type PointerEvent,
+} from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { classNames, focusRing } from "@/components/ui/class-names";
@@ -58,7 +67,19 @@ type Active = { position: number; column: number };
  * only their data leaves the worker. Errors sit under the cell they concern; the cell under
  * keyboard focus (or tapped) shows its value and every message in full above the grid.
  */
-export function PreviewGrid({ client, session, resource, columns, mapping, filter, expectedTotal, onEdit, onExclude, onEditorOpen, busy }: PreviewGridProps) {
+export function PreviewGrid({
+  client,
+  session,
+  resource,
+  columns,
+  mapping,
+  filter,
+  expectedTotal,
+  onEdit,
+  onExclude,
+  onEditorOpen,
+  busy,
+}: PreviewGridProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const detailsId = useId();
   const [editing, setEditing] = useState<Editing | null>(null);
@@ -71,12 +92,21 @@ export function PreviewGrid({ client, session, resource, columns, mapping, filte
   useEffect(() => {
     const element = scrollRef.current;
     if (!element) return;
-    const observer = new ResizeObserver(([entry]) => setPinAll((entry?.contentRect.width ?? 0) >= PINNED_WIDTH * 2));
+    const observer = new ResizeObserver(([entry]) =>
+      setPinAll((entry?.contentRect.width ?? 0) >= PINNED_WIDTH * 2),
+    );
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
   const [visible, setVisible] = useState({ first: 0, last: -1 });
-  const { total, rowAt, failure } = usePreviewRows(client, session, filter, visible.first, visible.last, expectedTotal);
+  const { total, rowAt, failure } = usePreviewRows(
+    client,
+    session,
+    filter,
+    visible.first,
+    visible.last,
+    expectedTotal,
+  );
   const sections = Math.max(1, Math.ceil(total / SECTION_ROWS));
   const section = Math.min(sectionChoice, sections - 1);
   const offset = section * SECTION_ROWS;
@@ -106,7 +136,9 @@ export function PreviewGrid({ client, session, resource, columns, mapping, filte
   const activeLoaded = active !== null && rowAt(active.position) !== undefined;
   useEffect(() => {
     if (!focusPending || !active || !activeLoaded || busy) return;
-    const target = scrollRef.current?.querySelector<HTMLElement>(`[data-nav="${active.position}:${active.column}"]`);
+    const target = scrollRef.current?.querySelector<HTMLElement>(
+      `[data-nav="${active.position}:${active.column}"]`,
+    );
     if (target) {
       target.focus();
       setFocusPending(false);
@@ -157,7 +189,10 @@ export function PreviewGrid({ client, session, resource, columns, mapping, filte
 
   function onGridKey(event: KeyboardEvent<HTMLDivElement>) {
     if (!active || editing) return;
-    const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? ROW_HEIGHT * 5) / ROW_HEIGHT) - 1);
+    const page = Math.max(
+      1,
+      Math.floor((scrollRef.current?.clientHeight ?? ROW_HEIGHT * 5) / ROW_HEIGHT) - 1,
+    );
     const moves: Record<string, () => void> = {
       ArrowDown: () => moveTo(active.position + 1, active.column),
       ArrowUp: () => moveTo(active.position - 1, active.column),
@@ -166,7 +201,10 @@ export function PreviewGrid({ client, session, resource, columns, mapping, filte
       PageDown: () => moveTo(active.position + page, active.column),
       PageUp: () => moveTo(active.position - page, active.column),
       Home: () => (event.ctrlKey ? moveTo(offset, active.column) : moveTo(active.position, 0)),
-      End: () => (event.ctrlKey ? moveTo(offset + count - 1, active.column) : moveTo(active.position, FIRST_DATA_COLUMN + columns.length - 1)),
+      End: () =>
+        event.ctrlKey
+          ? moveTo(offset + count - 1, active.column)
+          : moveTo(active.position, FIRST_DATA_COLUMN + columns.length - 1),
     };
     const move = moves[event.key];
     if (move) {
@@ -190,7 +228,13 @@ export function PreviewGrid({ client, session, resource, columns, mapping, filte
   }
 
   function resize(column: number, next: number) {
-    setWidths((current) => current.map((value, at) => (at === column ? Math.max(MIN_CELL_WIDTH, Math.min(MAX_CELL_WIDTH, Math.round(next))) : value)));
+    setWidths((current) =>
+      current.map((value, at) =>
+        at === column
+          ? Math.max(MIN_CELL_WIDTH, Math.min(MAX_CELL_WIDTH, Math.round(next)))
+          : value,
+      ),
+    );
   }
 
   if (failure)
@@ -202,29 +246,56 @@ export function PreviewGrid({ client, session, resource, columns, mapping, filte
 
   const activeRow = active ? rowAt(active.position) : undefined;
   // Before any cell is chosen, Tab lands on the first visible row's first file column.
-  const tabStop = active ?? { position: first, column: columns.length > 0 ? FIRST_DATA_COLUMN : STATUS_COLUMN };
+  const tabStop = active ?? {
+    position: first,
+    column: columns.length > 0 ? FIRST_DATA_COLUMN : STATUS_COLUMN,
+  };
 
   return (
     <div className="space-y-2">
       {sections > 1 && (
-        <nav aria-label="Sections of rows" className="flex items-center gap-3 text-sm text-slate-700">
-          <Button size="sm" variant="secondary" disabled={section === 0} onClick={() => showSection(section - 1)}>
+        <nav
+          aria-label="Sections of rows"
+          className="flex items-center gap-3 text-sm text-slate-700"
+        >
+          <Button
+            size="sm"
+            variant="secondary"
+            disabled={section === 0}
+            onClick={() => showSection(section - 1)}
+          >
             Previous {SECTION_ROWS.toLocaleString("en-US")}
           </Button>
           <span aria-live="polite">
-            Rows {(offset + 1).toLocaleString("en-US")}–{Math.min(total, offset + SECTION_ROWS).toLocaleString("en-US")} of {total.toLocaleString("en-US")}
+            Rows {(offset + 1).toLocaleString("en-US")}–
+            {Math.min(total, offset + SECTION_ROWS).toLocaleString("en-US")} of{" "}
+            {total.toLocaleString("en-US")}
           </span>
-          <Button size="sm" variant="secondary" disabled={section >= sections - 1} onClick={() => showSection(section + 1)}>
+          <Button
+            size="sm"
+            variant="secondary"
+            disabled={section >= sections - 1}
+            onClick={() => showSection(section + 1)}
+          >
             Next {SECTION_ROWS.toLocaleString("en-US")}
           </Button>
         </nav>
       )}
-      <CellDetails id={detailsId} row={activeRow} active={active} columns={columns} columnOfField={columnOfField} />
+      <CellDetails
+        id={detailsId}
+        row={activeRow}
+        active={active}
+        columns={columns}
+        columnOfField={columnOfField}
+      />
       <div
         ref={scrollRef}
         className="relative max-h-[70vh] min-h-40 overflow-auto rounded-lg border border-slate-200 bg-white"
         // Keyboard moves scroll a cell into view beside the pinned columns, not under them.
-        style={{ scrollPaddingLeft: pinAll ? PINNED_WIDTH : NUMBER_WIDTH, scrollPaddingTop: HEADER_HEIGHT }}
+        style={{
+          scrollPaddingLeft: pinAll ? PINNED_WIDTH : NUMBER_WIDTH,
+          scrollPaddingTop: HEADER_HEIGHT,
+        }}
         data-testid="preview-scroller"
         onKeyDown={onGridKey}
       >
@@ -236,21 +307,53 @@ export function PreviewGrid({ client, session, resource, columns, mapping, filte
           style={{ width, height: virtualizer.getTotalSize() + HEADER_HEIGHT }}
         >
           <div role="rowgroup" className="sticky top-0 z-20" style={{ width }}>
-            <div role="row" aria-rowindex={1} className="flex border-b border-slate-200 bg-slate-50 text-xs font-medium text-slate-600" style={{ height: HEADER_HEIGHT }}>
-              <div role="columnheader" className={classNames(pinnedClass, "bg-slate-50 px-3 py-2")} style={pinned(0, NUMBER_WIDTH)}>
+            <div
+              role="row"
+              aria-rowindex={1}
+              className="flex border-b border-slate-200 bg-slate-50 text-xs font-medium text-slate-600"
+              style={{ height: HEADER_HEIGHT }}
+            >
+              <div
+                role="columnheader"
+                className={classNames(pinnedClass, "bg-slate-50 px-3 py-2")}
+                style={pinned(0, NUMBER_WIDTH)}
+              >
                 Row
               </div>
-              <div role="columnheader" className={classNames(pinAll ? pinnedClass : "shrink-0", "bg-slate-50 px-3 py-2")} style={pinned(NUMBER_WIDTH, STATUS_WIDTH)}>
+              <div
+                role="columnheader"
+                className={classNames(pinAll ? pinnedClass : "shrink-0", "bg-slate-50 px-3 py-2")}
+                style={pinned(NUMBER_WIDTH, STATUS_WIDTH)}
+              >
                 Status
               </div>
-              <div role="columnheader" className={classNames(pinAll ? pinnedClass : "shrink-0", "border-r border-slate-200 bg-slate-50 px-3 py-2")} style={pinned(NUMBER_WIDTH + STATUS_WIDTH, ACTION_WIDTH)}>
+              <div
+                role="columnheader"
+                className={classNames(
+                  pinAll ? pinnedClass : "shrink-0",
+                  "border-r border-slate-200 bg-slate-50 px-3 py-2",
+                )}
+                style={pinned(NUMBER_WIDTH + STATUS_WIDTH, ACTION_WIDTH)}
+              >
                 Actions
               </div>
               {columns.map((column, position) => (
-                <div role="columnheader" key={column} className="relative shrink-0 px-3 py-1.5" style={{ width: widths[position] }} title={column}>
+                <div
+                  role="columnheader"
+                  key={column}
+                  className="relative shrink-0 px-3 py-1.5"
+                  style={{ width: widths[position] }}
+                  title={column}
+                >
                   <span className="block truncate text-slate-900">{column}</span>
-                  <span className="block truncate font-normal text-slate-500">{mapping[column] ? `→ ${targetLabel(resource, mapping[column])}` : "ignored"}</span>
-                  <ResizeHandle column={column} width={widths[position]!} onResize={(next) => resize(position, next)} />
+                  <span className="block truncate font-normal text-slate-500">
+                    {mapping[column] ? `→ ${targetLabel(resource, mapping[column])}` : "ignored"}
+                  </span>
+                  <ResizeHandle
+                    column={column}
+                    width={widths[position]!}
+                    onResize={(next) => resize(position, next)}
+                  />
                 </div>
               ))}
             </div>
@@ -282,14 +385,19 @@ export function PreviewGrid({ client, session, resource, columns, mapping, filte
                         setActive({ position, column: FIRST_DATA_COLUMN + column });
                         setEditing({ index: row.index, column, value: row.values[column] ?? "" });
                       }}
-                      onEditorChange={(value) => setEditing((current) => (current ? { ...current, value } : current))}
+                      onEditorChange={(value) =>
+                        setEditing((current) => (current ? { ...current, value } : current))
+                      }
                       onEditorKey={onEditorKey}
                       onEditorBlur={() => void save()}
                       onExclude={onExclude}
                       busy={busy}
                     />
                   ) : (
-                    <div role="cell" className="sticky left-0 flex items-center px-3 text-sm text-slate-400">
+                    <div
+                      role="cell"
+                      className="sticky left-0 flex items-center px-3 text-sm text-slate-400"
+                    >
                       Loading row…
                     </div>
                   )}
@@ -321,7 +429,15 @@ function pinned(left: number, width: number): CSSProperties {
 }
 
 /** A column's right edge: drag it, or focus it and use the arrow keys. */
-function ResizeHandle({ column, width, onResize }: { column: string; width: number; onResize: (width: number) => void }) {
+function ResizeHandle({
+  column,
+  width,
+  onResize,
+}: {
+  column: string;
+  width: number;
+  onResize: (width: number) => void;
+}) {
   const start = useRef<{ x: number; width: number } | null>(null);
   function onPointerDown(event: PointerEvent<HTMLDivElement>) {
     event.preventDefault();
@@ -353,7 +469,10 @@ function ResizeHandle({ column, width, onResize }: { column: string; width: numb
       onPointerUp={() => (start.current = null)}
       onPointerCancel={() => (start.current = null)}
       onKeyDown={onKeyDown}
-      className={classNames("absolute inset-y-1 -right-1 z-10 w-2 cursor-col-resize touch-none rounded hover:bg-indigo-300 focus-visible:bg-indigo-400", focusRing)}
+      className={classNames(
+        "absolute inset-y-1 -right-1 z-10 w-2 cursor-col-resize touch-none rounded hover:bg-indigo-300 focus-visible:bg-indigo-400",
+        focusRing,
+      )}
     />
   );
 }
@@ -370,7 +489,19 @@ function placeIssues(row: ViewRow, columnOfField: Map<string, number>) {
 }
 
 /** The chosen cell in full: its value and every message, for keyboard, touch and screen readers alike. */
-function CellDetails({ id, row, active, columns, columnOfField }: { id: string; row: ViewRow | undefined; active: Active | null; columns: string[]; columnOfField: Map<string, number> }) {
+function CellDetails({
+  id,
+  row,
+  active,
+  columns,
+  columnOfField,
+}: {
+  id: string;
+  row: ViewRow | undefined;
+  active: Active | null;
+  columns: string[];
+  columnOfField: Map<string, number>;
+}) {
   let title = "";
   let value: string | null = null;
   let issues: RowIssue[] = [];
@@ -387,17 +518,29 @@ function CellDetails({ id, row, active, columns, columnOfField }: { id: string; 
     }
   }
   return (
-    <div id={id} aria-live="polite" data-testid="cell-details" className="min-h-14 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm">
+    <div
+      id={id}
+      aria-live="polite"
+      data-testid="cell-details"
+      className="min-h-14 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm"
+    >
       {title ? (
         <>
           <p className="font-medium text-slate-900">
             {title}
-            {value !== null && <span className="ml-2 font-normal break-all text-slate-700">{value === "" ? "(empty)" : value}</span>}
+            {value !== null && (
+              <span className="ml-2 font-normal break-all text-slate-700">
+                {value === "" ? "(empty)" : value}
+              </span>
+            )}
           </p>
           {issues.length > 0 ? (
             <ul className="mt-1 space-y-0.5">
               {issues.map((issue, position) => (
-                <li key={position} className={issue.severity === "error" ? "text-red-700" : "text-amber-700"}>
+                <li
+                  key={position}
+                  className={issue.severity === "error" ? "text-red-700" : "text-amber-700"}
+                >
                   {issue.severity === "error" ? "Error: " : "Warning: "}
                   {issue.message}
                 </li>
@@ -409,7 +552,8 @@ function CellDetails({ id, row, active, columns, columnOfField }: { id: string; 
         </>
       ) : (
         <p className="text-slate-600">
-          Select a cell to read its value and messages in full. Arrow keys move between cells, Enter edits, Escape cancels an edit.
+          Select a cell to read its value and messages in full. Arrow keys move between cells, Enter
+          edits, Escape cancels an edit.
         </p>
       )}
     </div>
@@ -435,15 +579,39 @@ type PreviewRowProps = {
   busy: boolean;
 };
 
-function PreviewRow({ row, position, columns, widths, columnOfField, tabStop, pinAll, editing, onFocusCell, onStartEdit, onEditorChange, onEditorKey, onEditorBlur, onExclude, busy }: PreviewRowProps) {
+function PreviewRow({
+  row,
+  position,
+  columns,
+  widths,
+  columnOfField,
+  tabStop,
+  pinAll,
+  editing,
+  onFocusCell,
+  onStartEdit,
+  onEditorChange,
+  onEditorKey,
+  onEditorBlur,
+  onExclude,
+  busy,
+}: PreviewRowProps) {
   const number = row.index + 1;
   const { byColumn, unplaced } = placeIssues(row, columnOfField);
   const hasError = row.issues.some((issue) => issue.severity === "error");
   const hasWarning = row.issues.some((issue) => issue.severity === "warning");
-  const tabIndex = (column: number) => (tabStop.position === position && tabStop.column === column ? 0 : -1);
+  const tabIndex = (column: number) =>
+    tabStop.position === position && tabStop.column === column ? 0 : -1;
   return (
     <>
-      <div role="cell" className={classNames(pinnedClass, "bg-inherit px-3 py-2 text-sm text-slate-500 tabular-nums")} style={pinned(0, NUMBER_WIDTH)}>
+      <div
+        role="cell"
+        className={classNames(
+          pinnedClass,
+          "bg-inherit px-3 py-2 text-sm text-slate-500 tabular-nums",
+        )}
+        style={pinned(0, NUMBER_WIDTH)}
+      >
         {number.toLocaleString("en-US")}
       </div>
       <div
@@ -451,19 +619,45 @@ function PreviewRow({ row, position, columns, widths, columnOfField, tabStop, pi
         tabIndex={tabIndex(STATUS_COLUMN)}
         data-nav={`${position}:${STATUS_COLUMN}`}
         onFocus={() => onFocusCell(STATUS_COLUMN)}
-        className={classNames(pinAll ? pinnedClass : "shrink-0", "space-y-1 overflow-hidden bg-inherit px-3 py-2", focusRing)}
+        className={classNames(
+          pinAll ? pinnedClass : "shrink-0",
+          "space-y-1 overflow-hidden bg-inherit px-3 py-2",
+          focusRing,
+        )}
         style={pinned(NUMBER_WIDTH, STATUS_WIDTH)}
       >
-        {row.excluded ? <Badge>Excluded</Badge> : hasError ? <Badge tone="danger">Error</Badge> : hasWarning ? <Badge tone="warning">Warning</Badge> : <Badge tone="success">Valid</Badge>}
+        {row.excluded ? (
+          <Badge>Excluded</Badge>
+        ) : hasError ? (
+          <Badge tone="danger">Error</Badge>
+        ) : hasWarning ? (
+          <Badge tone="warning">Warning</Badge>
+        ) : (
+          <Badge tone="success">Valid</Badge>
+        )}
         {byColumn.size > 0 && (
           // Where to look, since the column may be scrolled out of sight.
-          <p className="truncate text-xs text-slate-600" title={[...byColumn.keys()].map((at) => columns[at]).join(", ")}>
-            In {[...byColumn.keys()].sort((a, b) => a - b).map((at) => columns[at]).join(", ")}
+          <p
+            className="truncate text-xs text-slate-600"
+            title={[...byColumn.keys()].map((at) => columns[at]).join(", ")}
+          >
+            In{" "}
+            {[...byColumn.keys()]
+              .sort((a, b) => a - b)
+              .map((at) => columns[at])
+              .join(", ")}
           </p>
         )}
         <IssueList issues={unplaced} />
       </div>
-      <div role="cell" className={classNames(pinAll ? pinnedClass : "shrink-0", "flex items-start border-r border-slate-200 bg-inherit px-2 py-2")} style={pinned(NUMBER_WIDTH + STATUS_WIDTH, ACTION_WIDTH)}>
+      <div
+        role="cell"
+        className={classNames(
+          pinAll ? pinnedClass : "shrink-0",
+          "flex items-start border-r border-slate-200 bg-inherit px-2 py-2",
+        )}
+        style={pinned(NUMBER_WIDTH + STATUS_WIDTH, ACTION_WIDTH)}
+      >
         <Button
           size="sm"
           variant="ghost"
@@ -485,7 +679,10 @@ function PreviewRow({ row, position, columns, widths, columnOfField, tabStop, pi
           <div
             role="cell"
             key={column}
-            className={classNames("shrink-0 overflow-hidden px-3 py-1.5", issues.some((issue) => issue.severity === "error") && !row.excluded && "bg-red-50/70")}
+            className={classNames(
+              "shrink-0 overflow-hidden px-3 py-1.5",
+              issues.some((issue) => issue.severity === "error") && !row.excluded && "bg-red-50/70",
+            )}
             style={{ width: widths[at] }}
           >
             {editing?.column === at ? (
@@ -507,7 +704,10 @@ function PreviewRow({ row, position, columns, widths, columnOfField, tabStop, pi
                 tabIndex={tabIndex(keyboardColumn)}
                 data-nav={`${position}:${keyboardColumn}`}
                 onFocus={() => onFocusCell(keyboardColumn)}
-                className={classNames("block h-7 w-full truncate rounded px-1.5 text-left text-sm text-slate-900 hover:bg-slate-100", focusRing)}
+                className={classNames(
+                  "block h-7 w-full truncate rounded px-1.5 text-left text-sm text-slate-900 hover:bg-slate-100",
+                  focusRing,
+                )}
                 onClick={() => onStartEdit(at)}
               >
                 {value || <span className="text-slate-400">empty</span>}
@@ -526,7 +726,14 @@ function IssueList({ issues }: { issues: RowIssue[] }) {
   return (
     <ul className="mt-0.5 space-y-0.5">
       {issues.map((issue, position) => (
-        <li key={position} title={issue.message} className={classNames("line-clamp-2 text-xs leading-4", issue.severity === "error" ? "text-red-700" : "text-amber-700")}>
+        <li
+          key={position}
+          title={issue.message}
+          className={classNames(
+            "line-clamp-2 text-xs leading-4",
+            issue.severity === "error" ? "text-red-700" : "text-amber-700",
+          )}
+        >
           {issue.message}
         </li>
       ))}

@@ -15,7 +15,8 @@ const PAGE_ROWS = 200;
 export const previewKeys = {
   all: ["import-preview"] as const,
   session: (session: number) => ["import-preview", session] as const,
-  page: (session: number, filter: RowFilter, page: number) => ["import-preview", session, filter, page] as const,
+  page: (session: number, filter: RowFilter, page: number) =>
+    ["import-preview", session, filter, page] as const,
 };
 
 /** After a fix or an exclusion: every page of the file may have changed (cross-row checks). */
@@ -24,16 +25,31 @@ export function invalidatePreview(queryClient: QueryClient, session: number): Pr
 }
 
 /** The rows of the visible window [first, last], fetched from the worker page by page. */
-export function usePreviewRows(client: PreviewClient, session: number, filter: RowFilter, first: number, last: number, expectedTotal: number) {
+export function usePreviewRows(
+  client: PreviewClient,
+  session: number,
+  filter: RowFilter,
+  first: number,
+  last: number,
+  expectedTotal: number,
+) {
   const pages = useMemo(() => {
     const list: number[] = [];
-    if (last >= first) for (let page = Math.floor(first / PAGE_ROWS); page <= Math.floor(last / PAGE_ROWS); page++) list.push(page);
+    if (last >= first)
+      for (let page = Math.floor(first / PAGE_ROWS); page <= Math.floor(last / PAGE_ROWS); page++)
+        list.push(page);
     return list;
   }, [first, last]);
   const results = useQueries({
     queries: pages.map((page) => ({
       queryKey: previewKeys.page(session, filter, page),
-      queryFn: () => client.request({ type: "rows", filter, start: page * PAGE_ROWS, end: (page + 1) * PAGE_ROWS }),
+      queryFn: () =>
+        client.request({
+          type: "rows",
+          filter,
+          start: page * PAGE_ROWS,
+          end: (page + 1) * PAGE_ROWS,
+        }),
       // The worker's rows change only through the wizard, which invalidates them.
       staleTime: Infinity,
       gcTime: 60_000,
@@ -50,8 +66,8 @@ export function usePreviewRows(client: PreviewClient, session: number, filter: R
     }
     if (result.error) failure = result.error.message;
   });
-  const rowAt = (position: number): ViewRow | undefined => byPage.get(Math.floor(position / PAGE_ROWS))?.[position % PAGE_ROWS];
+  const rowAt = (position: number): ViewRow | undefined =>
+    byPage.get(Math.floor(position / PAGE_ROWS))?.[position % PAGE_ROWS];
   // Before the worker answers (a new filter), the counts say how many rows to expect.
   return { total: total ?? expectedTotal, rowAt, failure };
 }
-

@@ -27,7 +27,14 @@ export type ImportDraft = {
 };
 
 /** What the imports list shows of a draft, without reading the file. */
-export type DraftSummary = { resource: ImportResource; fileName: string; step: WizardStep; savedAt: number; fixes: number; excluded: number };
+export type DraftSummary = {
+  resource: ImportResource;
+  fileName: string;
+  step: WizardStep;
+  savedAt: number;
+  fixes: number;
+  excluded: number;
+};
 
 const DRAFT_KEY = "switchboard:import-draft:v1";
 const FILE_KEY = "switchboard:import-draft-file:v1";

@@ -1,5 +1,11 @@
 import type { ColumnMapping } from "@/lib/imports/fields";
-import type { HeaderChoice, LoadedFile, PreviewCounts, PreviewProgress, RowFilter } from "@/lib/imports/parse/protocol";
+import type {
+  HeaderChoice,
+  LoadedFile,
+  PreviewCounts,
+  PreviewProgress,
+  RowFilter,
+} from "@/lib/imports/parse/protocol";
 import type { ImportResource } from "@/lib/imports/types";
 import type { UploadState } from "./upload-rows";
 
@@ -73,7 +79,13 @@ export type WizardEvent =
   | { type: "file-chosen"; file: { name: string; size: number }; sheet: string | null }
   | { type: "file-refused"; file: { name: string; size: number }; problem: string }
   | { type: "file-loaded"; loaded: LoadedFile }
-  | { type: "header-chosen"; headerRow: number; header: HeaderChoice; mapping: ColumnMapping; remembered: boolean }
+  | {
+      type: "header-chosen";
+      headerRow: number;
+      header: HeaderChoice;
+      mapping: ColumnMapping;
+      remembered: boolean;
+    }
   | { type: "mapping-changed"; mapping: ColumnMapping }
   | { type: "work-started"; activity: Activity }
   | { type: "progress"; progress: PreviewProgress }
@@ -114,9 +126,21 @@ export function wizardReducer(state: WizardState, event: WizardEvent): WizardSta
         resumed: null,
       };
     case "file-refused":
-      return { ...state, file: event.file, loaded: null, header: null, counts: null, problem: event.problem };
+      return {
+        ...state,
+        file: event.file,
+        loaded: null,
+        header: null,
+        counts: null,
+        problem: event.problem,
+      };
     case "file-loaded":
-      return { ...state, loaded: event.loaded, sheet: event.loaded.sheet ?? null, session: state.session + 1 };
+      return {
+        ...state,
+        loaded: event.loaded,
+        sheet: event.loaded.sheet ?? null,
+        session: state.session + 1,
+      };
     case "header-chosen":
       return {
         ...state,
@@ -157,18 +181,39 @@ export function wizardReducer(state: WizardState, event: WizardEvent): WizardSta
         if (value) excluded[String(index)] = true;
         else delete excluded[String(index)];
       }
-      return { ...state, activity: null, counts: event.counts, fixes: { ...state.fixes, excluded } };
+      return {
+        ...state,
+        activity: null,
+        counts: event.counts,
+        fixes: { ...state.fixes, excluded },
+      };
     }
     case "filter-changed":
       return { ...state, filter: event.filter };
     case "upload-progress":
       return { ...state, activity: "uploading", upload: event.upload, uploadError: null };
     case "upload-failed":
-      return { ...state, activity: null, upload: event.upload ?? state.upload, uploadError: event.problem };
+      return {
+        ...state,
+        activity: null,
+        upload: event.upload ?? state.upload,
+        uploadError: event.problem,
+      };
     case "draft-restored":
-      return { ...state, ...event.state, activity: null, progress: null, resumed: { savedAt: event.savedAt } };
+      return {
+        ...state,
+        ...event.state,
+        activity: null,
+        progress: null,
+        resumed: { savedAt: event.savedAt },
+      };
     case "restarted":
-      return { ...initialWizardState, resource: state.resource, step: "upload", session: state.session };
+      return {
+        ...initialWizardState,
+        resource: state.resource,
+        step: "upload",
+        session: state.session,
+      };
   }
 }
 

@@ -109,7 +109,7 @@ export function wizardReducer(state: WizardState, event: WizardEvent): WizardSta
     case "resource-chosen":
       return { ...state, resource: event.resource };
     case "step-shown":
-      return { ...state, step: event.step, problem: null };
+      return { ...state, step: event.step, problem: null, resumed: null };
     case "file-chosen":
       // A new file: nothing of the previous one (header, mapping, fixes, counts) applies any more.
       return {

@@ -313,27 +313,19 @@ export function PreviewGrid({
               className="flex border-b border-slate-200 bg-slate-50 text-xs font-medium text-slate-600"
               style={{ height: HEADER_HEIGHT }}
             >
-              <div
-                role="columnheader"
-                className={classNames(pinnedClass, "bg-slate-50 px-3 py-2")}
-                style={pinned(0, NUMBER_WIDTH)}
-              >
+              <div role="columnheader" {...pinnedCell("number", true, "bg-slate-50 px-3 py-2")}>
                 Row
               </div>
-              <div
-                role="columnheader"
-                className={classNames(pinAll ? pinnedClass : "shrink-0", "bg-slate-50 px-3 py-2")}
-                style={pinned(NUMBER_WIDTH, STATUS_WIDTH)}
-              >
+              <div role="columnheader" {...pinnedCell("status", pinAll, "bg-slate-50 px-3 py-2")}>
                 Status
               </div>
               <div
                 role="columnheader"
-                className={classNames(
-                  pinAll ? pinnedClass : "shrink-0",
+                {...pinnedCell(
+                  "actions",
+                  pinAll,
                   "border-r border-slate-200 bg-slate-50 px-3 py-2",
                 )}
-                style={pinned(NUMBER_WIDTH + STATUS_WIDTH, ACTION_WIDTH)}
               >
                 Actions
               </div>
@@ -422,10 +414,22 @@ export function PreviewGrid({
   );
 }
 
-const pinnedClass = "sticky z-10 shrink-0";
+/** The three left columns: `left` is where each sticks, when pinned. */
+const pinnedColumns = {
+  number: { left: 0, width: NUMBER_WIDTH },
+  status: { left: NUMBER_WIDTH, width: STATUS_WIDTH },
+  actions: { left: NUMBER_WIDTH + STATUS_WIDTH, width: ACTION_WIDTH },
+};
 
-function pinned(left: number, width: number): CSSProperties {
-  return { left, width };
+function pinnedCell(
+  column: keyof typeof pinnedColumns,
+  pinnedNow: boolean,
+  className: string,
+): { className: string; style: CSSProperties } {
+  return {
+    className: classNames(pinnedNow ? "sticky z-10 shrink-0" : "shrink-0", className),
+    style: pinnedColumns[column],
+  };
 }
 
 /** A column's right edge: drag it, or focus it and use the arrow keys. */
@@ -606,11 +610,7 @@ function PreviewRow({
     <>
       <div
         role="cell"
-        className={classNames(
-          pinnedClass,
-          "bg-inherit px-3 py-2 text-sm text-slate-500 tabular-nums",
-        )}
-        style={pinned(0, NUMBER_WIDTH)}
+        {...pinnedCell("number", true, "bg-inherit px-3 py-2 text-sm text-slate-500 tabular-nums")}
       >
         {number.toLocaleString("en-US")}
       </div>
@@ -619,12 +619,11 @@ function PreviewRow({
         tabIndex={tabIndex(STATUS_COLUMN)}
         data-nav={`${position}:${STATUS_COLUMN}`}
         onFocus={() => onFocusCell(STATUS_COLUMN)}
-        className={classNames(
-          pinAll ? pinnedClass : "shrink-0",
-          "space-y-1 overflow-hidden bg-inherit px-3 py-2",
-          focusRing,
+        {...pinnedCell(
+          "status",
+          pinAll,
+          classNames("space-y-1 overflow-hidden bg-inherit px-3 py-2", focusRing),
         )}
-        style={pinned(NUMBER_WIDTH, STATUS_WIDTH)}
       >
         {row.excluded ? (
           <Badge>Excluded</Badge>
@@ -652,11 +651,11 @@ function PreviewRow({
       </div>
       <div
         role="cell"
-        className={classNames(
-          pinAll ? pinnedClass : "shrink-0",
+        {...pinnedCell(
+          "actions",
+          pinAll,
           "flex items-start border-r border-slate-200 bg-inherit px-2 py-2",
         )}
-        style={pinned(NUMBER_WIDTH + STATUS_WIDTH, ACTION_WIDTH)}
       >
         <Button
           size="sm"

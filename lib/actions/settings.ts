@@ -46,9 +46,10 @@ export const deleteSandboxApplication = adminAction(applicationRefSchema, async 
   return { appId };
 });
 
-export const setSandboxRateLimit = adminAction(rateLimitSchema, async ({ appId, get, write }) => {
+export const setSandboxRateLimit = adminAction(rateLimitSchema, async ({ appId, get, write, migration }) => {
   await existingApplication(appId);
-  const rateLimit = get === undefined && write === undefined ? null : { get, write };
+  const rateLimit =
+    get === undefined && write === undefined && migration === undefined ? null : { get, write, migration };
   await setApplicationRateLimit(await getDb(), appId, rateLimit);
   // Buckets sized for the old limit would otherwise linger until they refill.
   getSandboxApp().resetRateLimit(appId);

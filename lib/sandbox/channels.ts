@@ -7,14 +7,17 @@ import {
   sandboxUsers,
   type GroupChannelMember,
 } from "@/lib/db/schema";
-import type {
-  ChannelListQuery,
-  ChannelUserSummary,
-  GroupChannelCreate,
-  GroupChannelMemberResource,
-  GroupChannelResource,
-  OpenChannelCreate,
-  OpenChannelResource,
+import {
+  groupMemberCapacity,
+  type ChannelListQuery,
+  type ChannelUserSummary,
+  type GroupChannelCreate,
+  type GroupChannelInvite,
+  type GroupChannelMembersQuery,
+  type GroupChannelMemberResource,
+  type GroupChannelResource,
+  type OpenChannelCreate,
+  type OpenChannelResource,
 } from "@/lib/schemas/channels";
 import {
   collectFormFields,
@@ -207,9 +210,7 @@ export async function createGroupChannel(
     state: input.invitation_status[user.userId]?.startsWith("invited") ? "invited" : "joined",
     hidden_status: input.hidden_status[user.userId] ?? "unhidden",
   }));
-  const distinctKey = input.is_distinct
-    ? JSON.stringify([input.custom_type, members.map((member) => member.user_id).sort()])
-    : null;
+  const distinctKey = input.is_distinct ? distinctKeyOf(input.custom_type, members) : null;
   const channelUrl = input.channel_url ?? generateChannelUrl("group");
 
   const row = await db.transaction(async (tx) => {
@@ -305,6 +306,151 @@ export async function freezeGroupChannel(
     .returning();
   if (!row) throw channelNotFound(channelUrl);
   return toGroupChannelResource(row, await findUsers(db, appId, groupChannelUserIds(row)));
+}
+
+/**
+ * Adds members to a group channel, up to its cap (100, supergroups 2000). The channel row is
+ * locked while members are added, so concurrent invitations cannot together pass the cap; a
+ * request that would pass it adds no one (400111). Users already members stay as they are.
+ */
+export async function inviteGroupChannelMembers(
+  db: Database,
+  appId: string,
+  channelUrl: string,
+  input: GroupChannelInvite,
+): Promise<GroupChannelResource> {
+  const row = await db.transaction(async (tx) => {
+    const [channel] = await tx
+      .select()
+      .from(sandboxGroupChannels)
+      .where(groupChannelKey(appId, channelUrl))
+      .for("update");
+    if (!channel) throw channelNotFound(channelUrl);
+    const users = await findUsers(tx, appId, input.member_ids);
+    const unknown = input.member_ids.find((id) => !users.has(id));
+    if (unknown !== undefined) throw userNotFound(unknown);
+    const present = new Set(channel.members.map((member) => member.user_id));
+    const added: GroupChannelMember[] = input.member_ids
+      .filter((id) => !present.has(id))
+      .map((id) => ({
+        user_id: id,
+        state: input.invitation_status[id]?.startsWith("invited") ? "invited" : "joined",
+        hidden_status: input.hidden_status[id] ?? "unhidden",
+      }));
+    const capacity = groupMemberCapacity({ is_super: channel.isSuper });
+    if (channel.members.length + added.length > capacity) {
+      throw new SandboxError(
+        ErrorCode.invalidValue,
+        `The channel would have ${channel.members.length + added.length} members: at most ${capacity}.`,
+      );
+    }
+    if (added.length === 0) return channel;
+    const members = [...channel.members, ...added];
+    const [updated] = await tx
+      .update(sandboxGroupChannels)
+      .set({
+        members,
+        distinctKey: channel.isDistinct ? distinctKeyOf(channel.customType, members) : null,
+      })
+      .where(groupChannelKey(appId, channelUrl))
+      .returning();
+    return updated ?? channel;
+  });
+  return toGroupChannelResource(row, await findUsers(db, appId, groupChannelUserIds(row)));
+}
+
+/**
+ * One page of a group channel's members, by nickname (operators first with
+ * `operator_then_member_alphabetical`). The token holds the sort key of the page's last
+ * member, so members added meanwhile never shift the pages not read yet.
+ */
+export async function listGroupChannelMembers(
+  db: Database,
+  appId: string,
+  channelUrl: string,
+  query: GroupChannelMembersQuery,
+): Promise<{ members: GroupChannelMemberResource[]; next: string }> {
+  const [row] = await db
+    .select()
+    .from(sandboxGroupChannels)
+    .where(groupChannelKey(appId, channelUrl))
+    .limit(1);
+  if (!row) throw channelNotFound(channelUrl);
+  const users = await findUsers(
+    db,
+    appId,
+    row.members.map((member) => member.user_id),
+  );
+  const operatorIds = new Set(row.operatorIds);
+  const operatorsFirst = query.order === "operator_then_member_alphabetical";
+  const sortKey = (member: GroupChannelMemberResource): MemberSortKey => [
+    operatorsFirst && member.role === "operator" ? 0 : 1,
+    member.nickname,
+    member.user_id,
+  ];
+  const after = decodeMembersToken(query.token ?? query.next ?? "");
+  const members = row.members
+    .flatMap((member) => {
+      const user = users.get(member.user_id);
+      if (!user) return [];
+      const role = operatorIds.has(user.userId) ? ("operator" as const) : ("" as const);
+      return [{ ...toMemberProfile(user, member.state), role }];
+    })
+    .filter(
+      (member) =>
+        (query.operator_filter === "all" ||
+          (query.operator_filter === "operator") === (member.role === "operator")) &&
+        (query.member_state_filter === "all" ||
+          (query.member_state_filter === "joined_only") === (member.state === "joined")) &&
+        (query.member_active_mode_filter === "all" ||
+          (query.member_active_mode_filter === "activated") === member.is_active) &&
+        (query.nickname_startswith === undefined ||
+          member.nickname.startsWith(query.nickname_startswith)) &&
+        (after === undefined || compareKeys(sortKey(member), after) > 0),
+    )
+    .sort((a, b) => compareKeys(sortKey(a), sortKey(b)));
+  const page = members.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    members: page,
+    next:
+      members.length > query.limit && last
+        ? Buffer.from(`members:${JSON.stringify(sortKey(last))}`).toString("base64url")
+        : "",
+  };
+}
+
+type MemberSortKey = [number, string, string];
+
+function compareKeys(a: MemberSortKey, b: MemberSortKey): number {
+  for (let i = 0; i < a.length; i++) {
+    if (a[i]! < b[i]!) return -1;
+    if (a[i]! > b[i]!) return 1;
+  }
+  return 0;
+}
+
+function decodeMembersToken(token: string): MemberSortKey | undefined {
+  if (token === "") return undefined;
+  const text = Buffer.from(token, "base64url").toString("utf8");
+  try {
+    const key: unknown = text.startsWith("members:") ? JSON.parse(text.slice(8)) : undefined;
+    if (
+      Array.isArray(key) &&
+      key.length === 3 &&
+      typeof key[0] === "number" &&
+      typeof key[1] === "string" &&
+      typeof key[2] === "string"
+    )
+      return key as MemberSortKey;
+  } catch {
+    // Not a token of this list; refused below.
+  }
+  throw new SandboxError(ErrorCode.invalidValue, '"token" is not a token this list returned.');
+}
+
+function distinctKeyOf(customType: string, members: GroupChannelMember[]): string {
+  return JSON.stringify([customType, members.map((member) => member.user_id).sort()]);
 }
 
 function groupChannelUserIds(row: GroupChannelRow): string[] {

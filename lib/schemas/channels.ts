@@ -111,6 +111,16 @@ export const openChannelFormFields: FormFieldKinds = {
 // Group channels (section 4.5)
 // ---------------------------------------------------------------------------
 
+const invitationStatusMap = z
+  .record(
+    z.string(),
+    z.enum(INVITATION_STATUSES, { message: oneOf("invitation_status", INVITATION_STATUSES) }),
+  )
+  .default({});
+const hiddenStatusMap = z
+  .record(z.string(), z.enum(HIDDEN_STATUSES, { message: oneOf("hidden_status", HIDDEN_STATUSES) }))
+  .default({});
+
 export const groupChannelCreateSchema = z
   .object({
     users: z
@@ -130,18 +140,8 @@ export const groupChannelCreateSchema = z
     access_code: z.string().optional(),
     inviter_id: z.string().optional(),
     strict: z.boolean().default(false),
-    invitation_status: z
-      .record(
-        z.string(),
-        z.enum(INVITATION_STATUSES, { message: oneOf("invitation_status", INVITATION_STATUSES) }),
-      )
-      .default({}),
-    hidden_status: z
-      .record(
-        z.string(),
-        z.enum(HIDDEN_STATUSES, { message: oneOf("hidden_status", HIDDEN_STATUSES) }),
-      )
-      .default({}),
+    invitation_status: invitationStatusMap,
+    hidden_status: hiddenStatusMap,
     operator_ids: userIdListSchema.max(OPERATORS_MAX).default([]),
     block_sdk_user_channel_join: z.boolean().default(false),
   })
@@ -217,20 +217,92 @@ export const channelFreezeSchema = z.object({ freeze: z.boolean() });
 
 const limitMessage = `"limit" must be between 1 and ${CHANNEL_LIST_LIMIT_MAX}.`;
 
-/** Query of the list operations; query values are text, so `limit` is read from it. */
-export const channelListQuerySchema = z.object({
-  limit: textInteger(
+/** `limit` of every list: 1 to 100, default 10; query values are text. */
+export function listLimitSchema() {
+  return textInteger(
     z
       .number({ error: '"limit" must be a number.' })
       .int()
       .min(1, { error: limitMessage })
       .max(CHANNEL_LIST_LIMIT_MAX, { error: limitMessage }),
-  ).default(CHANNEL_LIST_LIMIT_DEFAULT),
+  ).default(CHANNEL_LIST_LIMIT_DEFAULT);
+}
+
+/** Query of the list operations; query values are text, so `limit` is read from it. */
+export const channelListQuerySchema = z.object({
+  limit: listLimitSchema(),
   /** Opaque token from the previous page; empty for the first page. */
   next: z.string().default(""),
 });
 
 export type ChannelListQuery = z.output<typeof channelListQuerySchema>;
+
+// ---------------------------------------------------------------------------
+// Group channel members (invite, list)
+// ---------------------------------------------------------------------------
+
+/** `POST /v3/group_channels/{channel_url}/invite`: 1 to 100 users, by `user_ids` or `users`. */
+export const groupChannelInviteSchema = z
+  .object({
+    user_ids: userIdListSchema.max(USERS_PER_REQUEST_MAX).optional(),
+    users: z
+      .array(z.object({ user_id: z.string() }))
+      .max(USERS_PER_REQUEST_MAX)
+      .optional(),
+    invitation_status: invitationStatusMap,
+    hidden_status: hiddenStatusMap,
+    inviter_id: z.string().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.users === undefined && body.user_ids === undefined) {
+      ctx.addIssue({ code: "invalid_type", expected: "array", path: ["user_ids"], input: undefined });
+      return;
+    }
+    const count = requestedMemberIds(body).length;
+    if (count === 0 || count > USERS_PER_REQUEST_MAX) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["user_ids"],
+        message: `"user_ids" must name 1 to ${USERS_PER_REQUEST_MAX} users.`,
+      });
+    }
+  })
+  .transform(({ users, user_ids, ...body }) => ({
+    ...body,
+    member_ids: requestedMemberIds({ users, user_ids }),
+  }));
+
+export type GroupChannelInvite = z.output<typeof groupChannelInviteSchema>;
+
+export const MEMBER_ORDERS = ["member_nickname_alphabetical", "operator_then_member_alphabetical"] as const;
+export const OPERATOR_FILTERS = ["all", "operator", "nonoperator"] as const;
+/** The platform's `invited_by_friend` / `invited_by_non_friend` are not kept apart by the sandbox. */
+export const MEMBER_STATE_FILTERS = ["all", "invited_only", "joined_only"] as const;
+export const ACTIVE_MODES = ["activated", "deactivated", "all"] as const;
+
+/** `GET /v3/group_channels/{channel_url}/members`. */
+export const groupChannelMembersQuerySchema = z.object({
+  limit: listLimitSchema(),
+  token: z.string().optional(),
+  /** The older name of `token`, still accepted. */
+  next: z.string().optional(),
+  order: z.enum(MEMBER_ORDERS, { message: oneOf("order", MEMBER_ORDERS) }).default(
+    "member_nickname_alphabetical",
+  ),
+  operator_filter: z
+    .enum(OPERATOR_FILTERS, { message: oneOf("operator_filter", OPERATOR_FILTERS) })
+    .default("all"),
+  member_state_filter: z
+    .enum(MEMBER_STATE_FILTERS, { message: oneOf("member_state_filter", MEMBER_STATE_FILTERS) })
+    .default("all"),
+  member_active_mode_filter: z
+    .enum(ACTIVE_MODES, { message: oneOf("member_active_mode_filter", ACTIVE_MODES) })
+    .default("activated"),
+  nickname_startswith: z.string().optional(),
+});
+
+export type GroupChannelMembersQuery = z.output<typeof groupChannelMembersQuerySchema>;
+
 
 // ---------------------------------------------------------------------------
 // Resources (sections 2.7 and 2.8), as the sandbox answers them

@@ -1,12 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type {
   GroupChannelMemberResource as Member,
-  GroupChannelResource as GroupChannel,
+  GroupChannelResource,
 } from "@/lib/schemas/channels";
 import { createUsers } from "../fixtures/chat";
 import { call, expectPlatformError, sharedSandbox, uniqueId } from "./support/http";
 
 const sandbox = sharedSandbox();
+
+/** A single channel is answered with its members. */
+type GroupChannel = GroupChannelResource & Required<Pick<GroupChannelResource, "members">>;
 
 const invite = (channelUrl: string, body: unknown) =>
   call<GroupChannel>(sandbox, "POST", `/v3/group_channels/${channelUrl}/invite`, body);

@@ -1,6 +1,7 @@
 import {
   groupChannelCreateSchema,
   groupChannelFormFields,
+  groupChannelListQuerySchema,
   groupChannelInviteSchema,
   groupChannelMembersQuerySchema,
 } from "@/lib/schemas/channels";
@@ -21,6 +22,7 @@ export function registerGroupChannelRoutes(api: SandboxRouter): void {
   registerChannelRoutes(api, "/v3/group_channels", {
     createSchema: groupChannelCreateSchema,
     formFields: groupChannelFormFields,
+    listQuerySchema: groupChannelListQuerySchema,
     create: createGroupChannel,
     get: getGroupChannel,
     list: listGroupChannels,

@@ -1,4 +1,8 @@
-import { openChannelCreateSchema, openChannelFormFields } from "@/lib/schemas/channels";
+import {
+  openChannelCreateSchema,
+  openChannelFormFields,
+  openChannelListQuerySchema,
+} from "@/lib/schemas/channels";
 import {
   createOpenChannel,
   freezeOpenChannel,
@@ -13,6 +17,7 @@ export function registerOpenChannelRoutes(api: SandboxRouter): void {
   registerChannelRoutes(api, "/v3/open_channels", {
     createSchema: openChannelCreateSchema,
     formFields: openChannelFormFields,
+    listQuerySchema: openChannelListQuerySchema,
     create: createOpenChannel,
     get: getOpenChannel,
     list: listOpenChannels,

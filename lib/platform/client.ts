@@ -145,7 +145,6 @@ export function createPlatformClient(options: PlatformClientOptions) {
     return response;
   }
 
-  const chat = <T>(method: string, path: string, init?: RequestOptions) => request<T>("chat", method, path, init);
   const calls = <T>(method: string, path: string, init?: RequestOptions) => request<T>("calls", method, path, init);
   /** A chat operation whose answer is checked against its shared schema (see checkResponse). */
   const checked = <S extends z.ZodType>(

@@ -301,7 +301,7 @@ describe("migrationSchema", () => {
     [{ messages: [{ ...message, message_type: "ADMM", message: undefined }] }, 400105],
     [{ messages: [{ ...message, message_type: undefined }] }, 400105],
     [{ messages: [{ ...message, timestamp: "1700000000000" }] }, 400100],
-    [{ messages: [{ ...message, timestamp: 1.5 }] }, 400111],
+    [{ messages: [{ ...message, timestamp: 1.5 }] }, 400100],
     [{ messages: [{ ...message, timestamp: -1 }] }, 400111],
     [{ messages: [{ ...message, user_id: undefined }] }, 400105],
     [{ messages: [{ ...message, message: "m".repeat(5000) }] }, "ok"],

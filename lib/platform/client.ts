@@ -194,6 +194,8 @@ export function createPlatformClient(options: PlatformClientOptions) {
         }),
       freeze: (channelUrl: string, freeze: boolean, signal?: AbortSignal) =>
         checked(`${resource}.freeze`, schema, "PUT", `${one(channelUrl)}/freeze`, { json: { freeze }, signal }),
+      delete: (channelUrl: string, signal?: AbortSignal) =>
+        checked(`${resource}.delete`, z.object({}), "DELETE", one(channelUrl), { signal }),
     };
   }
 

@@ -633,6 +633,25 @@ export async function findChannelType(
   return group ? "group" : undefined;
 }
 
+/** Deletes a channel of either kind and its messages; 400201 when there is none. */
+export async function deleteChannel(
+  db: Database,
+  appId: string,
+  type: ChannelType,
+  channelUrl: string,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const deleted =
+      type === "open"
+        ? await tx.delete(sandboxOpenChannels).where(openChannelKey(appId, channelUrl)).returning({ url: sandboxOpenChannels.channelUrl })
+        : await tx.delete(sandboxGroupChannels).where(groupChannelKey(appId, channelUrl)).returning({ url: sandboxGroupChannels.channelUrl });
+    if (deleted.length === 0) throw channelNotFound(channelUrl);
+    await tx
+      .delete(sandboxMessages)
+      .where(and(eq(sandboxMessages.appId, appId), eq(sandboxMessages.channelUrl, channelUrl)));
+  });
+}
+
 /** The filters both channel lists take. */
 function listFilters(
   table: typeof sandboxOpenChannels | typeof sandboxGroupChannels,

@@ -118,6 +118,7 @@ export const contractOperations: ContractOperation[] = [
     extras: { query: paging },
   },
   { method: "get", path: "/v3/open_channels/{channel_url}", response: openChannelResourceSchema },
+  { method: "delete", path: "/v3/open_channels/{channel_url}", response: empty },
   { method: "put", path: "/v3/open_channels/{channel_url}/freeze", body: channelFreezeSchema, response: openChannelResourceSchema },
   {
     method: "post",
@@ -136,6 +137,7 @@ export const contractOperations: ContractOperation[] = [
     extras: { query: paging, response: ["channels.operators", "channels.channel"] },
   },
   { method: "get", path: "/v3/group_channels/{channel_url}", response: groupChannelResourceSchema, extras: { response: ["operators"] } },
+  { method: "delete", path: "/v3/group_channels/{channel_url}", response: empty },
   {
     method: "put",
     path: "/v3/group_channels/{channel_url}/freeze",

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Database } from "@/lib/db/client";
 import { channelFreezeSchema } from "@/lib/schemas/channels";
 import type { FormFieldKinds } from "@/lib/schemas/form-fields";
-import { readChannelCreateBody } from "../channels";
+import { deleteChannel, readChannelCreateBody, type ChannelType } from "../channels";
 import type { SandboxContext, SandboxRouter } from "../context";
 import { readImage } from "../files";
 import { parseWith, readJsonObject } from "../request";
@@ -10,6 +10,7 @@ import { parseWith, readJsonObject } from "../request";
 type CoverImage = { bytes: Uint8Array; contentType: string };
 
 export type ChannelOperations<Schema extends z.ZodType, ListQuery extends z.ZodType, Resource> = {
+  type: ChannelType;
   createSchema: Schema;
   listQuerySchema: ListQuery;
   formFields: FormFieldKinds;
@@ -47,6 +48,11 @@ export function registerChannelRoutes<Schema extends z.ZodType, ListQuery extend
 
   api.get(`${prefix}/:channel_url`, async (c) => {
     return c.json(await operations.get(c.get("db"), c.get("app").id, c.req.param("channel_url")));
+  });
+
+  api.delete(`${prefix}/:channel_url`, async (c) => {
+    await deleteChannel(c.get("db"), c.get("app").id, operations.type, c.req.param("channel_url"));
+    return c.json({});
   });
 
   api.put(`${prefix}/:channel_url/freeze`, async (c) => {

@@ -20,6 +20,7 @@ import { registerChannelRoutes } from "./channel-routes";
 /** Group channels (platform interface 4.5 and the contract's supporting operations). */
 export function registerGroupChannelRoutes(api: SandboxRouter): void {
   registerChannelRoutes(api, "/v3/group_channels", {
+    type: "group",
     createSchema: groupChannelCreateSchema,
     formFields: groupChannelFormFields,
     listQuerySchema: groupChannelListQuerySchema,

@@ -15,6 +15,7 @@ import { registerChannelRoutes } from "./channel-routes";
 /** Open channels (platform interface 4.4 and the contract's supporting operations). */
 export function registerOpenChannelRoutes(api: SandboxRouter): void {
   registerChannelRoutes(api, "/v3/open_channels", {
+    type: "open",
     createSchema: openChannelCreateSchema,
     formFields: openChannelFormFields,
     listQuerySchema: openChannelListQuerySchema,

@@ -75,7 +75,7 @@ async function openPglite(dataDirOption?: string): Promise<DatabaseHandle> {
   // Where the data lives is configuration, not part of the build: keep Turbopack from tracing it.
   const dataDir = path.resolve(/*turbopackIgnore: true*/ dataDirOption ?? path.join(env().DATA_DIR, "pglite"));
   fs.mkdirSync(dataDir, { recursive: true });
-  const releaseLock = lockDataDir(dataDir);
+  const releaseLock = await lockDataDir(dataDir);
   try {
     const client = await PGlite.create({ dataDir });
     const db = drizzle(client, { schema });
@@ -86,50 +86,50 @@ async function openPglite(dataDirOption?: string): Promise<DatabaseHandle> {
       location: dataDir,
       close: async () => {
         await client.close();
-        releaseLock();
+        await releaseLock();
       },
     };
   } catch (error) {
-    releaseLock();
+    await releaseLock();
     throw error;
   }
 }
 
+/** A lock whose holder stopped refreshing it for this long belongs to a dead process. */
+export const pgliteLockStaleMs = 5000;
+
 /**
  * PGlite is an embedded database: two processes writing one data directory corrupt it.
- * A lock file with our pid refuses a second process while the first is alive.
+ * The lock is a directory whose mtime its holder refreshes every second (proper-lockfile);
+ * a lock left by a killed process stops being refreshed and is taken over once stale, so
+ * neither a crash nor a reused process id can block the next start.
  */
-function lockDataDir(dataDir: string): () => void {
-  const lockFile = path.join(path.dirname(dataDir), `${path.basename(dataDir)}.lock`);
-  const holder = readLockHolder(lockFile);
-  if (holder && holder !== process.pid && isAlive(holder)) {
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  const lockfile = await import("proper-lockfile");
+  const lockPath = path.join(path.dirname(dataDir), `${path.basename(dataDir)}.lock`);
+  // Earlier versions wrote a plain file holding a pid here; it proves nothing, remove it.
+  if (fs.statSync(lockPath, { throwIfNoEntry: false })?.isFile()) fs.rmSync(lockPath, { force: true });
+  try {
+    return await lockfile.lock(dataDir, {
+      lockfilePath: lockPath,
+      realpath: false,
+      stale: pgliteLockStaleMs,
+      update: 1000,
+      // A lock left by a crash turns stale within pgliteLockStaleMs: wait that long, not longer.
+      retries: { retries: Math.ceil((pgliteLockStaleMs + 2000) / 500), minTimeout: 500, maxTimeout: 500, factor: 1 },
+      onCompromised: (error) => {
+        // Another process may be writing the directory now: stopping is the only safe answer.
+        console.error(`[database] lost the lock on ${dataDir} (${error.message}); stopping.`);
+        process.exit(1);
+      },
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
     throw new Error(
-      `The database directory ${dataDir} is in use by process ${holder}. ` +
+      `The database directory ${dataDir} is in use by another running process. ` +
         "Embedded PGlite can be opened by one process only: stop that process, " +
         "give this one its own DATA_DIR, or set DATABASE_URL to share a PostgreSQL server.",
     );
-  }
-  fs.writeFileSync(lockFile, String(process.pid));
-  return () => {
-    if (readLockHolder(lockFile) === process.pid) fs.rmSync(lockFile, { force: true });
-  };
-}
-
-function readLockHolder(lockFile: string): number | undefined {
-  try {
-    const pid = Number.parseInt(fs.readFileSync(lockFile, "utf8"), 10);
-    return Number.isFinite(pid) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -3,40 +3,7 @@ import type { Socket } from "node:net";
 import ipaddr from "ipaddr.js";
 import { clientAddressHeader } from "@/lib/auth/request-info";
 import { env } from "@/lib/env";
-import { isStorableText } from "@/lib/schemas/text-values";
-
-/** Longest request target (path and query) served; longer ones get 414 (sandbox contract). */
-export const maxRequestTargetBytes = 8 * 1024;
-
-export type Refusal = { status: number; message: string };
-
-const invalidValueCode = 400111;
-
-/** Why a request target cannot be served, or undefined when it can. */
-export function refuseRequestTarget(target: string): Refusal | undefined {
-  if (Buffer.byteLength(target) > maxRequestTargetBytes) {
-    return { status: 414, message: `The request URL is longer than ${maxRequestTargetBytes / 1024} KB.` };
-  }
-  const queryStart = target.indexOf("?");
-  const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
-  const query = queryStart === -1 ? "" : target.slice(queryStart + 1);
-  const parts = [
-    ...pathname.split("/"),
-    ...query.split(/[&=]/).map((part) => part.replaceAll("+", " ")),
-  ];
-  for (const part of parts) {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(part);
-    } catch {
-      return { status: 400, message: "The request URL holds percent-encoding that does not decode as UTF-8." };
-    }
-    if (!isStorableText(decoded)) {
-      return { status: 400, message: "The request URL holds a NUL character or an unpaired surrogate." };
-    }
-  }
-  return undefined;
-}
+import { maxRequestTargetBytes, refuseRequestTarget, type Refusal } from "@/lib/schemas/request-target";
 
 type AddressRange = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -77,7 +44,7 @@ export function resolveClientAddress(
 }
 
 function refusalBody(message: string): string {
-  return JSON.stringify({ message, code: invalidValueCode, error: true });
+  return JSON.stringify({ message, code: 400111, error: true });
 }
 
 function refuse(response: http.ServerResponse, refusal: Refusal): void {

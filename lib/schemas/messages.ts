@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CUSTOM_TYPE_MAX } from "./channels";
-import { textInteger } from "./text-values";
+import { storableString, textInteger } from "./text-values";
 
 /** Messages per migrate request (section 8). */
 export const MIGRATION_MESSAGES_MAX = 100;
@@ -15,13 +15,13 @@ export const migratedMessageSchema = z.object({
   message_type: z.enum(MESSAGE_TYPES, {
     message: `"message_type" must be one of ${MESSAGE_TYPES.join(", ")}.`,
   }),
-  message: z.string().max(MESSAGE_LENGTH_MAX),
+  message: storableString("message").max(MESSAGE_LENGTH_MAX),
   /** Milliseconds since the epoch, when the message was sent in the old system. */
   timestamp: z.number().refine((value) => Number.isSafeInteger(value) && value >= 0, {
     message: '"timestamp" must be a whole number of milliseconds since the epoch.',
   }),
-  custom_type: z.string().max(CUSTOM_TYPE_MAX).default(""),
-  data: z.string().default(""),
+  custom_type: storableString("custom_type").max(CUSTOM_TYPE_MAX).default(""),
+  data: storableString("data").default(""),
   /** Makes a retried request safe: a dedup_id already stored in the channel is skipped. */
   dedup_id: z.string().optional(),
 });

@@ -136,35 +136,48 @@ describe("sign-in throttling", () => {
   });
 });
 
-describe("bad configuration", () => {
-  it("exits non-zero within 5 s with a message naming SANDBOX_API_TOKEN", async () => {
-    const child = spawn(
-      process.execPath,
-      [path.join(root, "node_modules/next/dist/bin/next"), "start", "--hostname", "127.0.0.1", "--port", String(await freePort())],
-      {
-        cwd: root,
-        env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", SANDBOX_API_TOKEN: "short", DATA_DIR: fs.mkdtempSync("/tmp/switchboard-badconfig-") },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const started = Date.now();
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        resolve(null);
-      }, 5000);
-      child.once("exit", (exitCode) => {
-        clearTimeout(timer);
-        resolve(exitCode);
-      });
+/** Starts `next start` with `env` and waits up to 5 s for it to exit. */
+async function startExpectingExit(env: Record<string, string>) {
+  const child = spawn(
+    process.execPath,
+    [path.join(root, "node_modules/next/dist/bin/next"), "start", "--hostname", "127.0.0.1", "--port", String(await freePort())],
+    {
+      cwd: root,
+      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", DATA_DIR: fs.mkdtempSync("/tmp/switchboard-badconfig-"), ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const started = Date.now();
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      resolve(null);
+    }, 5000);
+    child.once("exit", (exitCode) => {
+      clearTimeout(timer);
+      resolve(exitCode);
     });
+  });
+  return { code, output, tookMs: Date.now() - started };
+}
+
+describe("fatal start-up errors", () => {
+  it("a bad SANDBOX_API_TOKEN exits non-zero within 5 s with a message naming it", async () => {
+    const { code, output, tookMs } = await startExpectingExit({ SANDBOX_API_TOKEN: "short" });
     expect(code, output).not.toBe(null);
     expect(code).not.toBe(0);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(tookMs).toBeLessThan(5000);
+    expect(output).toContain("Invalid configuration");
     expect(output).toContain("SANDBOX_API_TOKEN");
     expect(output).toContain("at least 16 characters");
+  });
+
+  it("an unreachable database exits non-zero naming the database", async () => {
+    const { code, output } = await startExpectingExit({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/none" });
+    expect(code, output).toBe(1);
+    expect(output).toContain("Switchboard cannot start. The database cannot be used");
   });
 });

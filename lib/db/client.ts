@@ -95,8 +95,13 @@ async function openPglite(dataDirOption?: string): Promise<DatabaseHandle> {
   }
 }
 
-/** A lock whose holder stopped refreshing it for this long belongs to a dead process. */
-export const pgliteLockStaleMs = 5000;
+/**
+ * A lock whose holder stopped refreshing it for this long belongs to a dead process. Only a
+ * lock without a readable owner file waits for this (a crash between taking the lock and
+ * writing the file); generous, because a holder whose event loop stalls this long gives up
+ * its lock and stops.
+ */
+export const pgliteLockStaleMs = 30_000;
 
 /**
  * PGlite is an embedded database: two processes writing one data directory corrupt it.

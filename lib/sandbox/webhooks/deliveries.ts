@@ -145,7 +145,8 @@ export async function endpointHealth(db: Database, appId: string, url: string, n
       .from(webhookAttempts)
       .innerJoin(webhookEvents, eq(webhookEvents.id, webhookAttempts.eventId))
       .where(and(scope, gte(webhookAttempts.at, since)));
-  const slice = sql<number>`(floor(extract(epoch from ${webhookAttempts.at}) * 1000 / ${SLICE_MS}) * ${SLICE_MS})::bigint`;
+  // A literal, not a parameter: GROUP BY must see the same expression as the SELECT list.
+  const slice = sql<number>`(floor(extract(epoch from ${webhookAttempts.at}) * 1000 / ${sql.raw(String(SLICE_MS))}) * ${sql.raw(String(SLICE_MS))})::bigint`;
   const [[hour], [day], series, [failure]] = await Promise.all([
     window(hourAgo),
     window(dayAgo),

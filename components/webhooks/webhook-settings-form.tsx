@@ -11,7 +11,7 @@ import { Switch } from "@/components/ui/switch";
 import { TextField } from "@/components/ui/text-field";
 import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
 import { applyActionResult } from "@/lib/actions/action-result";
-import type { WebhookSettingsView } from "@/lib/actions/webhooks";
+import type { WebhookSettingsView } from "@/lib/webhooks/reads";
 import { ALL_WEBHOOK_EVENTS, webhookSettingsSchema, type WebhookSettingsInput } from "@/lib/schemas/webhooks";
 import {
   diffWebhookSettings,

@@ -236,6 +236,8 @@ export const webhookEvents = pgTable(
     index("webhook_events_app_outcome_seq").on(t.appId, t.outcome, t.seq),
     index("webhook_events_app_order_key").on(t.appId, t.orderKey, t.seq),
     index("webhook_events_created_at").on(t.createdAt),
+    // The claim reads pending events in order; without this it sorts every pending event each time.
+    index("webhook_events_pending_seq").on(t.seq).where(sql`${t.status} = 'pending'`),
   ],
 );
 

@@ -8,6 +8,7 @@ CREATE INDEX "webhook_attempts_at" ON "webhook_attempts" USING btree ("at");--> 
 CREATE INDEX "webhook_events_app_outcome_seq" ON "webhook_events" USING btree ("app_id","outcome","seq");--> statement-breakpoint
 CREATE INDEX "webhook_events_app_order_key" ON "webhook_events" USING btree ("app_id","order_key","seq");--> statement-breakpoint
 CREATE INDEX "webhook_events_created_at" ON "webhook_events" USING btree ("created_at");--> statement-breakpoint
+CREATE INDEX "webhook_events_pending_seq" ON "webhook_events" USING btree ("seq") WHERE "webhook_events"."status" = 'pending';--> statement-breakpoint
 UPDATE "webhook_attempts" SET "outcome" = CASE WHEN "status" IS NULL THEN 'no_response' WHEN "status" BETWEEN 200 AND 299 THEN 'delivered' ELSE 'failed' END;--> statement-breakpoint
 UPDATE "webhook_events" e SET "outcome" = CASE
   WHEN e."status" = 'pending' THEN 'pending'

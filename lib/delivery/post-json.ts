@@ -139,10 +139,17 @@ export function postJson(
         response.on("error", done);
       },
     );
-    const timer = setTimeout(() => {
-      request.destroy();
-      finish(failed(`No response within ${options.timeoutMs} ms.`));
-    }, options.timeoutMs);
+    // When the timer fires late because the event loop was busy, a response may be waiting to be
+    // read: let pending I/O run first (setImmediate comes after the poll phase), then decide.
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (settled) return;
+          request.destroy();
+          finish(failed(`No response within ${options.timeoutMs} ms.`));
+        }),
+      options.timeoutMs,
+    );
     request.on("error", (error: NodeJS.ErrnoException) => finish(failed(describe(error), error.code === REFUSED_CODE)));
     request.end(body);
   });

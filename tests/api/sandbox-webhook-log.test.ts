@@ -208,8 +208,16 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
       health: { hour: { volume: number; success_rate: number; p50_ms: number }; series: unknown[]; last_failure: unknown };
     }>(sandbox, "GET", "/v1/sandbox/deliveries/health");
     expect(health.status).toBe(200);
-    expect(health.body.health.hour.volume).toBeGreaterThan(1000);
-    expect(health.body.health.hour.success_rate).toBe(1);
-    expect(health.body.health.series.length).toBeGreaterThan(0);
+    const { hour, day, series } = health.body.health as typeof health.body.health & {
+      day: { volume: number };
+      series: Array<{ volume: number; succeeded: number }>;
+    };
+    expect(hour.volume).toBeGreaterThan(1000);
+    // Nearly all answered 200 (a loaded machine may let an attempt time out).
+    expect(hour.success_rate).toBeGreaterThan(0.9);
+    expect(hour.p50_ms).toEqual(expect.any(Number));
+    expect(series.reduce((sum, slice) => sum + slice.volume, 0)).toBe(day.volume);
+    const succeeded = series.reduce((sum, slice) => sum + slice.succeeded, 0);
+    expect(succeeded / day.volume).toBeCloseTo(hour.success_rate, 5);
   });
 });

@@ -203,42 +203,35 @@ export function judgeAttempt(
 
 /**
  * Records attempts and decides what happens next for each event: done, or another try later.
- * Many attempts share one transaction (a commit per attempt would be the delivery rate's
- * ceiling). A refusal by the address guard is final.
+ * A whole batch is one statement (the attempts inserted and their events updated from one
+ * VALUES list): a commit, or a round trip, per attempt would be the delivery rate's ceiling.
+ * A refusal by the address guard is final.
  */
 export async function recordAttempts(db: Database, records: AttemptRecord[]) {
   if (records.length === 0) return;
-  await db.transaction(async (tx) => {
-    await tx
-      .insert(webhookAttempts)
-      .values(
-        records.map(({ event, outcome, at }) => ({
-          eventId: event.id,
-          attempt: event.attemptCount + 1,
-          at,
-          status: outcome.status,
-          error: outcome.error,
-          outcome: judgeAttempt(outcome, event.attemptCount + 1).attempt,
-          latencyMs: outcome.latencyMs,
-          requestHeaders: outcome.requestHeaders,
-          responseHeaders: outcome.responseHeaders,
-          responseExcerpt: outcome.responseExcerpt,
-        })),
-      )
-      .onConflictDoNothing();
-    // One statement for the whole batch: each event's next state comes from a VALUES list.
-    const rows = records.map(({ event, outcome }) => {
-      const attempt = event.attemptCount + 1;
-      const judged = judgeAttempt(outcome, attempt).event;
-      const status = judged === "pending" ? "pending" : judged === "no_response" || judged === "refused" ? "failed" : "delivered";
-      const next = new Date(Date.now() + (RETRY_DELAYS_MS[attempt - 1] ?? 0));
-      return sql`(${event.id}, ${attempt}::int, ${status}, ${judged}, ${next.toISOString()}::timestamptz)`;
-    });
-    await tx.execute(sql`
-      update ${webhookEvents} set
-        attempt_count = v.attempt, status = v.status, outcome = v.outcome, next_attempt_at = v.next_at,
-        locked_until = null, attempt_started_at = null
-      from (values ${sql.join(rows, sql`, `)}) as v(id, attempt, status, outcome, next_at)
-      where ${webhookEvents.id} = v.id`);
+  const rows = records.map(({ event, outcome, at }) => {
+    const attempt = event.attemptCount + 1;
+    const judged = judgeAttempt(outcome, attempt);
+    const status = judged.event === "pending" ? "pending" : judged.event === "delivered" || judged.event === "failed" ? "delivered" : "failed";
+    const next = new Date(Date.now() + (RETRY_DELAYS_MS[attempt - 1] ?? 0));
+    return sql`(${event.id}, ${attempt}::int, ${status}, ${judged.event}, ${next.toISOString()}::timestamptz,
+      ${at.toISOString()}::timestamptz, ${outcome.status}::int, ${outcome.error}::text, ${judged.attempt},
+      ${outcome.latencyMs}::int, ${JSON.stringify(outcome.requestHeaders)}::jsonb,
+      ${outcome.responseHeaders === null ? null : JSON.stringify(outcome.responseHeaders)}::jsonb, ${outcome.responseExcerpt}::text)`;
   });
+  await db.execute(sql`
+    with v (id, attempt, status, outcome, next_at, at, http_status, error, attempt_outcome, latency_ms, request_headers,
+      response_headers, response_excerpt) as (values ${sql.join(rows, sql`, `)}),
+    recorded as (
+      insert into ${webhookAttempts} (event_id, attempt, at, status, error, outcome, latency_ms, request_headers,
+        response_headers, response_excerpt)
+      select id, attempt, at, http_status, error, attempt_outcome, latency_ms, request_headers, response_headers, response_excerpt
+      from v
+      on conflict do nothing
+    )
+    update ${webhookEvents} set
+      attempt_count = v.attempt, status = v.status, outcome = v.outcome, next_attempt_at = v.next_at,
+      locked_until = null, attempt_started_at = null
+    from v
+    where ${webhookEvents.id} = v.id`);
 }

@@ -7,7 +7,7 @@ import {
   targetLabel,
   type ColumnMapping,
 } from "./fields";
-import type { ImportResource } from "./types";
+import { isChannelResource, type ImportResource } from "./types";
 
 /**
  * Maps a file's columns to fields by name: case, spaces, `_`, `-` and `.` do not matter, a
@@ -63,7 +63,7 @@ export function mappingProblems(resource: ImportResource, columns: readonly stri
   for (const field of importFields[resource]) {
     if (field.required && !columnsOf.has(field.key)) problems.push(`Choose the column that holds the ${field.label.toLowerCase()}.`);
   }
-  if (resource !== "users" && !columnsOf.has("channel_url") && !columnsOf.has("source_id")) {
+  if (isChannelResource(resource) && !columnsOf.has("channel_url") && !columnsOf.has("source_id")) {
     problems.push("Choose the column that holds the channel URL or the source id: every channel needs one.");
   }
   for (const [target, targetColumns] of columnsOf) {

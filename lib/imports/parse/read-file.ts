@@ -1,6 +1,6 @@
 import Papa from "papaparse";
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from "../types";
-import { isPlainObject, JsonColumns, MAX_RECORDS } from "./records";
+import { HEADER_SEARCH_ROWS, isPlainObject, JsonColumns } from "./records";
 import { formatBytes, notUtf8Message, sniffFile, Utf8Checker, type FileFormat } from "./sniff";
 
 /**
@@ -14,21 +14,32 @@ export class FileProblem extends Error {}
 export type Progress = (done: number, total: number, phase: "checking" | "reading") => void;
 
 const SLICE_BYTES = 4 * 1024 * 1024;
-const tooManyRows = `The file has more than ${MAX_IMPORT_ROWS.toLocaleString("en-US")} rows. Split it into files of at most ${MAX_IMPORT_ROWS.toLocaleString("en-US")} rows and import them one after another.`;
+/** The most bytes and rows one file may hold; messages allow more (`importLimits`). */
+export type FileLimits = { bytes: number; rows: number };
 
-export async function readRecords(file: Blob & { name: string }, onProgress: Progress): Promise<{ format: FileFormat; records: string[][]; headerFixed: boolean }> {
-  if (file.size > MAX_IMPORT_BYTES) {
-    throw new FileProblem(`The file is ${formatBytes(file.size)}; the console imports files of up to ${formatBytes(MAX_IMPORT_BYTES)}. Split it and import the parts one after another.`);
+const defaultLimits: FileLimits = { bytes: MAX_IMPORT_BYTES, rows: MAX_IMPORT_ROWS };
+
+function tooManyRows(limits: FileLimits): string {
+  return `The file has more than ${limits.rows.toLocaleString("en-US")} rows. Split it into files of at most ${limits.rows.toLocaleString("en-US")} rows and import them one after another.`;
+}
+
+export async function readRecords(
+  file: Blob & { name: string },
+  onProgress: Progress,
+  limits: FileLimits = defaultLimits,
+): Promise<{ format: FileFormat; records: string[][]; headerFixed: boolean }> {
+  if (file.size > limits.bytes) {
+    throw new FileProblem(`The file is ${formatBytes(file.size)}; the console imports files of up to ${formatBytes(limits.bytes)}. Split it and import the parts one after another.`);
   }
   const head = new Uint8Array(await file.slice(0, 8192).arrayBuffer());
   const sniffed = sniffFile(file.name, file.size, head);
   if (!sniffed.ok) throw new FileProblem(sniffed.message);
   if (sniffed.format === "csv" || sniffed.format === "tsv") {
     await checkUtf8(file, onProgress);
-    const records = await readDelimited(file, sniffed.format, onProgress);
+    const records = await readDelimited(file, sniffed.format, onProgress, limits);
     return { format: sniffed.format, records, headerFixed: false };
   }
-  const records = sniffed.format === "ndjson" ? await readNdjson(file, onProgress) : await readJsonArray(file, onProgress);
+  const records = sniffed.format === "ndjson" ? await readNdjson(file, onProgress, limits) : await readJsonArray(file, onProgress, limits);
   return { format: sniffed.format, records, headerFixed: true };
 }
 
@@ -49,7 +60,7 @@ async function checkUtf8(file: Blob, onProgress: Progress): Promise<void> {
   if (binary) throw new FileProblem("This is not a CSV, TSV or JSON file: it holds binary data, not text.");
 }
 
-function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress): Promise<string[][]> {
+function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress, limits: FileLimits): Promise<string[][]> {
   const records: string[][] = [];
   let read = 0;
   const chunkSize = 2 * 1024 * 1024;
@@ -67,9 +78,9 @@ function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress):
           return;
         }
         for (const record of results.data) records.push(record);
-        if (records.length > MAX_RECORDS) {
+        if (records.length > limits.rows + HEADER_SEARCH_ROWS) {
           parser.abort();
-          reject(new FileProblem(tooManyRows));
+          reject(new FileProblem(tooManyRows(limits)));
           return;
         }
         read = Math.min(file.size, read + chunkSize);
@@ -81,7 +92,7 @@ function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress):
   });
 }
 
-async function readNdjson(file: Blob, onProgress: Progress): Promise<string[][]> {
+async function readNdjson(file: Blob, onProgress: Progress, limits: FileLimits): Promise<string[][]> {
   const columns = new JsonColumns();
   const rows: string[][] = [];
   let rest = "";
@@ -97,7 +108,7 @@ async function readNdjson(file: Blob, onProgress: Progress): Promise<string[][]>
     }
     if (!isPlainObject(value)) throw new FileProblem(`Line ${line.toLocaleString("en-US")} is not a JSON object. Each line of an NDJSON file holds one object.`);
     rows.push(columns.cells(value));
-    if (rows.length > MAX_IMPORT_ROWS) throw new FileProblem(tooManyRows);
+    if (rows.length > limits.rows) throw new FileProblem(tooManyRows(limits));
   };
   for await (const text of decodedSlices(file, onProgress, "reading")) {
     const lines = (rest + text).split("\n");
@@ -108,7 +119,7 @@ async function readNdjson(file: Blob, onProgress: Progress): Promise<string[][]>
   return withHeader(columns, rows);
 }
 
-async function readJsonArray(file: Blob, onProgress: Progress): Promise<string[][]> {
+async function readJsonArray(file: Blob, onProgress: Progress, limits: FileLimits): Promise<string[][]> {
   const parts: string[] = [];
   for await (const text of decodedSlices(file, onProgress, "reading")) parts.push(text);
   let value: unknown;
@@ -118,7 +129,7 @@ async function readJsonArray(file: Blob, onProgress: Progress): Promise<string[]
     throw new FileProblem(`The file is not valid JSON (${error instanceof Error ? error.message : "parse error"}).`);
   }
   if (!Array.isArray(value)) throw new FileProblem("The JSON file holds one object; the console imports an array of objects, one per row.");
-  if (value.length > MAX_IMPORT_ROWS) throw new FileProblem(tooManyRows);
+  if (value.length > limits.rows) throw new FileProblem(tooManyRows(limits));
   const columns = new JsonColumns();
   const rows = value.map((item, position) => {
     if (!isPlainObject(item)) throw new FileProblem(`Item ${position + 1} of the JSON array is not an object; each item is one row.`);

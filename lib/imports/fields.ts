@@ -130,7 +130,7 @@ const messageFields: readonly ImportField[] = [
     label: "Type",
     kind: "message-type",
     required: false,
-    aliases: ["type", "messagetype", "msgtype", "kind"],
+    aliases: ["type", "msgtype", "kind"],
     hint: "MESG, FILE or ADMM (text, file, admin work too). Left out: FILE when there is a file URL, else MESG.",
   },
   {
@@ -138,7 +138,7 @@ const messageFields: readonly ImportField[] = [
     label: "Sender id",
     kind: "text",
     required: false,
-    aliases: ["sender", "senderid", "from", "fromid", "author", "authorid", "user", "userid"],
+    aliases: ["sender", "senderid", "from", "fromid", "author", "authorid", "user"],
     hint: "A user; admin messages have none.",
   },
   {
@@ -194,7 +194,7 @@ const messageFields: readonly ImportField[] = [
     label: "Mentioned users",
     kind: "id-list",
     required: false,
-    aliases: ["mentions", "mentioned", "mentioneduserids", "mentionedusers"],
+    aliases: ["mentions", "mentioned", "mentionedusers"],
     hint: "User ids separated by ; or |.",
   },
   {
@@ -210,7 +210,7 @@ const messageFields: readonly ImportField[] = [
     label: "File name",
     kind: "text",
     required: false,
-    aliases: ["filename", "attachmentname"],
+    aliases: ["attachmentname", "name"],
     hint: "Shown for file messages.",
   },
   {
@@ -218,7 +218,7 @@ const messageFields: readonly ImportField[] = [
     label: "File size",
     kind: "integer",
     required: false,
-    aliases: ["filesize", "size", "bytes"],
+    aliases: ["size", "bytes"],
     hint: "In bytes.",
   },
   {
@@ -226,7 +226,7 @@ const messageFields: readonly ImportField[] = [
     label: "File type",
     kind: "text",
     required: false,
-    aliases: ["filetype", "mimetype", "mime", "contenttype"],
+    aliases: ["mimetype", "mime", "contenttype"],
     hint: "A media type such as image/png.",
   },
   {
@@ -242,7 +242,7 @@ const messageFields: readonly ImportField[] = [
     label: "Requires auth",
     kind: "boolean",
     required: false,
-    aliases: ["requireauth", "private"],
+    aliases: ["private"],
     hint: "When true, the file is fetched with the user's session.",
   },
   {
@@ -250,7 +250,7 @@ const messageFields: readonly ImportField[] = [
     label: "File data",
     kind: "text",
     required: false,
-    aliases: ["customfield", "filedata"],
+    aliases: ["filedata"],
     hint: "Free text stored with a file message.",
   },
   {

@@ -104,7 +104,7 @@ async function rehearse(
     getDb: async () => db,
     config: { ...sandboxConfigFromEnv(), rateLimit: null, faults: parseFaults(undefined) },
   });
-  const pacers: Pacers = { read: new Pacer(), write: new Pacer() };
+  const pacers: Pacers = { read: new Pacer(), write: new Pacer(), migration: new Pacer() };
   const baseUrl = `http://sandbox.internal/sandbox/${appId}`;
   const scratch = createPlatformClient({
     appId,

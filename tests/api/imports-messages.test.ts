@@ -4,7 +4,8 @@ import { listRows, rowCounts } from "@/lib/imports/jobs/store";
 import type { JobPlan } from "@/lib/imports/jobs/plan";
 import { messagesFile, messagesMapping, type ImportFile } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { clientFor, createPlannedJob, runJob, useJobDatabase, type Target } from "./imports-harness";
+import { startRehearsal, type Rehearsal } from "@/lib/imports/jobs/rehearsal";
+import { clientFor, createPlannedJob, runJob, startTestPlanner, useJobDatabase, waitForJob, type Target } from "./imports-harness";
 
 type Listed = { messages: Array<{ type: string; created_at: number; message: string; user?: { user_id: string }; file?: { url: string } }> };
 
@@ -63,6 +64,12 @@ describe("a messages import against the sandbox", () => {
       missingSenders: [`${prefix}_ghost`],
     });
     expect(plan.messages!.largestChannels.map((channel) => channel.channelUrl).sort()).toEqual([group, open, room].sort());
+
+    // The rehearsal sends the same requests to a scratch application first.
+    await startRehearsal(jobs.handle.db, planned.id);
+    const planner = startTestPlanner(jobs.handle, sandbox);
+    const rehearsed = await waitForJob(jobs.handle.db, planned.id, (job) => (job.rehearsal as Rehearsal | null)?.state !== "running").finally(() => planner.stop());
+    expect(rehearsed.rehearsal).toMatchObject({ state: "done", created: valid, failed: 0 });
 
     const { job } = await runJob(jobs.handle, sandbox, planned.id, { concurrency: 4 });
     expect(job.status).toBe("completed");

@@ -11,7 +11,7 @@ import { autoMap, mappingProblems, recallMapping, rememberMapping } from "@/lib/
 import { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { HeaderChoice, LoadedFile, PreviewCounts, PreviewProgress, RowFilter } from "@/lib/imports/parse/protocol";
 import { formatBytes } from "@/lib/imports/parse/sniff";
-import { MAX_IMPORT_BYTES, type ImportResource } from "@/lib/imports/types";
+import { importLimits, type ImportResource } from "@/lib/imports/types";
 import { FileStep } from "./file-step";
 import { HeaderRowChoice } from "./header-row-choice";
 import { MappingStep } from "./mapping-step";
@@ -105,8 +105,9 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
     setLoaded(null);
     setHeader(null);
     setCounts(null);
-    if (picked.size > MAX_IMPORT_BYTES) {
-      setProblem(`The file is ${formatBytes(picked.size)}; the console imports files of up to ${formatBytes(MAX_IMPORT_BYTES)}. Split it and import the parts one after another.`);
+    const maxBytes = importLimits(resource).bytes;
+    if (picked.size > maxBytes) {
+      setProblem(`The file is ${formatBytes(picked.size)}; the console imports files of up to ${formatBytes(maxBytes)}. Split it and import the parts one after another.`);
       return;
     }
     await run(async () => {
@@ -212,7 +213,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
           actions={<Button variant="ghost" size="sm" onClick={() => setStep("choose")} disabled={busy}>Back</Button>}
         >
           <div className="space-y-4">
-            <FileStep onFile={(picked) => void onFile(picked)} disabled={busy} />
+            <FileStep onFile={(picked) => void onFile(picked)} disabled={busy} limits={importLimits(resource)} />
             {busy && progress && <ProgressBar label={phaseWords[progress.phase]} done={progress.done} total={progress.total} />}
             {busy && !progress && <p role="status" className="text-sm text-slate-600">Reading {file?.name}…</p>}
             {problem && (

@@ -10,6 +10,7 @@ import {
   type ColumnMapping,
 } from "@/lib/imports/fields";
 import { mappingProblems, metadataColumnKey } from "@/lib/imports/mapping";
+import { detectTimestampUnit } from "@/lib/imports/timestamps";
 import type { ImportResource } from "@/lib/imports/types";
 
 export type MappingStepProps = {
@@ -77,6 +78,9 @@ export function MappingStep({ resource, columns, examples, mapping, onChange, re
                         ))}
                         {resource === "users" && <option value={METADATA_CHOICE}>Metadata item…</option>}
                       </select>
+                      {fields.find((field) => field.key === target)?.kind === "timestamp" && (
+                        <TimestampUnit values={examples.map((row) => row[position] ?? "")} />
+                      )}
                       {metadata && (
                         <div className="w-40">
                           <Input
@@ -104,5 +108,15 @@ export function MappingStep({ resource, columns, examples, mapping, onChange, re
         </Alert>
       )}
     </div>
+  );
+}
+
+/** Which unit a time column holds, as read from its first values. */
+function TimestampUnit({ values }: { values: string[] }) {
+  const unit = detectTimestampUnit(values);
+  return (
+    <span className={unit ? "text-xs text-slate-600" : "text-xs text-red-700"} data-testid="timestamp-unit">
+      {unit ? `Read as ${unit}` : "Not a time the console can read"}
+    </span>
   );
 }

@@ -16,7 +16,7 @@ export function doneRows(output: string): number | undefined {
   return last ? Number(last[1]) : undefined;
 }
 
-export function startWorker(dataDir: string, sandbox: SandboxServer) {
+export function startWorker(dataDir: string, sandbox: SandboxServer, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "lib/imports/jobs/worker.ts"], {
     cwd: root,
     env: {
@@ -29,6 +29,7 @@ export function startWorker(dataDir: string, sandbox: SandboxServer) {
       // Hung requests are given up quickly (and sent again).
       PLATFORM_TIMEOUT_MS: "1000",
       IMPORT_WORKER_EXIT_WHEN_IDLE: "1",
+      ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -8,7 +8,8 @@ import {
   createApplicationSchema,
   rateLimitSchema,
 } from "@/lib/forms/sandbox-applications";
-import { checkPlatformConnection } from "@/lib/platform";
+import { runCompatibilityCheck } from "@/lib/conformance/compatibility";
+import { checkPlatformConnection, getPlatformClient } from "@/lib/platform";
 import {
   createApplication,
   deleteApplication,
@@ -29,6 +30,11 @@ async function existingApplication(appId: string) {
 }
 
 export const checkConnection = adminAction(z.object({}), async () => checkPlatformConnection());
+
+/** Read-only operations against the target, each answer checked against the shared schemas. */
+export const checkCompatibility = adminAction(z.object({}), async () =>
+  runCompatibilityCheck(await getPlatformClient({ rateLimitRetries: 1 })),
+);
 
 export const createSandboxApplication = adminAction(createApplicationSchema, async (input) => {
   const app = await createApplication(await getDb(), input);

@@ -1,15 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import {
   sandboxGroupChannels,
+  sandboxMessages,
   sandboxOpenChannels,
   sandboxUsers,
   type GroupChannelMember,
 } from "@/lib/db/schema";
 import {
   groupMemberCapacity,
-  type ChannelListQuery,
+  type GroupChannelListQuery,
+  type OpenChannelListQuery,
   type ChannelUserSummary,
   type GroupChannelCreate,
   type GroupChannelInvite,
@@ -27,6 +29,7 @@ import {
 import type { SandboxContext } from "./context";
 import { ErrorCode, SandboxError } from "./errors";
 import { storeImage } from "./files";
+import { pageBySeq } from "./paging";
 import { isMultipart, readJsonObject } from "./request";
 
 /** Every channel holds this; the platform's example value. */
@@ -113,34 +116,35 @@ export async function getOpenChannel(
   appId: string,
   channelUrl: string,
 ): Promise<OpenChannelResource> {
-  const [row] = await db
+  const rows = await db
     .select()
     .from(sandboxOpenChannels)
     .where(openChannelKey(appId, channelUrl))
     .limit(1);
-  if (!row) throw channelNotFound(channelUrl);
-  return toOpenChannelResource(row, await findUsers(db, appId, row.operatorIds));
+  return theOne(await openChannelResources(db, appId, rows), channelUrl);
 }
 
 export async function listOpenChannels(
   db: Database,
   appId: string,
-  query: ChannelListQuery,
+  query: OpenChannelListQuery,
 ): Promise<{ channels: OpenChannelResource[]; next: string }> {
-  const { page, next } = await pageOf("open", query, (after, limit) =>
+  const table = sandboxOpenChannels;
+  const filters = [
+    eq(table.appId, appId),
+    ...listFilters(table, query),
+    query.name_contains === undefined ? undefined : contains(table.name, query.name_contains),
+    query.url_contains === undefined ? undefined : contains(table.channelUrl, query.url_contains),
+  ];
+  const { page, next } = await pageBySeq("open_channels", query, (after, limit) =>
     db
       .select()
-      .from(sandboxOpenChannels)
-      .where(and(eq(sandboxOpenChannels.appId, appId), gt(sandboxOpenChannels.seq, after)))
-      .orderBy(asc(sandboxOpenChannels.seq))
+      .from(table)
+      .where(and(...filters, gt(table.seq, after)))
+      .orderBy(asc(table.seq))
       .limit(limit),
   );
-  const users = await findUsers(
-    db,
-    appId,
-    page.flatMap((row) => row.operatorIds),
-  );
-  return { channels: page.map((row) => toOpenChannelResource(row, users)), next };
+  return { channels: await openChannelResources(db, appId, page), next };
 }
 
 export async function freezeOpenChannel(
@@ -149,13 +153,25 @@ export async function freezeOpenChannel(
   channelUrl: string,
   freeze: boolean,
 ): Promise<OpenChannelResource> {
-  const [row] = await db
+  const rows = await db
     .update(sandboxOpenChannels)
     .set({ freeze })
     .where(openChannelKey(appId, channelUrl))
     .returning();
-  if (!row) throw channelNotFound(channelUrl);
-  return toOpenChannelResource(row, await findUsers(db, appId, row.operatorIds));
+  return theOne(await openChannelResources(db, appId, rows), channelUrl);
+}
+
+async function openChannelResources(
+  db: Database,
+  appId: string,
+  rows: OpenChannelRow[],
+): Promise<OpenChannelResource[]> {
+  const users = await findUsers(
+    db,
+    appId,
+    rows.flatMap((row) => row.operatorIds),
+  );
+  return rows.map((row) => toOpenChannelResource(row, users));
 }
 
 function toOpenChannelResource(
@@ -267,30 +283,59 @@ export async function getGroupChannel(
   appId: string,
   channelUrl: string,
 ): Promise<GroupChannelResource> {
-  const [row] = await db
+  const rows = await db
     .select()
     .from(sandboxGroupChannels)
     .where(groupChannelKey(appId, channelUrl))
     .limit(1);
-  if (!row) throw channelNotFound(channelUrl);
-  return toGroupChannelResource(row, await findUsers(db, appId, groupChannelUserIds(row)));
+  return theOne(await groupChannelResources(db, appId, rows), channelUrl);
 }
 
+/**
+ * One page of group channels. As on the real platform, channels without messages are left
+ * out unless `show_empty`, and `members` only with `show_member`.
+ */
 export async function listGroupChannels(
   db: Database,
   appId: string,
-  query: ChannelListQuery,
+  query: GroupChannelListQuery,
 ): Promise<{ channels: GroupChannelResource[]; next: string }> {
-  const { page, next } = await pageOf("group", query, (after, limit) =>
+  const table = sandboxGroupChannels;
+  const memberIn = (userId: string) =>
+    sql`${table.members} @> ${JSON.stringify([{ user_id: userId }])}::jsonb`;
+  const exactly = query.members_exactly_in ?? [];
+  const including = query.members_include_in ?? [];
+  const filters = [
+    eq(table.appId, appId),
+    ...listFilters(table, query),
+    query.name === undefined ? undefined : eq(table.name, query.name),
+    query.name_contains === undefined ? undefined : contains(table.name, query.name_contains),
+    query.name_startswith === undefined
+      ? undefined
+      : sql`starts_with(${table.name}, ${query.name_startswith})`,
+    exactly.length === 0
+      ? undefined
+      : and(...exactly.map(memberIn), sql`jsonb_array_length(${table.members}) = ${exactly.length}`),
+    including.length === 0
+      ? undefined
+      : (query.query_type === "OR" ? or : and)(...including.map(memberIn)),
+    query.show_empty
+      ? undefined
+      : sql`exists (select 1 from ${sandboxMessages} where ${sandboxMessages.appId} = ${table.appId} and ${sandboxMessages.channelUrl} = ${table.channelUrl})`,
+  ];
+  const { page, next } = await pageBySeq("group_channels", query, (after, limit) =>
     db
       .select()
-      .from(sandboxGroupChannels)
-      .where(and(eq(sandboxGroupChannels.appId, appId), gt(sandboxGroupChannels.seq, after)))
-      .orderBy(asc(sandboxGroupChannels.seq))
+      .from(table)
+      .where(and(...filters, gt(table.seq, after)))
+      .orderBy(asc(table.seq))
       .limit(limit),
   );
-  const users = await findUsers(db, appId, page.flatMap(groupChannelUserIds));
-  return { channels: page.map((row) => toGroupChannelResource(row, users)), next };
+  const channels = await groupChannelResources(db, appId, page);
+  return {
+    channels: query.show_member ? channels : channels.map(({ members: _, ...channel }) => channel),
+    next,
+  };
 }
 
 export async function freezeGroupChannel(
@@ -299,13 +344,21 @@ export async function freezeGroupChannel(
   channelUrl: string,
   freeze: boolean,
 ): Promise<GroupChannelResource> {
-  const [row] = await db
+  const rows = await db
     .update(sandboxGroupChannels)
     .set({ freeze })
     .where(groupChannelKey(appId, channelUrl))
     .returning();
-  if (!row) throw channelNotFound(channelUrl);
-  return toGroupChannelResource(row, await findUsers(db, appId, groupChannelUserIds(row)));
+  return theOne(await groupChannelResources(db, appId, rows), channelUrl);
+}
+
+async function groupChannelResources(
+  db: Database,
+  appId: string,
+  rows: GroupChannelRow[],
+): Promise<GroupChannelResource[]> {
+  const users = await findUsers(db, appId, rows.flatMap(groupChannelUserIds));
+  return rows.map((row) => toGroupChannelResource(row, users));
 }
 
 /**
@@ -453,6 +506,27 @@ function distinctKeyOf(customType: string, members: GroupChannelMember[]): strin
   return JSON.stringify([customType, members.map((member) => member.user_id).sort()]);
 }
 
+/** Takes a user out of the members of every group channel (a deactivation, by default). */
+export async function leaveAllGroupChannels(
+  db: Database | Transaction,
+  appId: string,
+  userId: string,
+): Promise<void> {
+  await db
+    .update(sandboxGroupChannels)
+    .set({
+      members: sql`(select coalesce(jsonb_agg(member order by position), '[]'::jsonb)
+        from jsonb_array_elements(${sandboxGroupChannels.members}) with ordinality as t(member, position)
+        where member ->> 'user_id' <> ${userId})`,
+    })
+    .where(
+      and(
+        eq(sandboxGroupChannels.appId, appId),
+        sql`${sandboxGroupChannels.members} @> ${JSON.stringify([{ user_id: userId }])}::jsonb`,
+      ),
+    );
+}
+
 function groupChannelUserIds(row: GroupChannelRow): string[] {
   return [
     ...row.members.map((member) => member.user_id),
@@ -559,6 +633,47 @@ export async function findChannelType(
   return group ? "group" : undefined;
 }
 
+/** Deletes a channel of either kind and its messages; 400201 when there is none. */
+export async function deleteChannel(
+  db: Database,
+  appId: string,
+  type: ChannelType,
+  channelUrl: string,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const deleted =
+      type === "open"
+        ? await tx.delete(sandboxOpenChannels).where(openChannelKey(appId, channelUrl)).returning({ url: sandboxOpenChannels.channelUrl })
+        : await tx.delete(sandboxGroupChannels).where(groupChannelKey(appId, channelUrl)).returning({ url: sandboxGroupChannels.channelUrl });
+    if (deleted.length === 0) throw channelNotFound(channelUrl);
+    await tx
+      .delete(sandboxMessages)
+      .where(and(eq(sandboxMessages.appId, appId), eq(sandboxMessages.channelUrl, channelUrl)));
+  });
+}
+
+/** The filters both channel lists take. */
+function listFilters(
+  table: typeof sandboxOpenChannels | typeof sandboxGroupChannels,
+  query: { channel_urls?: string[]; custom_types?: string[] },
+): Array<SQL | undefined> {
+  return [
+    query.channel_urls?.length ? inArray(table.channelUrl, query.channel_urls) : undefined,
+    query.custom_types?.length ? inArray(table.customType, query.custom_types) : undefined,
+  ];
+}
+
+function contains(column: SQLWrapper, text: string): SQL {
+  return sql`strpos(${column}, ${text}) > 0`;
+}
+
+/** The resource of a get or freeze, which found one row or none. */
+function theOne<Resource>(resources: Resource[], channelUrl: string): Resource {
+  const [resource] = resources;
+  if (!resource) throw channelNotFound(channelUrl);
+  return resource;
+}
+
 export function channelNotFound(channelUrl: string): SandboxError {
   return new SandboxError(ErrorCode.notFound, `No channel with channel_url "${channelUrl}".`);
 }
@@ -619,35 +734,6 @@ function existing(ids: readonly string[], users: Map<string, UserRow>): UserRow[
 
 function toUserSummary(user: UserRow): ChannelUserSummary {
   return { user_id: user.userId, nickname: user.nickname, profile_url: user.profileUrl };
-}
-
-/**
- * One page of a list in creation order. `next` holds the position after the page's last
- * channel, so channels created meanwhile never shift a page.
- */
-async function pageOf<Row extends { seq: number }>(
-  type: ChannelType,
-  query: ChannelListQuery,
-  select: (afterSeq: number, limit: number) => Promise<Row[]>,
-): Promise<{ page: Row[]; next: string }> {
-  const rows = await select(decodeNextToken(type, query.next), query.limit + 1);
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  const next =
-    rows.length > query.limit && last
-      ? Buffer.from(`${type}_channels:${last.seq}`).toString("base64url")
-      : "";
-  return { page, next };
-}
-
-function decodeNextToken(type: ChannelType, token: string): number {
-  if (token === "") return 0;
-  const position = new RegExp(`^${type}_channels:(\\d{1,15})$`).exec(
-    Buffer.from(token, "base64url").toString("utf8"),
-  );
-  if (!position?.[1])
-    throw new SandboxError(ErrorCode.invalidValue, '"next" is not a token this list returned.');
-  return Number(position[1]);
 }
 
 function openChannelKey(appId: string, channelUrl: string) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { FormFieldKinds } from "./form-fields";
-import { textInteger } from "./text-values";
+import { textBoolean, textInteger } from "./text-values";
 
 // Limits of the platform interface (sections 4.4, 4.5 and 8).
 export const CHANNEL_URL_MIN = 4;
@@ -228,14 +228,59 @@ export function listLimitSchema() {
   ).default(CHANNEL_LIST_LIMIT_DEFAULT);
 }
 
-/** Query of the list operations; query values are text, so `limit` is read from it. */
-export const channelListQuerySchema = z.object({
+/** A comma-separated list in a query; empty items are dropped, and no items means no filter. */
+export function commaListSchema() {
+  return z.string().transform((value) => [...new Set(value.split(",").filter((item) => item !== ""))]);
+}
+
+/** Paging of every list: `limit`, and `token` (the previous page's `next`; `next` is its older name). */
+export const pagingQueryShape = {
   limit: listLimitSchema(),
-  /** Opaque token from the previous page; empty for the first page. */
-  next: z.string().default(""),
+  token: z.string().optional(),
+  next: z.string().optional(),
+};
+
+/** The page token of a list query, whichever name carried it; "" for the first page. */
+export function pageToken(query: { token?: string; next?: string }): string {
+  return query.token ?? query.next ?? "";
+}
+
+/** `GET /v3/open_channels`. */
+export const openChannelListQuerySchema = z.object({
+  ...pagingQueryShape,
+  channel_urls: commaListSchema().optional(),
+  custom_types: commaListSchema().optional(),
+  name_contains: z.string().optional(),
+  url_contains: z.string().optional(),
 });
 
-export type ChannelListQuery = z.output<typeof channelListQuerySchema>;
+export type OpenChannelListQuery = z.output<typeof openChannelListQuerySchema>;
+
+export const QUERY_TYPES = ["AND", "OR"] as const;
+
+/** `GET /v3/group_channels`. Like the real platform, it leaves out empty channels and members unless asked. */
+export const groupChannelListQuerySchema = z.object({
+  ...pagingQueryShape,
+  channel_urls: commaListSchema().optional(),
+  custom_types: commaListSchema().optional(),
+  name: z.string().optional(),
+  name_contains: z.string().optional(),
+  name_startswith: z.string().optional(),
+  members_exactly_in: commaListSchema().optional(),
+  members_include_in: commaListSchema().optional(),
+  query_type: z
+    .preprocess(
+      (value) => (typeof value === "string" ? value.toUpperCase() : value),
+      z.enum(QUERY_TYPES, { message: oneOf("query_type", QUERY_TYPES) }),
+    )
+    .default("AND"),
+  /** Channels without messages; the real platform's default is false. */
+  show_empty: textBoolean().default(false),
+  /** `members` of each channel; the real platform's default is false. */
+  show_member: textBoolean().default(false),
+});
+
+export type GroupChannelListQuery = z.output<typeof groupChannelListQuerySchema>;
 
 // ---------------------------------------------------------------------------
 // Group channel members (invite, list)
@@ -282,10 +327,7 @@ export const ACTIVE_MODES = ["activated", "deactivated", "all"] as const;
 
 /** `GET /v3/group_channels/{channel_url}/members`. */
 export const groupChannelMembersQuerySchema = z.object({
-  limit: listLimitSchema(),
-  token: z.string().optional(),
-  /** The older name of `token`, still accepted. */
-  next: z.string().optional(),
+  ...pagingQueryShape,
   order: z.enum(MEMBER_ORDERS, { message: oneOf("order", MEMBER_ORDERS) }).default(
     "member_nickname_alphabetical",
   ),
@@ -308,66 +350,100 @@ export type GroupChannelMembersQuery = z.output<typeof groupChannelMembersQueryS
 // Resources (sections 2.7 and 2.8), as the sandbox answers them
 // ---------------------------------------------------------------------------
 
-export type ChannelUserSummary = { user_id: string; nickname: string; profile_url: string };
+export const channelUserSummarySchema = z.object({
+  user_id: z.string(),
+  nickname: z.string(),
+  profile_url: z.string(),
+});
 
-export type OpenChannelResource = {
-  name: string;
-  channel_url: string;
-  custom_type: string;
-  is_ephemeral: boolean;
-  participant_count: number;
-  max_length_message: number;
-  created_at: number;
-  cover_url: string;
-  data: string;
-  operators: ChannelUserSummary[];
-  freeze: boolean;
-};
+export type ChannelUserSummary = z.output<typeof channelUserSummarySchema>;
 
-export type GroupChannelMemberResource = {
-  user_id: string;
-  nickname: string;
-  profile_url: string;
-  is_active: boolean;
-  is_online: boolean;
-  last_seen_at: number;
-  state: "joined" | "invited" | "";
-  role: "operator" | "";
-  metadata: Record<string, string>;
-};
+export const openChannelResourceSchema = z.object({
+  name: z.string(),
+  channel_url: z.string(),
+  custom_type: z.string(),
+  is_ephemeral: z.boolean(),
+  participant_count: z.number().int(),
+  max_length_message: z.number().int(),
+  created_at: z.number().int(),
+  cover_url: z.string(),
+  data: z.string(),
+  operators: z.array(channelUserSummarySchema),
+  freeze: z.boolean(),
+});
 
-export type GroupChannelResource = {
-  name: string;
-  channel_url: string;
-  cover_url: string;
-  custom_type: string;
-  unread_message_count: number;
-  data: string;
-  is_distinct: boolean;
-  is_public: boolean;
-  is_super: boolean;
-  is_ephemeral: boolean;
-  is_access_code_required: boolean;
-  member_count: number;
-  joined_member_count: number;
-  unread_mention_count: number;
-  created_by: (ChannelUserSummary & { require_auth_for_profile_image: boolean }) | null;
-  members: GroupChannelMemberResource[];
-  operators: Omit<GroupChannelMemberResource, "role">[];
-  last_message: null;
-  message_survival_seconds: number;
-  max_length_message: number;
-  created_at: number;
-  freeze: boolean;
+export type OpenChannelResource = z.output<typeof openChannelResourceSchema>;
+
+/** A member as the channel resource and the member list answer it. */
+export const groupChannelMemberResourceSchema = z.object({
+  user_id: z.string(),
+  nickname: z.string(),
+  profile_url: z.string(),
+  is_active: z.boolean(),
+  is_online: z.boolean(),
+  last_seen_at: z.number().int(),
+  state: z.enum(["joined", "invited", ""]),
+  // The real platform may also answer "none" or null for a member without a role.
+  role: z.enum(["operator", "", "none"]).nullable(),
+  metadata: z.record(z.string(), z.string()),
+});
+
+export type GroupChannelMemberResource = z.output<typeof groupChannelMemberResourceSchema>;
+
+export const groupChannelResourceSchema = z.object({
+  name: z.string(),
+  channel_url: z.string(),
+  cover_url: z.string(),
+  custom_type: z.string(),
+  unread_message_count: z.number().int(),
+  data: z.string(),
+  is_distinct: z.boolean(),
+  is_public: z.boolean(),
+  is_super: z.boolean(),
+  is_ephemeral: z.boolean(),
+  is_access_code_required: z.boolean(),
+  member_count: z.number().int(),
+  joined_member_count: z.number().int(),
+  unread_mention_count: z.number().int(),
+  created_by: channelUserSummarySchema
+    .extend({ require_auth_for_profile_image: z.boolean().optional() })
+    .nullable(),
+  /** Left out of lists unless `show_member=true`, as on the real platform. */
+  members: z.array(groupChannelMemberResourceSchema).optional(),
+  operators: z.array(groupChannelMemberResourceSchema.omit({ role: true })).optional(),
+  last_message: z.unknown(),
+  message_survival_seconds: z.number().int(),
+  max_length_message: z.number().int(),
+  created_at: z.number().int(),
+  freeze: z.boolean(),
   /** Deprecated by the platform; kept for clients that still read it. */
-  channel: {
-    name: string;
-    channel_url: string;
-    cover_url: string;
-    custom_type: string;
-    data: string;
-    member_count: number;
-    max_length_message: number;
-    created_at: number;
-  };
-};
+  channel: z
+    .object({
+      name: z.string(),
+      channel_url: z.string(),
+      cover_url: z.string(),
+      custom_type: z.string(),
+      data: z.string(),
+      member_count: z.number().int(),
+      max_length_message: z.number().int(),
+      created_at: z.number().int(),
+    })
+    .optional(),
+});
+
+export type GroupChannelResource = z.output<typeof groupChannelResourceSchema>;
+
+export const openChannelListResponseSchema = z.object({
+  channels: z.array(openChannelResourceSchema),
+  next: z.string(),
+});
+
+export const groupChannelListResponseSchema = z.object({
+  channels: z.array(groupChannelResourceSchema),
+  next: z.string(),
+});
+
+export const groupChannelMembersResponseSchema = z.object({
+  members: z.array(groupChannelMemberResourceSchema),
+  next: z.string(),
+});

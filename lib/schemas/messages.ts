@@ -19,9 +19,8 @@ export type MessageType = (typeof MESSAGE_TYPES)[number];
 /** Milliseconds since the epoch, when the message was sent in the old system. */
 export const messageTimestampSchema = z
   .number()
-  .refine((value) => Number.isSafeInteger(value) && value >= 0, {
-    message: '"timestamp" must be a whole number of milliseconds since the epoch.',
-  });
+  .int()
+  .min(0, { message: '"timestamp" must be a whole number of milliseconds since the epoch.' });
 
 export const sortedMetaarraySchema = z.array(
   z.object({ key: z.string().min(1), value: z.array(z.string()) }),

@@ -1,12 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type {
   GroupChannelMemberResource as Member,
-  GroupChannelResource as GroupChannel,
+  GroupChannelResource,
 } from "@/lib/schemas/channels";
 import { createUsers } from "../fixtures/chat";
 import { call, expectPlatformError, sharedSandbox, uniqueId } from "./support/http";
 
 const sandbox = sharedSandbox();
+
+/** A single channel is answered with its members. */
+type GroupChannel = GroupChannelResource & Required<Pick<GroupChannelResource, "members">>;
 
 const invite = (channelUrl: string, body: unknown) =>
   call<GroupChannel>(sandbox, "POST", `/v3/group_channels/${channelUrl}/invite`, body);
@@ -74,6 +77,24 @@ describe("sandbox: group channel members", () => {
     expect(response.body.member_count).toBe(160);
     const members = await allMembers(channel.channel_url, "", 100);
     expect(new Set(members.map((member) => member.user_id))).toEqual(new Set(users));
+  });
+
+  it("fills a supergroup to 2,000 members and refuses the 2,001st (400111)", { timeout: 120_000 }, async () => {
+    const many = await createUsers(sandbox, 2001, "sg");
+    const channel = await createChannel({ user_ids: many.slice(0, 100), is_super: true });
+    for (let start = 100; start < 2000; start += 100) {
+      const response = await invite(channel.channel_url, { user_ids: many.slice(start, start + 100) });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+    }
+    const refused = await invite(channel.channel_url, { user_ids: many.slice(2000) });
+    expect(expectPlatformError(refused, 400, 400111).message).toContain("at most 2000");
+    const page = await call<{ members: Member[]; next: string }>(
+      sandbox,
+      "GET",
+      `/v3/group_channels/${channel.channel_url}/members?limit=1`,
+    );
+    expect(page.body.next).not.toBe("");
+    expect((await call<GroupChannel>(sandbox, "GET", `/v3/group_channels/${channel.channel_url}`)).body.member_count).toBe(2000);
   });
 
   it("serialises concurrent invitations so they never pass the cap together", async () => {

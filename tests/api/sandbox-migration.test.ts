@@ -213,8 +213,14 @@ describe("sandbox: message migration", () => {
       400100,
     ],
     [
+      // An int64 in the platform's description: a fraction is the wrong type.
       "a fractional timestamp",
       { messages: [{ user_id: "x", message_type: "MESG", message: "m", timestamp: 1.5 }] },
+      400100,
+    ],
+    [
+      "a negative timestamp",
+      { messages: [{ user_id: "x", message_type: "MESG", message: "m", timestamp: -1 }] },
       400111,
     ],
     [

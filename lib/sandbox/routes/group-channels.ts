@@ -1,6 +1,7 @@
 import {
   groupChannelCreateSchema,
   groupChannelFormFields,
+  groupChannelListQuerySchema,
   groupChannelInviteSchema,
   groupChannelMembersQuerySchema,
 } from "@/lib/schemas/channels";
@@ -19,8 +20,10 @@ import { registerChannelRoutes } from "./channel-routes";
 /** Group channels (platform interface 4.5 and the contract's supporting operations). */
 export function registerGroupChannelRoutes(api: SandboxRouter): void {
   registerChannelRoutes(api, "/v3/group_channels", {
+    type: "group",
     createSchema: groupChannelCreateSchema,
     formFields: groupChannelFormFields,
+    listQuerySchema: groupChannelListQuerySchema,
     create: createGroupChannel,
     get: getGroupChannel,
     list: listGroupChannels,

@@ -3,22 +3,15 @@ import { crossRowIssues } from "@/lib/imports/cross-row";
 import { autoMap } from "@/lib/imports/mapping";
 import { prepareRow } from "@/lib/imports/prepare";
 import { detectTimestampUnit, parseTimestamp } from "@/lib/imports/timestamps";
+import { messageColumns, messagesMapping } from "@/tests/fixtures/imports";
 
-const columns = ["channel", "type", "from", "text", "ts", "id", "url"];
+const columns = messageColumns;
 const mapping = autoMap("messages", columns);
 const row = (values: string[], index = 0) => prepareRow("messages", columns, mapping, values, index);
 
 describe("message rows", () => {
   it("maps common aliases to the platform's fields", () => {
-    expect(mapping).toEqual({
-      channel: "channel_url",
-      type: "message_type",
-      from: "user_id",
-      text: "message",
-      ts: "timestamp",
-      id: "source_id",
-      url: "url",
-    });
+    expect(mapping).toEqual(messagesMapping);
   });
 
   it("reads text, file and admin rows into the migration shapes with a derived dedup id", () => {

@@ -90,11 +90,18 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
     return undefined;
   }
 
+  /** A lane keeps its channel while it has messages to send, claiming its next 100 by the channel's index. */
   async function lane() {
     for (let batch = await next(); batch; batch = await next()) {
       worked = true;
       try {
-        await applyRowUpdates(db, job.id, await send(batch), workerId);
+        for (let current: MessageBatch | undefined = batch; current; ) {
+          const updates = await send(current);
+          await applyRowUpdates(db, job.id, updates, workerId);
+          // A request put back for a retry holds the channel until it is due.
+          if (updates[0]?.finished !== true || !active || !options.running()) break;
+          [current] = await claimBatches(db, job.id, { workerId, leaseMs, channels: 1, busy: [], channelUrl: current.channelUrl });
+        }
       } finally {
         busy.delete(batch.channelUrl);
       }
@@ -159,21 +166,24 @@ function rowList(indexes: number[]): string {
 export async function claimBatches(
   db: Database,
   jobId: string,
-  options: { workerId: string; leaseMs: number; channels: number; busy: string[] },
+  options: { workerId: string; leaseMs: number; channels: number; busy: string[]; channelUrl?: string },
 ): Promise<MessageBatch[]> {
   const now = new Date();
   const nowText = now.toISOString();
   const lease = new Date(now.getTime() + options.leaseMs).toISOString();
-  const result = await db.execute(sql`
-    with channels as (
+  // One channel a lane already holds: its next messages, without looking at the others.
+  const channels = options.channelUrl
+    ? sql`select ${options.channelUrl}::text as resource_key`
+    : sql`
       select resource_key from import_rows
       where job_id = ${jobId} and state = 'pending' and resource_key is not null
         and resource_key not in (select jsonb_array_elements_text(${JSON.stringify(options.busy)}::jsonb))
       group by resource_key
       having bool_and(locked_until is null or locked_until < ${nowText}::timestamptz)
         and coalesce(max(next_attempt_at), '-infinity'::timestamptz) <= ${nowText}::timestamptz
-      limit ${options.channels}
-    ), picked as (
+      limit ${options.channels}`;
+  const result = await db.execute(sql`
+    with channels as (${channels}), picked as (
       select p.row_index from channels as c cross join lateral (
         select row_index from import_rows as m
         where m.job_id = ${jobId} and m.resource_key = c.resource_key and m.state = 'pending'

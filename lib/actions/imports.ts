@@ -9,7 +9,7 @@ import { nudgeImportJobs } from "@/lib/imports/jobs/process-runner";
 import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
 import { rowRequests } from "@/lib/imports/jobs/report";
 import { appendRows, createJob, ImportJobError } from "@/lib/imports/jobs/store";
-import { importResources, MAX_IMPORT_ROWS } from "@/lib/imports/types";
+import { importResources, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
 import { ActionError, adminAction } from "./safe-action";
 
 const jobRef = z.object({ jobId: z.uuid({ error: "There is no such import." }) });
@@ -34,7 +34,8 @@ export const createImportJob = adminAction(
       .number()
       .int()
       .min(1, "The file has no data rows to import.")
-      .max(MAX_IMPORT_ROWS, `One import takes at most ${MAX_IMPORT_ROWS.toLocaleString("en")} rows; split the file.`),
+      // The kind's own limit is checked when the job is made (`importLimits`).
+      .max(MAX_MESSAGE_IMPORT_ROWS, `One import takes at most ${MAX_MESSAGE_IMPORT_ROWS.toLocaleString("en")} rows; split the file.`),
   }),
   async (input) => explained(async () => ({ jobId: (await createJob(await getDb(), input)).id })),
 );

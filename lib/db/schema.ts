@@ -369,5 +369,7 @@ export const importRows = pgTable(
     primaryKey({ columns: [t.jobId, t.rowIndex] }),
     index("import_rows_state").on(t.jobId, t.state, t.rowIndex),
     index("import_rows_finished").on(t.jobId, t.finishedAt),
+    // Messages are claimed a channel at a time.
+    index("import_rows_channel").on(t.jobId, t.resourceKey, t.state),
   ],
 );

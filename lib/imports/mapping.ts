@@ -8,7 +8,7 @@ import {
   type ColumnMapping,
 } from "./fields";
 import { distance } from "fastest-levenshtein";
-import type { ImportResource } from "./types";
+import { isChannelResource, type ImportResource } from "./types";
 
 /** How alike two normalized names must be (1 - edits / length) for a column to be matched by similarity. */
 export const SIMILARITY_THRESHOLD = 0.75;
@@ -115,7 +115,7 @@ export function mappingProblems(resource: ImportResource, columns: readonly stri
   for (const field of importFields[resource]) {
     if (field.required && !columnsOf.has(field.key)) problems.push(`Choose the column that holds the ${field.label.toLowerCase()}.`);
   }
-  if (resource !== "users" && !columnsOf.has("channel_url") && !columnsOf.has("source_id")) {
+  if (isChannelResource(resource) && !columnsOf.has("channel_url") && !columnsOf.has("source_id")) {
     problems.push("Choose the column that holds the channel URL or the source id: every channel needs one.");
   }
   for (const [target, targetColumns] of columnsOf) {

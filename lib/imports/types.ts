@@ -4,10 +4,17 @@
  * internals.
  */
 
-/** What can be imported, in the platform's order: users, then channels (then messages). */
-export type ImportResource = "users" | "open_channels" | "group_channels";
+/** What can be imported, in the platform's order: users, then channels, then messages. */
+export type ImportResource = "users" | "open_channels" | "group_channels" | "messages";
 
-export const importResources: readonly ImportResource[] = ["users", "open_channels", "group_channels"];
+export const importResources: readonly ImportResource[] = ["users", "open_channels", "group_channels", "messages"];
+
+/** The kinds whose rows are channels. */
+export type ChannelResource = "open_channels" | "group_channels";
+
+export function isChannelResource(resource: ImportResource): resource is ChannelResource {
+  return resource === "open_channels" || resource === "group_channels";
+}
 
 export type IssueSeverity = "error" | "warning";
 
@@ -39,7 +46,7 @@ export type PreparedRow = {
   values: string[];
   /** The creation request body; null when the row cannot be sent. */
   body: Record<string, unknown> | null;
-  /** `user_id`, or `channel_url` (the file's, or derived in the plan). */
+  /** `user_id`, or `channel_url` (the file's, or derived in the plan); for a message, the channel it goes to. */
   key: string | null;
   /** The old system's id of a channel without a channel_url, from which the plan derives one. */
   sourceId?: string;
@@ -79,3 +86,13 @@ export type PlanProgress = { step: "lookups" | "members" | "saving"; done: numbe
 /** Limits of what the console accepts for one import. */
 export const MAX_IMPORT_BYTES = 200 * 1024 * 1024;
 export const MAX_IMPORT_ROWS = 1_000_000;
+/** A message history is far larger than a users or channels file (issue 7, item 4). */
+export const MAX_MESSAGE_IMPORT_BYTES = 2 * 1024 * 1024 * 1024;
+export const MAX_MESSAGE_IMPORT_ROWS = 5_000_000;
+
+/** The most bytes and rows one file of a kind may hold. */
+export function importLimits(resource: ImportResource): { bytes: number; rows: number } {
+  return resource === "messages"
+    ? { bytes: MAX_MESSAGE_IMPORT_BYTES, rows: MAX_MESSAGE_IMPORT_ROWS }
+    : { bytes: MAX_IMPORT_BYTES, rows: MAX_IMPORT_ROWS };
+}

@@ -6,6 +6,7 @@
  * BENCH_SECONDS (default 10) sets each load run's length. The Next.js figures need a build.
  */
 import { benchImportRun } from "./import-run";
+import { benchMessageImportRun } from "./message-import-run";
 import { benchPreview } from "./preview";
 import { benchSandboxHttp } from "./sandbox-http";
 import { writeSection } from "./support";
@@ -18,6 +19,7 @@ const benches: Record<string, () => Promise<string>> = {
   "webhook-delivery": () => benchWebhookDelivery(seconds),
   "import-preview": () => benchPreview(),
   "import-run": () => benchImportRun(),
+  "message-import-run": () => benchMessageImportRun(),
 };
 
 const chosen = process.argv.slice(2);

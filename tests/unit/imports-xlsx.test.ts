@@ -82,7 +82,7 @@ describe("XLSX files", () => {
       sheet: "Notes",
       records: [["exported by", "someone"]],
     });
-    const picked = await readRecords(workbookFile(bytes), noProgress, "People");
+    const picked = await readRecords(workbookFile(bytes), noProgress, undefined, "People");
     expect(picked).toMatchObject({
       sheet: "People",
       records: [
@@ -90,7 +90,7 @@ describe("XLSX files", () => {
         ["p1", "Pat"],
       ],
     });
-    await expect(readRecords(workbookFile(bytes), noProgress, "Gone")).rejects.toThrow(
+    await expect(readRecords(workbookFile(bytes), noProgress, undefined, "Gone")).rejects.toThrow(
       'The workbook has no sheet named "Gone".',
     );
   });

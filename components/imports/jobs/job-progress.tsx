@@ -16,6 +16,7 @@ export function JobProgressPanel({ progress }: JobProgressPanelProps) {
   const { counts } = progress;
   const toSend = progress.done + progress.remaining;
   const share = toSend === 0 ? 1 : progress.done / toSend;
+  const noun = progress.resource === "messages" ? "Messages" : "Rows";
   return (
     <div className="space-y-3">
       <div
@@ -30,15 +31,25 @@ export function JobProgressPanel({ progress }: JobProgressPanelProps) {
       </div>
       <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4" data-testid="job-progress">
         <div>
-          <dt className="text-slate-500">Rows done</dt>
+          <dt className="text-slate-500">{noun} done</dt>
           <dd className="font-medium tabular-nums" data-testid="rows-done">
             {n(progress.done)} of {n(toSend)}
           </dd>
         </div>
         <div>
-          <dt className="text-slate-500">Per second</dt>
-          <dd className="font-medium tabular-nums">{progress.perSecond.toLocaleString("en")}</dd>
+          <dt className="text-slate-500">{noun} per second</dt>
+          <dd className="font-medium tabular-nums" data-testid="per-second">
+            {progress.perSecond.toLocaleString("en")}
+          </dd>
         </div>
+        {progress.channels && (
+          <div>
+            <dt className="text-slate-500">Channels done</dt>
+            <dd className="font-medium tabular-nums" data-testid="channels-done">
+              {n(progress.channels.done)} of {n(progress.channels.total)}
+            </dd>
+          </div>
+        )}
         <div>
           <dt className="text-slate-500">Errors</dt>
           <dd className="font-medium tabular-nums">{n(counts.failed + counts.followUpsFailed)}</dd>

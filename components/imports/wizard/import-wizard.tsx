@@ -16,7 +16,7 @@ import { autoMap, mappingProblems, recallMapping, rememberMapping } from "@/lib/
 import { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { PreviewProgress } from "@/lib/imports/parse/protocol";
 import { formatBytes } from "@/lib/imports/parse/sniff";
-import { MAX_IMPORT_BYTES, type ImportResource } from "@/lib/imports/types";
+import { importLimits, type ImportResource } from "@/lib/imports/types";
 import { FileStep } from "./file-step";
 import { HeaderRowChoice } from "./header-row-choice";
 import { MappingStep } from "./mapping-step";
@@ -266,11 +266,12 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
   async function onFile(picked: File, sheet: string | null = null) {
     if (!resource) return;
     const summary = { name: picked.name, size: picked.size };
-    if (picked.size > MAX_IMPORT_BYTES) {
+    const maxBytes = importLimits(resource).bytes;
+    if (picked.size > maxBytes) {
       dispatch({
         type: "file-refused",
         file: summary,
-        problem: `The file is ${formatBytes(picked.size)}; the console imports files of up to ${formatBytes(MAX_IMPORT_BYTES)}. Split it and import the parts one after another.`,
+        problem: `The file is ${formatBytes(picked.size)}; the console imports files of up to ${formatBytes(maxBytes)}. Split it and import the parts one after another.`,
       });
       return;
     }
@@ -474,7 +475,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
           }
         >
           <div className="space-y-4">
-            <FileStep onFile={(picked) => void onFile(picked)} disabled={busy} />
+            <FileStep onFile={(picked) => void onFile(picked)} disabled={busy} limits={importLimits(resource)} />
             {busy && progress && (
               <ProgressBar
                 label={phaseWords[progress.phase]}

@@ -14,6 +14,7 @@ import {
 } from "@/lib/imports/fields";
 import { mappingProblems, matchKind, metadataColumnKey, metadataKeyFix } from "@/lib/imports/mapping";
 import type { ColumnProfile } from "@/lib/imports/parse/protocol";
+import { detectTimestampUnit } from "@/lib/imports/timestamps";
 import type { ImportResource } from "@/lib/imports/types";
 
 export type MappingStepProps = {
@@ -98,6 +99,9 @@ export function MappingStep({ resource, columns, profiles, rows, mapping, onChan
                         {resource === "users" && <option value={METADATA_CHOICE}>Metadata item…</option>}
                       </Select>
                       {similar && <Badge tone="warning">similar name</Badge>}
+                      {fields.find((field) => field.key === target)?.kind === "timestamp" && (
+                        <TimestampUnit values={profile.examples} />
+                      )}
                       {metadata && (
                         <div className="w-40">
                           <Input
@@ -134,5 +138,15 @@ export function MappingStep({ resource, columns, profiles, rows, mapping, onChan
         </Alert>
       )}
     </div>
+  );
+}
+
+/** Which unit a time column holds, as read from its first values. */
+function TimestampUnit({ values }: { values: string[] }) {
+  const unit = detectTimestampUnit(values);
+  return (
+    <span className={unit ? "text-xs text-slate-600" : "text-xs text-red-700"} data-testid="timestamp-unit">
+      {unit ? `Read as ${unit}` : "Not a time the console can read"}
+    </span>
   );
 }

@@ -2,9 +2,10 @@ import "server-only";
 import { and, asc, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
-import type { ImportResource, PlanProgress, RowIssue } from "@/lib/imports/types";
+import { isChannelResource, type ImportResource, type PlanProgress, type RowIssue } from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { LOOKUP_BATCH } from "./limits";
+import { planMessages, resolveMessageChannels, type MessagePlan } from "./message-plan";
 import { forEachConcurrent, withRetries } from "./retry";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import { finishUpload, ImportJobError, rehearsalRunning, requireJob, rowCounts, type ImportJob } from "./store";
@@ -23,6 +24,8 @@ export type JobPlan = {
   /** Users imports this channel import depends on that have not completed. */
   orderChecks: Array<{ jobId: string; fileName: string; status: string; channels: number }>;
   lookups: { requests: number; ms: number };
+  /** Messages imports: channels, requests, time range, what is missing. */
+  messages?: MessagePlan;
 };
 
 const PAGE = 5_000;
@@ -103,6 +106,7 @@ export async function planJob(
     .set({ state: "pending", planIssues: [], existedBefore: false, followUpState: null })
     .where(and(eq(importRows.jobId, jobId), inArray(importRows.state, ["pending", "existed", "invalid"]), eq(importRows.excluded, false), sql`${importRows.body} is not null and not (${importRows.issues} @> '[{"severity":"error"}]'::jsonb)`));
 
+  if (job.resource === "messages") await resolveMessageChannels(db, job);
   await markDuplicates(db, job);
   const toLookUp = (await rowCounts(db, jobId)).pending;
   let lookedUp = 0;
@@ -110,6 +114,8 @@ export async function planJob(
 
   // Which keys already exist on the platform.
   for await (const rows of pendingPages(db, jobId)) {
+    // A message is never looked up: its dedup id makes sending it again harmless.
+    if (job.resource === "messages") break;
     const keys = rows.map((row) => row.resourceKey).filter((key): key is string => Boolean(key));
     const existing = new Set<string>();
     if (job.resource === "users") {
@@ -149,11 +155,18 @@ export async function planJob(
 
   let missingMembers = 0;
   let orderChecks: JobPlan["orderChecks"] = [];
-  if (job.resource !== "users") {
+  let messages: MessagePlan | undefined;
+  if (isChannelResource(job.resource)) {
     const checked = await checkMembers(db, client, job, report);
     missingMembers = checked.missing;
     orderChecks = checked.orderChecks;
     requests += checked.requests;
+  } else if (job.resource === "messages") {
+    const checked = await planMessages(db, client, job, report);
+    missingMembers = checked.missing;
+    orderChecks = checked.orderChecks;
+    requests += checked.requests;
+    messages = checked.summary;
   }
 
   await report({ step: "saving", done: toLookUp, total: toLookUp }, true);
@@ -178,6 +191,7 @@ export async function planJob(
     missingMembers,
     orderChecks,
     lookups: { requests, ms: Math.round(performance.now() - started) },
+    ...(messages ? { messages } : {}),
   };
   const [updated] = await db
     .update(importJobs)
@@ -190,7 +204,9 @@ export async function planJob(
 
 /** A key that appears again later in the file: the later rows are invalid, never sent. */
 async function markDuplicates(db: Database, job: ImportJob) {
-  const field = job.resource === "users" ? "user_id" : "channel_url";
+  const field = job.resource === "users" ? "user_id" : job.resource === "messages" ? "dedup_id" : "channel_url";
+  // A message is one of a kind by its dedup id within its channel.
+  const identity = job.resource === "messages" ? sql`resource_key, body ->> 'dedup_id'` : sql`resource_key`;
   await db.execute(sql`
     update import_rows as r set
       state = 'invalid',
@@ -199,7 +215,7 @@ async function markDuplicates(db: Database, job: ImportJob) {
         'severity', 'error',
         'message', 'The same ' || ${field}::text || ' is on row ' || (d.first + 1) || ' of the file; only that row is imported.'))
     from (
-      select row_index, min(row_index) over (partition by resource_key) as first
+      select row_index, min(row_index) over (partition by ${identity}) as first
       from import_rows where job_id = ${job.id} and state = 'pending' and resource_key is not null
     ) as d
     where r.job_id = ${job.id} and r.row_index = d.row_index and d.row_index <> d.first`);

@@ -7,6 +7,7 @@ import { createPlatformClient, type PlatformClient } from "@/lib/platform";
 import { inProcessTransport } from "@/lib/platform/in-process";
 import { createApplication, createSandboxApp, deleteApplication, parseFaults, sandboxConfigFromEnv } from "@/lib/sandbox";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
+import { rehearseMessages } from "./message-rehearsal";
 import { Pacer } from "./pacer";
 import { chunk, StoppedEarly, referencedUserIds } from "./plan";
 import { forEachConcurrent, withRetries } from "./retry";
@@ -104,7 +105,7 @@ async function rehearse(
     getDb: async () => db,
     config: { ...sandboxConfigFromEnv(), rateLimit: null, faults: parseFaults(undefined) },
   });
-  const pacers: Pacers = { read: new Pacer(), write: new Pacer() };
+  const pacers: Pacers = { read: new Pacer(), write: new Pacer(), migration: new Pacer() };
   const baseUrl = `http://sandbox.internal/sandbox/${appId}`;
   const scratch = createPlatformClient({
     appId,
@@ -117,6 +118,13 @@ async function rehearse(
     fetch: inProcessTransport(() => sandbox),
   });
   try {
+    if (job.resource === "messages") {
+      return await rehearseMessages(db, target, scratch, job, {
+        pacer: pacers.migration,
+        maxListedFailures: MAX_LISTED_FAILURES,
+        shouldStop: hooks.shouldStop,
+      });
+    }
     let seededUsers = 0;
     if (job.resource !== "users") seededUsers = await seedMembers(db, target, scratch, job.id);
     const tally = { created: 0, existed: 0, failed: 0, followUpsFailed: 0, failures: [] as NonNullable<Rehearsal["failures"]> };

@@ -1,8 +1,9 @@
 import "server-only";
+import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import type { PlanProgress, RowIssue, RowState } from "@/lib/imports/types";
 import { csvLine } from "./csv";
-import type { JobPlan } from "./plan";
+import { rowsOf, type JobPlan } from "./plan";
 import type { Rehearsal } from "./rehearsal";
 import { creationRequest, followUpRequests, type PlannedRequest } from "./requests";
 import { findRow, listRows, recentlyFinished, requireJob, rowCounts, type ImportRow, type RowCounts } from "./store";
@@ -32,6 +33,8 @@ export type JobProgress = {
   rehearsal: Rehearsal | null;
   /** Why the job could not go on (e.g. the plan could not be made), in words. */
   error: string | null;
+  /** Messages imports: channels whose every message has been sent, of those with any to send. */
+  channels: { done: number; total: number } | null;
 };
 
 const RATE_WINDOW_MS = 10_000;
@@ -60,7 +63,18 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     planProgress: job.planProgress,
     rehearsal: job.rehearsal as Rehearsal | null,
     error: job.error,
+    channels: job.resource === "messages" && job.plan ? await channelProgress(db, jobId) : null,
   };
+}
+
+async function channelProgress(db: Database, jobId: string): Promise<{ done: number; total: number }> {
+  const [row] = rowsOf<{ total: number; pending: number }>(
+    await db.execute(sql`
+      select count(distinct resource_key)::int as total,
+        count(distinct resource_key) filter (where state = 'pending')::int as pending
+      from import_rows where job_id = ${jobId} and state in ('pending', 'created', 'failed')`),
+  );
+  return { done: (row?.total ?? 0) - (row?.pending ?? 0), total: row?.total ?? 0 };
 }
 
 /** One row of the report, as the page lists it. */
@@ -108,7 +122,7 @@ export async function rowRequests(db: Database, jobId: string, rowIndex: number)
   const job = await requireJob(db, jobId);
   const row = await findRow(db, jobId, rowIndex);
   if (!row) return null;
-  const requests = row.body ? [creationRequest(job.resource, row.body), ...followUpRequests(job.resource, row.resourceKey ?? "", row.followUps)] : [];
+  const requests = row.body ? [creationRequest(job.resource, row.body, row.resourceKey ?? ""), ...followUpRequests(job.resource, row.resourceKey ?? "", row.followUps)] : [];
   return { rowIndex, state: row.state, requests, issues: [...row.issues, ...row.planIssues] };
 }
 

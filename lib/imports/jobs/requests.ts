@@ -5,7 +5,9 @@ export type PlannedRequest = { method: "POST" | "PUT"; path: string; body: Recor
 
 const segment = encodeURIComponent;
 
-export function creationRequest(resource: ImportResource, body: Record<string, unknown>): PlannedRequest {
+/** `key` is the channel a message goes to; a message travels with up to 99 others of its channel. */
+export function creationRequest(resource: ImportResource, body: Record<string, unknown>, key = ""): PlannedRequest {
+  if (resource === "messages") return { method: "POST", path: `/v3/migration/${segment(key)}`, body: { messages: [body] } };
   return { method: "POST", path: `/v3/${resource}`, body };
 }
 

@@ -6,6 +6,7 @@ import { importJobs, importRows } from "@/lib/db/schema";
 import type { PlatformClient, ResponseInfo } from "@/lib/platform";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
 import { startPollLoop } from "@/lib/background/poll-loop";
+import { workMessageJob } from "./message-runner";
 import { Pacer } from "./pacer";
 import { startPlanner } from "./planner";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
@@ -56,10 +57,13 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
   const pollMs = options.pollMs ?? 500;
   const workerId = options.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
   const log = options.log ?? ((line: string) => console.log(`[imports] ${line}`));
-  const pacers: Pacers = { read: new Pacer(), write: new Pacer() };
+  const pacers: Pacers = { read: new Pacer(), write: new Pacer(), migration: new Pacer() };
 
   const onResponse = (info: ResponseInfo) =>
-    (info.method === "GET" ? pacers.read : pacers.write).observe(info.status, info.rateLimit);
+    (info.url.includes("/v3/migration/") ? pacers.migration : info.method === "GET" ? pacers.read : pacers.write).observe(
+      info.status,
+      info.rateLimit,
+    );
 
   async function tick(db: Database): Promise<boolean> {
     const [job] = await db
@@ -79,7 +83,21 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       return false;
     }
     const client = await options.createClient({ onResponse, rateLimitRetries: 0 });
-    const worked = await workJob(db, client, job);
+    const worked =
+      job.resource === "messages"
+        ? await workMessageJob({
+            db,
+            client,
+            job,
+            pacer: pacers.migration,
+            workerId,
+            leaseMs,
+            concurrency,
+            maxAttempts,
+            running: () => loop.running,
+            log,
+          })
+        : await workJob(db, client, job);
     await maybeComplete(db, job.id);
     return worked;
   }

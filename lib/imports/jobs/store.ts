@@ -6,8 +6,9 @@ import { importJobs, importRows } from "@/lib/db/schema";
 import { prepareRow } from "@/lib/imports/prepare";
 import type { ColumnMapping } from "@/lib/imports/fields";
 import {
-  MAX_IMPORT_ROWS,
+  importLimits,
   importResources,
+  isChannelResource,
   type ImportResource,
   type JobStatus,
   type RowState,
@@ -40,9 +41,10 @@ export async function createJob(db: Database, input: CreateJobInput): Promise<Im
   if (!Number.isInteger(input.totalRows) || input.totalRows < 1) {
     throw new ImportJobError("The file has no data rows to import.");
   }
-  if (input.totalRows > MAX_IMPORT_ROWS) {
+  const maxRows = importLimits(input.resource).rows;
+  if (input.totalRows > maxRows) {
     throw new ImportJobError(
-      `The file has ${input.totalRows.toLocaleString("en")} rows; one import takes at most ${MAX_IMPORT_ROWS.toLocaleString("en")}. Split the file and import the parts one after another.`,
+      `The file has ${input.totalRows.toLocaleString("en")} rows; one import takes at most ${maxRows.toLocaleString("en")}. Split the file and import the parts one after another.`,
     );
   }
   if (input.columns.length === 0) throw new ImportJobError("The file has no columns.");
@@ -113,7 +115,7 @@ export async function appendRows(db: Database, jobId: string, rows: UploadedRow[
     // source id, so no request is ever sent without one and a retry cannot make a second.
     let key = prepared.key;
     let body = prepared.body;
-    if (job.resource !== "users" && body && !key && prepared.sourceId) {
+    if (isChannelResource(job.resource) && body && !key && prepared.sourceId) {
       key = deriveChannelUrl(job.resource, prepared.sourceId);
       body = { ...body, channel_url: key };
     }

@@ -1,7 +1,7 @@
 import { CrossRowIndex, type CrossRowOptions } from "../cross-row";
 import type { ColumnMapping } from "../fields";
 import { prepareRow } from "../prepare";
-import { MAX_IMPORT_ROWS, type ImportResource, type RowIssue } from "../types";
+import { importLimits, type ImportResource, type RowIssue } from "../types";
 import type { ColumnProfile, HeaderChoice, PreviewCounts, RowFilter, SavedFixes, UploadRow, ViewRow } from "./protocol";
 import { raggedMessage, raggedRows, uniqueHeaders } from "./records";
 import { FileProblem } from "./read-file";
@@ -23,6 +23,8 @@ export class PreviewSession {
   private crossIssues: (RowIssue[] | undefined)[] = [];
   private keys: (string | null)[] = [];
   private sourceIds: (string | undefined)[] = [];
+  /** Messages only: each row's dedup id, unique per channel. */
+  private dedupIds: (string | undefined)[] = [];
   private cross: CrossRowIndex;
   private filtered = new Map<RowFilter, Int32Array>();
 
@@ -44,7 +46,8 @@ export class PreviewSession {
     const ragged = raggedRows(this.records, headerRow);
     if (ragged.total > 0) throw new FileProblem(raggedMessage(ragged));
     if (this.rowCount === 0) throw new FileProblem("The file has a header but no rows under it.");
-    if (this.rowCount > MAX_IMPORT_ROWS) throw new FileProblem(`The file has ${this.rowCount.toLocaleString("en-US")} rows; the console imports at most ${MAX_IMPORT_ROWS.toLocaleString("en-US")} at a time. Split it into parts.`);
+    const maxRows = importLimits(this.resource).rows;
+    if (this.rowCount > maxRows) throw new FileProblem(`The file has ${this.rowCount.toLocaleString("en-US")} rows; the console imports at most ${maxRows.toLocaleString("en-US")} at a time. Split it into parts.`);
     this.columns = uniqueHeaders(this.records[headerRow]!);
     return { columns: this.columns, rows: this.rowCount, profiles: this.profiles() };
   }
@@ -78,12 +81,13 @@ export class PreviewSession {
     this.crossIssues = new Array(total);
     this.keys = new Array(total);
     this.sourceIds = new Array(total);
+    this.dedupIds = new Array(total);
     this.cross = new CrossRowIndex(this.resource, this.crossOptions);
     this.filtered.clear();
     const batch = 5000;
     for (let index = 0; index < total; index++) {
       this.prepare(index);
-      this.cross.add({ index, key: this.keys[index]!, sourceId: this.sourceIds[index] });
+      this.cross.add({ index, key: this.keys[index]!, sourceId: this.sourceIds[index], dedupId: this.dedupIds[index] });
       if (index % batch === batch - 1) onProgress(index + 1, total);
     }
     for (let index = 0; index < total; index++) this.refreshCross(index);
@@ -96,6 +100,8 @@ export class PreviewSession {
     this.ownIssues[index] = row.issues.length > 0 ? row.issues : undefined;
     this.keys[index] = row.key;
     this.sourceIds[index] = row.sourceId;
+    const dedupId = row.body?.dedup_id;
+    this.dedupIds[index] = typeof dedupId === "string" ? dedupId : undefined;
     if (this.crossOptions.importedUserIds) this.crossBodies.set(index, row.body);
   }
 
@@ -109,6 +115,7 @@ export class PreviewSession {
       values: [],
       key: this.keys[index]!,
       sourceId: this.sourceIds[index],
+      dedupId: this.dedupIds[index],
       body: this.crossBodies.get(index) ?? null,
       followUps: {},
       issues: [],
@@ -121,7 +128,13 @@ export class PreviewSession {
   }
 
   private identity(index: number) {
-    return { index, key: this.keys[index]!, sourceId: this.sourceIds[index], excluded: (this.flags[index]! & EXCLUDED) !== 0 };
+    return {
+      index,
+      key: this.keys[index]!,
+      sourceId: this.sourceIds[index],
+      dedupId: this.dedupIds[index],
+      excluded: (this.flags[index]! & EXCLUDED) !== 0,
+    };
   }
 
   /** Fixes one cell; the row and every row sharing its old or new key are checked again. */

@@ -3,6 +3,7 @@ import { PreviewSession } from "./preview-session";
 import type { PreviewProgress, PreviewRequest, WorkerInbound, WorkerOutbound } from "./protocol";
 import { FileProblem, readRecords } from "./read-file";
 import { suggestHeaderRow, HEADER_SEARCH_ROWS } from "./records";
+import { importLimits } from "../types";
 
 /**
  * The preview's worker: reads, holds and validates the file's rows off the main thread, and
@@ -35,7 +36,12 @@ async function handle(request: PreviewRequest): Promise<unknown> {
   switch (request.type) {
     case "load": {
       session = null;
-      const { format, records, headerFixed, sheets, sheet } = await readRecords(request.file, (done, total, phase) => progress({ phase, done, total }), request.sheet ?? null);
+      const { format, records, headerFixed, sheets, sheet } = await readRecords(
+        request.file,
+        (done, total, phase) => progress({ phase, done, total }),
+        importLimits(request.resource),
+        request.sheet ?? null,
+      );
       if (records.length === 0) throw new FileProblem("The file holds no rows.");
       session = new PreviewSession(request.resource, records);
       return {

@@ -1,7 +1,7 @@
 import Papa from "papaparse";
 import readXlsxFile from "read-excel-file/universal";
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from "../types";
-import { isPlainObject, JsonColumns, MAX_RECORDS } from "./records";
+import { HEADER_SEARCH_ROWS, isPlainObject, JsonColumns } from "./records";
 import { formatBytes, notUtf8Message, sniffFile, Utf8Checker, type FileFormat } from "./sniff";
 
 /**
@@ -15,25 +15,37 @@ export class FileProblem extends Error {}
 export type Progress = (done: number, total: number, phase: "checking" | "reading") => void;
 
 const SLICE_BYTES = 4 * 1024 * 1024;
-const tooManyRows = `The file has more than ${MAX_IMPORT_ROWS.toLocaleString("en-US")} rows. Split it into files of at most ${MAX_IMPORT_ROWS.toLocaleString("en-US")} rows and import them one after another.`;
+/** The most bytes and rows one file may hold; messages allow more (`importLimits`). */
+export type FileLimits = { bytes: number; rows: number };
+
+const defaultLimits: FileLimits = { bytes: MAX_IMPORT_BYTES, rows: MAX_IMPORT_ROWS };
+
+function tooManyRows(limits: FileLimits): string {
+  return `The file has more than ${limits.rows.toLocaleString("en-US")} rows. Split it into files of at most ${limits.rows.toLocaleString("en-US")} rows and import them one after another.`;
+}
 
 export type ReadFile = { format: FileFormat; records: string[][]; headerFixed: boolean; sheets?: string[]; sheet?: string };
 
 /** `sheet`: which sheet of a workbook to read; the first when null. */
-export async function readRecords(file: Blob & { name: string }, onProgress: Progress, sheet: string | null = null): Promise<ReadFile> {
-  if (file.size > MAX_IMPORT_BYTES) {
-    throw new FileProblem(`The file is ${formatBytes(file.size)}; the console imports files of up to ${formatBytes(MAX_IMPORT_BYTES)}. Split it and import the parts one after another.`);
+export async function readRecords(
+  file: Blob & { name: string },
+  onProgress: Progress,
+  limits: FileLimits = defaultLimits,
+  sheet: string | null = null,
+): Promise<ReadFile> {
+  if (file.size > limits.bytes) {
+    throw new FileProblem(`The file is ${formatBytes(file.size)}; the console imports files of up to ${formatBytes(limits.bytes)}. Split it and import the parts one after another.`);
   }
   const head = new Uint8Array(await file.slice(0, 8192).arrayBuffer());
   const sniffed = sniffFile(file.name, file.size, head);
   if (!sniffed.ok) throw new FileProblem(sniffed.message);
-  if (sniffed.format === "xlsx") return { format: "xlsx", headerFixed: false, ...(await readWorkbook(file, sheet, onProgress)) };
+  if (sniffed.format === "xlsx") return { format: "xlsx", headerFixed: false, ...(await readWorkbook(file, sheet, onProgress, limits)) };
   if (sniffed.format === "csv" || sniffed.format === "tsv") {
     await checkUtf8(file, onProgress);
-    const records = await readDelimited(file, sniffed.format, onProgress);
+    const records = await readDelimited(file, sniffed.format, onProgress, limits);
     return { format: sniffed.format, records, headerFixed: false };
   }
-  const records = sniffed.format === "ndjson" ? await readNdjson(file, onProgress) : await readJsonArray(file, onProgress);
+  const records = sniffed.format === "ndjson" ? await readNdjson(file, onProgress, limits) : await readJsonArray(file, onProgress, limits);
   return { format: sniffed.format, records, headerFixed: true };
 }
 
@@ -54,7 +66,7 @@ async function checkUtf8(file: Blob, onProgress: Progress): Promise<void> {
   if (binary) throw new FileProblem("This is not a CSV, TSV or JSON file: it holds binary data, not text.");
 }
 
-function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress): Promise<string[][]> {
+function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress, limits: FileLimits): Promise<string[][]> {
   const records: string[][] = [];
   let read = 0;
   const chunkSize = 2 * 1024 * 1024;
@@ -72,9 +84,9 @@ function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress):
           return;
         }
         for (const record of results.data) records.push(record);
-        if (records.length > MAX_RECORDS) {
+        if (records.length > limits.rows + HEADER_SEARCH_ROWS) {
           parser.abort();
-          reject(new FileProblem(tooManyRows));
+          reject(new FileProblem(tooManyRows(limits)));
           return;
         }
         read = Math.min(file.size, read + chunkSize);
@@ -86,7 +98,7 @@ function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress):
   });
 }
 
-async function readNdjson(file: Blob, onProgress: Progress): Promise<string[][]> {
+async function readNdjson(file: Blob, onProgress: Progress, limits: FileLimits): Promise<string[][]> {
   const columns = new JsonColumns();
   const rows: string[][] = [];
   let rest = "";
@@ -102,7 +114,7 @@ async function readNdjson(file: Blob, onProgress: Progress): Promise<string[][]>
     }
     if (!isPlainObject(value)) throw new FileProblem(`Line ${line.toLocaleString("en-US")} is not a JSON object. Each line of an NDJSON file holds one object.`);
     rows.push(columns.cells(value));
-    if (rows.length > MAX_IMPORT_ROWS) throw new FileProblem(tooManyRows);
+    if (rows.length > limits.rows) throw new FileProblem(tooManyRows(limits));
   };
   for await (const text of decodedSlices(file, onProgress, "reading")) {
     const lines = (rest + text).split("\n");
@@ -113,7 +125,7 @@ async function readNdjson(file: Blob, onProgress: Progress): Promise<string[][]>
   return withHeader(columns, rows);
 }
 
-async function readJsonArray(file: Blob, onProgress: Progress): Promise<string[][]> {
+async function readJsonArray(file: Blob, onProgress: Progress, limits: FileLimits): Promise<string[][]> {
   const parts: string[] = [];
   for await (const text of decodedSlices(file, onProgress, "reading")) parts.push(text);
   let value: unknown;
@@ -123,7 +135,7 @@ async function readJsonArray(file: Blob, onProgress: Progress): Promise<string[]
     throw new FileProblem(`The file is not valid JSON (${error instanceof Error ? error.message : "parse error"}).`);
   }
   if (!Array.isArray(value)) throw new FileProblem("The JSON file holds one object; the console imports an array of objects, one per row.");
-  if (value.length > MAX_IMPORT_ROWS) throw new FileProblem(tooManyRows);
+  if (value.length > limits.rows) throw new FileProblem(tooManyRows(limits));
   const columns = new JsonColumns();
   const rows = value.map((item, position) => {
     if (!isPlainObject(item)) throw new FileProblem(`Item ${position + 1} of the JSON array is not an object; each item is one row.`);
@@ -144,7 +156,7 @@ function withHeader(columns: JsonColumns, rows: string[][]): string[][] {
  * numbers as written, dates as ISO dates (with the time when it is not midnight), booleans as
  * true/false, empty cells as "". Rows shorter than the widest are padded, as a CSV export would be.
  */
-export async function readWorkbook(file: Blob, sheet: string | null, onProgress: Progress): Promise<{ records: string[][]; sheets: string[]; sheet: string }> {
+export async function readWorkbook(file: Blob, sheet: string | null, onProgress: Progress, limits: FileLimits = defaultLimits): Promise<{ records: string[][]; sheets: string[]; sheet: string }> {
   onProgress(0, file.size, "reading");
   let workbook: Awaited<ReturnType<typeof readXlsxFile<string>>>;
   try {
@@ -160,7 +172,7 @@ export async function readWorkbook(file: Blob, sheet: string | null, onProgress:
   while (records.length > 0 && records[records.length - 1]!.every((cell) => cell.trim() === "")) records.pop();
   const width = records.reduce((widest, row) => Math.max(widest, row.length), 0);
   for (const row of records) while (row.length < width) row.push("");
-  if (records.length > MAX_RECORDS) throw new FileProblem(tooManyRows);
+  if (records.length > limits.rows + HEADER_SEARCH_ROWS) throw new FileProblem(tooManyRows(limits));
   onProgress(file.size, file.size, "reading");
   return { records: records.filter((row) => row.some((cell) => cell.trim() !== "")), sheets, sheet: chosen.sheet };
 }

@@ -7,6 +7,7 @@
  */
 import { benchImportRun } from "./import-run";
 import { benchPreview } from "./preview";
+import { benchRehearsal } from "./rehearsal";
 import { benchSandboxHttp } from "./sandbox-http";
 import { writeSection } from "./support";
 import { benchWebhookDelivery } from "./webhook-delivery";
@@ -18,6 +19,7 @@ const benches: Record<string, () => Promise<string>> = {
   "webhook-delivery": () => benchWebhookDelivery(seconds),
   "import-preview": () => benchPreview(),
   "import-run": () => benchImportRun(),
+  rehearsal: () => benchRehearsal(),
 };
 
 const chosen = process.argv.slice(2);

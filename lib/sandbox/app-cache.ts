@@ -16,14 +16,19 @@ type CacheState = {
   listener?: Promise<PoolClient | undefined>;
 };
 
-// One cache per process, shared by every Next.js bundle like the database handle.
+// One cache per database, shared by every Next.js bundle of the process like the database handle.
 const stateKey = Symbol.for("switchboard.sandbox.app-cache");
-type GlobalWithCache = typeof globalThis & { [stateKey]?: CacheState };
+type GlobalWithCache = typeof globalThis & { [stateKey]?: WeakMap<Database, CacheState> };
 
-function state(): CacheState {
+function state(db: Database): CacheState {
   const store = globalThis as GlobalWithCache;
-  store[stateKey] ??= { rows: new Map(), generation: 0 };
-  return store[stateKey];
+  store[stateKey] ??= new WeakMap();
+  let cache = store[stateKey].get(db);
+  if (!cache) {
+    cache = { rows: new Map(), generation: 0 };
+    store[stateKey].set(db, cache);
+  }
+  return cache;
 }
 
 /**
@@ -35,7 +40,7 @@ export async function cachedApplication(
   db: Database,
   appId: string,
 ): Promise<SandboxApplication | undefined> {
-  const cache = state();
+  const cache = state(db);
   const hit = cache.rows.get(appId);
   if (hit) return hit;
   const canCache = await listening(db);
@@ -47,12 +52,11 @@ export async function cachedApplication(
 
 /** Call after a change to an application (token, rate limit, webhook settings, deletion). */
 export async function applicationChanged(db: Database, appId: string): Promise<void> {
-  forget(appId);
+  forget(state(db), appId);
   await postgresPool(db)?.query("select pg_notify($1, $2)", [channel, appId]);
 }
 
-function forget(appId: string | undefined): void {
-  const cache = state();
+function forget(cache: CacheState, appId: string | undefined): void {
   cache.generation += 1;
   if (appId === undefined) cache.rows.clear();
   else cache.rows.delete(appId);
@@ -70,7 +74,7 @@ function postgresPool(db: Database): PgPool | undefined {
 async function listening(db: Database): Promise<boolean> {
   const pool = postgresPool(db);
   if (!pool) return true;
-  const cache = state();
+  const cache = state(db);
   cache.listener ??= pool.connect().then(
     async (client) => {
       let released = false;
@@ -82,18 +86,18 @@ async function listening(db: Database): Promise<boolean> {
       const lost = () => {
         // Notifications may have been missed: trust nothing cached, listen again on next use.
         cache.listener = undefined;
-        forget(undefined);
+        forget(cache, undefined);
         release();
       };
       // The pool waits for its borrowed clients when it ends.
       onDatabaseClose(db, () => {
         cache.listener = undefined;
-        forget(undefined);
+        forget(cache, undefined);
         release();
       });
       client.on("error", lost);
       client.on("end", lost);
-      client.on("notification", (message) => forget(message.payload));
+      client.on("notification", (message) => forget(cache, message.payload));
       await client.query(`listen ${channel}`);
       return client;
     },

@@ -1,8 +1,13 @@
-import { and, asc, eq, gte } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, lt, or, type SQL } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { preparedQuery } from "@/lib/db/raw";
 import { sandboxMessages } from "@/lib/db/schema";
-import type { MessageListQuery, MessageResource, Migration } from "@/lib/schemas/messages";
+import {
+  messageSender,
+  type MessageListQuery,
+  type MessageListResponse,
+  type MessageResource,
+  type Migration,
+} from "@/lib/schemas/messages";
 import {
   channelNotFound,
   findChannelType,
@@ -10,13 +15,15 @@ import {
   userNotFound,
   type ChannelType,
 } from "./channels";
+import { ErrorCode, SandboxError } from "./errors";
+
+type MessageRow = typeof sandboxMessages.$inferSelect;
 
 /**
- * Stores migrated messages in an open or group channel with one statement: it finds the
- * channel's type, checks every sender, and inserts only when all are there, so a request is
- * stored whole or not at all. A dedup_id already stored in the channel, or repeated in the
- * request, is stored once (the first); the unique index also settles two requests racing
- * with the same dedup_id.
+ * Stores migrated messages in an open or group channel. Everything is checked first and the
+ * messages go in with one INSERT, so a request is stored whole or not at all. A dedup_id
+ * already stored in the channel, or repeated in the request, is stored once (the first);
+ * the unique index also settles two requests racing with the same dedup_id.
  */
 export async function migrateMessages(
   db: Database,
@@ -24,104 +31,193 @@ export async function migrateMessages(
   channelUrl: string,
   migration: Migration,
 ): Promise<void> {
+  const channelType = await findChannelType(db, appId, channelUrl);
+  if (!channelType) throw channelNotFound(channelUrl);
+  const senders = migration.messages.flatMap((message) => messageSender(message) ?? []);
+  const users = await findUsers(db, appId, senders);
+  const unknown = senders.find((userId) => !users.has(userId));
+  if (unknown !== undefined) throw userNotFound(unknown);
+
   const dedupIds = new Set<string>();
-  const rows = migration.messages.map((message, index) => {
-    const first = message.dedup_id === undefined || !dedupIds.has(message.dedup_id);
-    if (message.dedup_id !== undefined) dedupIds.add(message.dedup_id);
-    return {
-      ord: index,
-      keep: first,
-      user_id: message.user_id,
-      message_type: message.message_type,
-      message: message.message,
-      custom_type: message.custom_type,
-      data: message.data,
-      dedup_id: message.dedup_id ?? null,
-      ts: message.timestamp,
-    };
+  const messages = migration.messages.filter((message) => {
+    if (message.dedup_id === undefined) return true;
+    if (dedupIds.has(message.dedup_id)) return false;
+    dedupIds.add(message.dedup_id);
+    return true;
   });
-  const [result] = await preparedQuery<{ channel_type: string | null; unknown_ord: number | null }>(
-    db,
-    "sandbox_migrate_messages",
-    migrateMessagesSql,
-    [appId, channelUrl, JSON.stringify(rows)],
-  );
-  if (!result?.channel_type) throw channelNotFound(channelUrl);
-  if (result.unknown_ord !== null) throw userNotFound(rows[result.unknown_ord]!.user_id);
+  if (messages.length === 0) return;
+  await db
+    .insert(sandboxMessages)
+    .values(
+      messages.map((message) => ({
+        appId,
+        channelUrl,
+        channelType,
+        userId: messageSender(message) ?? null,
+        messageType: message.message_type,
+        message: message.message_type === "FILE" ? "" : message.message,
+        customType: message.custom_type,
+        data: message.message_type === "FILE" ? "" : message.data,
+        file:
+          message.message_type === "FILE"
+            ? {
+                url: message.url,
+                name: message.file_name,
+                type: message.file_type,
+                size: message.file_size,
+                data: message.custom_field,
+                thumbnails: message.thumbnails,
+                require_auth: message.require_auth,
+              }
+            : null,
+        mentionedUserIds: message.mentioned_user_ids,
+        sortedMetaarray: message.sorted_metaarray,
+        isSilent: message.message_type === "ADMM" && message.is_silent,
+        dedupId: message.dedup_id ?? null,
+        timestamp: message.timestamp,
+      })),
+    )
+    .onConflictDoNothing();
 }
 
-// Messages travel as one JSON parameter, so the text (and PostgreSQL's prepared plan) is the
-// same for 1 or 100 messages.
-const migrateMessagesSql = `with msgs as (
-  select * from json_to_recordset($3::json) as m(ord int, keep boolean, user_id text,
-    message_type text, message text, custom_type text, data text, dedup_id text, ts bigint)
-), channel as (
-  select 'open'::text as channel_type from sandbox_open_channels where app_id = $1 and channel_url = $2
-  union all
-  select 'group'::text from sandbox_group_channels where app_id = $1 and channel_url = $2
-  limit 1
-), missing as (
-  select min(m.ord) as ord from msgs m
-  where not exists (select 1 from sandbox_users u where u.app_id = $1 and u.user_id = m.user_id)
-), stored as (
-  insert into sandbox_messages
-    (app_id, channel_url, channel_type, user_id, message_type, message, custom_type, data, dedup_id, timestamp)
-  select $1, $2, c.channel_type, m.user_id, m.message_type, m.message, m.custom_type, m.data, m.dedup_id, m.ts
-  from msgs m cross join channel c
-  where m.keep and (select ord from missing) is null
-  order by m.ord
-  on conflict do nothing
-  returning 1
-)
-select (select channel_type from channel) as channel_type, (select ord from missing) as unknown_ord,
-  (select count(*) from stored) as stored`;
-
-/** The channel's messages sent at or after `message_ts`, oldest first. */
+/**
+ * The channel's messages around a point in time (`message_ts`) or a message (`message_id`):
+ * up to `prev_limit` before it and `next_limit` after it, in (created_at, message_id) order.
+ * Messages sent exactly at `message_ts` (or the message itself) count among the next ones
+ * and are left out with `include=false`.
+ */
 export async function listMessages(
   db: Database,
   appId: string,
   channelType: ChannelType,
   channelUrl: string,
   query: MessageListQuery,
-): Promise<{ messages: MessageResource[] }> {
+): Promise<MessageListResponse> {
   if ((await findChannelType(db, appId, channelUrl)) !== channelType)
     throw channelNotFound(channelUrl);
-  const rows = await db
-    .select()
+
+  const filters: SQL[] = [
+    eq(sandboxMessages.appId, appId),
+    eq(sandboxMessages.channelUrl, channelUrl),
+  ];
+  if (query.message_type) filters.push(eq(sandboxMessages.messageType, query.message_type));
+  const senderIds = [
+    ...(query.sender_id === undefined ? [] : [query.sender_id]),
+    ...(query.sender_ids ?? []),
+  ];
+  if (senderIds.length > 0) filters.push(inArray(sandboxMessages.userId, senderIds));
+  if (query.custom_types !== undefined && query.custom_types !== "*") {
+    filters.push(inArray(sandboxMessages.customType, query.custom_types.split(",")));
+  }
+
+  const { before, after } = await referencePoint(db, appId, channelUrl, query);
+  const select = (where: SQL | undefined, order: "asc" | "desc", limit: number) =>
+    limit === 0
+      ? Promise.resolve([] as MessageRow[])
+      : db
+          .select()
+          .from(sandboxMessages)
+          .where(and(...filters, where))
+          .orderBy(
+            ...(order === "asc"
+              ? [asc(sandboxMessages.timestamp), asc(sandboxMessages.messageId)]
+              : [desc(sandboxMessages.timestamp), desc(sandboxMessages.messageId)]),
+          )
+          .limit(limit);
+  const [previous, next] = await Promise.all([
+    select(before, "desc", query.prev_limit),
+    select(after, "asc", query.next_limit),
+  ]);
+  const rows = [...previous.reverse(), ...next];
+  if (query.reverse) rows.reverse();
+
+  const users = await findUsers(
+    db,
+    appId,
+    rows.flatMap((row) => [...(row.userId === null ? [] : [row.userId]), ...row.mentionedUserIds]),
+  );
+  const userOf = (userId: string) => {
+    const user = users.get(userId);
+    // A user deleted since the migration keeps their id; the profile is gone.
+    return { user_id: userId, nickname: user?.nickname ?? "", profile_url: user?.profileUrl ?? "" };
+  };
+  return {
+    messages: rows.map((row) => toMessageResource(row, userOf, query.with_sorted_meta_array)),
+  };
+}
+
+/** Conditions for the messages before and after the query's reference point. */
+async function referencePoint(
+  db: Database,
+  appId: string,
+  channelUrl: string,
+  query: MessageListQuery,
+): Promise<{ before: SQL | undefined; after: SQL | undefined }> {
+  const { timestamp, messageId } = sandboxMessages;
+  if (query.message_id === undefined) {
+    const ts = query.message_ts ?? 0;
+    return { before: lt(timestamp, ts), after: query.include ? gte(timestamp, ts) : gt(timestamp, ts) };
+  }
+  const [reference] = await db
+    .select({ timestamp, messageId })
     .from(sandboxMessages)
     .where(
       and(
         eq(sandboxMessages.appId, appId),
         eq(sandboxMessages.channelUrl, channelUrl),
-        gte(sandboxMessages.timestamp, query.message_ts),
+        eq(messageId, query.message_id),
       ),
     )
-    .orderBy(asc(sandboxMessages.timestamp), asc(sandboxMessages.messageId))
-    .limit(query.next_limit);
-  const users = await findUsers(
-    db,
-    appId,
-    rows.map((row) => row.userId),
-  );
+    .limit(1);
+  if (!reference) {
+    throw new SandboxError(
+      ErrorCode.notFound,
+      `No message with message_id ${query.message_id} in channel "${channelUrl}".`,
+    );
+  }
+  const ts = reference.timestamp;
+  const id = reference.messageId;
   return {
-    messages: rows.map((row) => {
-      const user = users.get(row.userId);
-      return {
-        message_id: row.messageId,
-        type: row.messageType,
-        message: row.message,
-        custom_type: row.customType,
-        data: row.data,
-        created_at: row.timestamp,
-        channel_url: row.channelUrl,
-        channel_type: row.channelType,
-        // A sender deleted since the migration keeps their id; the profile is gone.
-        user: {
-          user_id: row.userId,
-          nickname: user?.nickname ?? "",
-          profile_url: user?.profileUrl ?? "",
-        },
-      };
+    before: or(lt(timestamp, ts), and(eq(timestamp, ts), lt(messageId, id))),
+    after: or(
+      gt(timestamp, ts),
+      and(eq(timestamp, ts), query.include ? gte(messageId, id) : gt(messageId, id)),
+    ),
+  };
+}
+
+function toMessageResource(
+  row: MessageRow,
+  userOf: (userId: string) => NonNullable<MessageResource["user"]>,
+  withSortedMetaarray: boolean,
+): MessageResource {
+  return {
+    message_id: row.messageId,
+    type: row.messageType,
+    message: row.message,
+    custom_type: row.customType,
+    data: row.data,
+    created_at: row.timestamp,
+    updated_at: 0,
+    channel_url: row.channelUrl,
+    channel_type: row.channelType,
+    mention_type: "users",
+    mentioned_users: row.mentionedUserIds.map(userOf),
+    is_removed: false,
+    silent: row.isSilent,
+    message_survival_seconds: -1,
+    ...(row.userId !== null && { user: userOf(row.userId) }),
+    ...(row.file && {
+      file: {
+        url: row.file.url,
+        name: row.file.name,
+        type: row.file.type,
+        size: row.file.size,
+        data: row.file.data,
+      },
+      thumbnails: row.file.thumbnails,
+      require_auth: row.file.require_auth,
     }),
+    ...(withSortedMetaarray && { sorted_metaarray: row.sortedMetaarray }),
   };
 }

@@ -5,12 +5,11 @@
  * Runs in a child started with `--conditions=react-server` (the job modules are server-only).
  * BENCH_REHEARSAL_USERS (default 100,000) sets the size; the target for 100,000 is ≤ 60 s.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Rehearsal } from "@/lib/imports/jobs/rehearsal";
-import { machine, root, today } from "./support";
+import { machine, runBenchChild, today } from "./support";
 
 type ChildResult = { users: number; uploadSeconds: number; planSeconds: number; rehearsalSeconds: number; created: number; failed: number };
 
@@ -31,20 +30,7 @@ export async function benchRehearsal(): Promise<string> {
 }
 
 function runInChild(users: number): Promise<ChildResult> {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "tests/bench/rehearsal.ts"], {
-    cwd: root,
-    env: { ...process.env, REHEARSAL_BENCH_CHILD: String(users) },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) =>
-    child.once("exit", (code) => {
-      const line = output.trim().split("\n").at(-1) ?? "";
-      if (code === 0 && line.startsWith("{")) resolve(JSON.parse(line) as ChildResult);
-      else reject(new Error(`the rehearsal bench child exited with ${code}:\n${output}`));
-    }),
-  );
+  return runBenchChild<ChildResult>("tests/bench/rehearsal.ts", { REHEARSAL_BENCH_CHILD: String(users) });
 }
 
 async function child(users: number) {

@@ -64,7 +64,10 @@ async function openPostgres(url: string, schemaName?: string): Promise<DatabaseH
     db: db as unknown as Database,
     kind: "postgres",
     location: `postgres://${parsed.host}${parsed.pathname}${schemaName ? ` (schema ${schemaName})` : ""}`,
-    close: () => pool.end(),
+    close: async () => {
+      runCloseHooks(db);
+      await pool.end();
+    },
   };
 }
 
@@ -85,6 +88,7 @@ async function openPglite(dataDirOption?: string): Promise<DatabaseHandle> {
       kind: "pglite",
       location: dataDir,
       close: async () => {
+        runCloseHooks(db);
         await client.close();
         await releaseLock();
       },
@@ -93,6 +97,18 @@ async function openPglite(dataDirOption?: string): Promise<DatabaseHandle> {
     await releaseLock();
     throw error;
   }
+}
+
+const closeHooks = new WeakMap<object, Array<() => void>>();
+
+/** Runs `hook` just before `db` closes, e.g. to give back a connection held for LISTEN. */
+export function onDatabaseClose(db: Database, hook: () => void): void {
+  closeHooks.set(db, [...(closeHooks.get(db) ?? []), hook]);
+}
+
+function runCloseHooks(db: object): void {
+  for (const hook of closeHooks.get(db) ?? []) hook();
+  closeHooks.delete(db);
 }
 
 /**

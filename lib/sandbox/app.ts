@@ -2,7 +2,8 @@ import { timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { refuseRequestTarget } from "@/lib/schemas/request-target";
 import type { Database } from "@/lib/db/client";
-import { ensureDefaultApplication, findApplication } from "./apps";
+import { cachedApplication } from "./app-cache";
+import { ensureDefaultApplication } from "./apps";
 import { limitBody } from "./body-limit";
 import type { SandboxConfig } from "./config";
 import type { SandboxEnv } from "./context";
@@ -66,7 +67,7 @@ export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }:
     c.set("origin", requestOrigin(c.req.raw));
     c.set("onEventsAccepted", onEventsAccepted);
     const appId = c.req.param("appId") ?? "";
-    const app = await findApplication(db, appId);
+    const app = await cachedApplication(db, appId);
     if (!app) {
       throw new SandboxError(ErrorCode.noSuchApplication, `No application with id "${appId}".`);
     }

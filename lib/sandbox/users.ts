@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
+import { GroupCommit } from "@/lib/db/group-commit";
+import { isEmbedded, preparedQuery } from "@/lib/db/raw";
 import { sandboxUsers, type SessionToken } from "@/lib/db/schema";
 import {
   SESSION_TOKEN_LIFETIME_MS,
@@ -44,11 +46,13 @@ export async function createUser(
         const profileUrl = await storeImage(c, profileImage, tx);
         return insertUniqueUser(tx, appId, { ...user, profileUrl });
       })
-    : await insertUniqueUser(db, appId, user);
+    : await userWriter(db).submit(newUserRow(appId, user));
   return toUserResource(row);
 }
 
-async function insertUniqueUser(db: Database, appId: string, user: NewUser): Promise<UserRow> {
+type NewUserRow = Omit<UserRow, "seq" | "isActive">;
+
+function newUserRow(appId: string, user: NewUser): NewUserRow {
   const now = Date.now();
   const sessionTokens: SessionToken[] = user.issueSessionToken
     ? [
@@ -58,27 +62,104 @@ async function insertUniqueUser(db: Database, appId: string, user: NewUser): Pro
         },
       ]
     : [];
+  return {
+    appId,
+    userId: user.userId,
+    nickname: user.nickname,
+    profileUrl: user.profileUrl,
+    accessToken: user.issueAccessToken ? generateToken() : "",
+    metadata: user.metadata,
+    sessionTokens,
+    createdAt: now,
+  };
+}
+
+// One statement for any number of users: the rows travel as one JSON parameter, so the text
+// (and PostgreSQL's prepared plan) never changes with the group's size.
+const insertUsersSql = `insert into sandbox_users
+  (app_id, user_id, nickname, profile_url, access_token, metadata, session_tokens, created_at)
+select r.app_id, r.user_id, r.nickname, r.profile_url, r.access_token, r.metadata, r.session_tokens, r.created_at
+from json_to_recordset($1::json) as r(app_id text, user_id text, nickname text, profile_url text,
+  access_token text, metadata jsonb, session_tokens jsonb, created_at bigint)
+on conflict do nothing
+returning app_id, user_id, metadata, seq`;
+
+const userWriters = new WeakMap<Database, GroupCommit<NewUserRow, UserRow>>();
+
+/** Creations without an image, gathered by group commit into one INSERT per group. */
+function userWriter(db: Database): GroupCommit<NewUserRow, UserRow> {
+  let writer = userWriters.get(db);
+  if (!writer) {
+    writer = new GroupCommit((rows) => insertUsers(db, rows), {
+      maxItems: 500,
+      // PGlite runs one statement at a time anyway; PostgreSQL overlaps two groups.
+      maxInFlight: isEmbedded(db) ? 1 : 2,
+    });
+    userWriters.set(db, writer);
+  }
+  return writer;
+}
+
+async function insertUsers(db: Database, rows: NewUserRow[]): Promise<Array<UserRow | Error>> {
+  const key = (appId: string, userId: string) => `${appId}\u0000${userId}`;
+  // A user_id twice in one group: the first goes to the database, the others are refused.
+  const seen = new Set<string>();
+  const unique = rows.filter((row) => {
+    const k = key(row.appId, row.userId);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  const inserted = await preparedQuery<{
+    app_id: string;
+    user_id: string;
+    metadata: Record<string, string>;
+    seq: string | number | bigint;
+  }>(
+    db,
+    "sandbox_insert_users",
+    insertUsersSql,
+    [
+      JSON.stringify(
+        unique.map((row) => ({
+          app_id: row.appId,
+          user_id: row.userId,
+          nickname: row.nickname,
+          profile_url: row.profileUrl,
+          access_token: row.accessToken,
+          metadata: row.metadata,
+          session_tokens: row.sessionTokens,
+          created_at: row.createdAt,
+        })),
+      ),
+    ],
+  );
+  const stored = new Map(inserted.map((row) => [key(row.app_id, row.user_id), row]));
+  return rows.map((row) => {
+    const k = key(row.appId, row.userId);
+    const storedRow = stored.get(k);
+    // The primary key decided: exactly one creation of a user_id gets the row back.
+    if (!storedRow) return alreadyExists(row.userId);
+    stored.delete(k);
+    return { ...row, metadata: storedRow.metadata, isActive: true, seq: Number(storedRow.seq) };
+  });
+}
+
+function alreadyExists(userId: string): SandboxError {
+  return new SandboxError(ErrorCode.alreadyExists, `A user with user_id "${userId}" already exists.`);
+}
+
+/** With a stored image, inside the image's transaction. */
+async function insertUniqueUser(db: Database, appId: string, user: NewUser): Promise<UserRow> {
+  const values = newUserRow(appId, user);
   // The primary key decides between concurrent creations: exactly one gets the row back.
   const [row] = await db
     .insert(sandboxUsers)
-    .values({
-      appId,
-      userId: user.userId,
-      nickname: user.nickname,
-      profileUrl: user.profileUrl,
-      accessToken: user.issueAccessToken ? generateToken() : "",
-      metadata: user.metadata,
-      sessionTokens,
-      createdAt: now,
-    })
+    .values(values)
     .onConflictDoNothing()
     .returning();
   // Thrown inside a transaction, this also rolls back the stored image.
-  if (!row)
-    throw new SandboxError(
-      ErrorCode.alreadyExists,
-      `A user with user_id "${user.userId}" already exists.`,
-    );
+  if (!row) throw alreadyExists(user.userId);
   return row;
 }
 

@@ -8,6 +8,7 @@
 import { benchImportRun } from "./import-run";
 import { benchMessageImportRun } from "./message-import-run";
 import { benchPreview } from "./preview";
+import { benchRehearsal } from "./rehearsal";
 import { benchSandboxHttp } from "./sandbox-http";
 import { writeSection } from "./support";
 import { benchWebhookDelivery } from "./webhook-delivery";
@@ -20,6 +21,7 @@ const benches: Record<string, () => Promise<string>> = {
   "import-preview": () => benchPreview(),
   "import-run": () => benchImportRun(),
   "message-import-run": () => benchMessageImportRun(),
+  rehearsal: () => benchRehearsal(),
 };
 
 const chosen = process.argv.slice(2);

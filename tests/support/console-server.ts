@@ -30,7 +30,7 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts the built console (`next start`, so `next build` must have run) on a free loopback
+ * Starts the built console as `npm run serve` does (`next build` must have run) on a free loopback
  * port with its own data: a fresh PGlite directory, or a fresh schema of TEST_DATABASE_URL.
  */
 export async function startConsoleServer(extraEnv: Record<string, string> = {}): Promise<ConsoleServer> {
@@ -59,7 +59,7 @@ export async function startConsoleServer(extraEnv: Record<string, string> = {}):
   async function start() {
     child = spawn(
       process.execPath,
-      [path.join(root, "node_modules/next/dist/bin/next"), "start", "--hostname", "127.0.0.1", "--port", String(port)],
+      ["--import", "tsx", "lib/console-server.ts", "--hostname", "127.0.0.1", "--port", String(port)],
       { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
     );
     child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));

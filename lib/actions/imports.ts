@@ -35,6 +35,8 @@ export const createImportJob = adminAction(
       .int()
       .min(1, "The file has no data rows to import.")
       .max(MAX_IMPORT_ROWS, `One import takes at most ${MAX_IMPORT_ROWS.toLocaleString("en")} rows; split the file.`),
+    /** The row a spreadsheet shows for the first data row (header row included). */
+    firstRow: z.number().int().min(1).max(1_000_000).default(2),
   }),
   async (input) => explained(async () => ({ jobId: (await createJob(await getDb(), input)).id })),
 );

@@ -37,7 +37,7 @@ export function JobView({ initialProgress }: JobViewProps) {
       <PlanCard progress={progress} />
       {progress.rehearsal && (
         <Card title="Rehearsal" description="The whole plan run against the embedded sandbox first.">
-          <RehearsalSummary rehearsal={progress.rehearsal} />
+          <RehearsalSummary rehearsal={progress.rehearsal} firstRow={progress.firstRow} />
         </Card>
       )}
       {started && (

@@ -153,7 +153,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
     setUploadError(null);
     setBusy(true);
     try {
-      const jobId = await uploadRows(client, actions, { resource, fileName: file.name, columns: header.columns, mapping }, start, setUpload);
+      const jobId = await uploadRows(client, actions, { resource, fileName: file.name, columns: header.columns, mapping, firstRow: header.firstRow }, start, setUpload);
       router.push(`/imports/${jobId}`);
     } catch (error) {
       if (error instanceof UploadFailed) setUpload(error.state);

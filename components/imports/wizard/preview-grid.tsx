@@ -274,7 +274,7 @@ function PreviewRow({
   onExclude,
   busy,
 }: PreviewRowProps) {
-  const number = row.index + 1;
+  const number = row.rowNumber;
   const byColumn = new Map<number, RowIssue[]>();
   const unplaced: RowIssue[] = [];
   for (const issue of row.issues) {

@@ -197,7 +197,7 @@ async function markDuplicates(db: Database, job: ImportJob) {
       plan_issues = jsonb_build_array(jsonb_build_object(
         'field', ${field}::text,
         'severity', 'error',
-        'message', 'The same ' || ${field}::text || ' is on row ' || (d.first + 1) || ' of the file; only that row is imported.'))
+        'message', 'The same ' || ${field}::text || ' is on row ' || (d.first + ${job.firstRow}) || ' of the file; only that row is imported.'))
     from (
       select row_index, min(row_index) over (partition by resource_key) as first
       from import_rows where job_id = ${job.id} and state = 'pending' and resource_key is not null

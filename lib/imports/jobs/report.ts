@@ -14,6 +14,8 @@ export type JobProgress = {
   fileName: string;
   status: string;
   totalRows: number;
+  /** The row a spreadsheet shows for row index 0 (header row included). */
+  firstRow: number;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -48,6 +50,7 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     fileName: job.fileName,
     status: job.status,
     totalRows: job.totalRows,
+    firstRow: job.firstRow,
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,
@@ -66,6 +69,8 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
 /** One row of the report, as the page lists it. */
 export type ReportRow = {
   rowIndex: number;
+  /** The row a spreadsheet shows for it (header row included). */
+  rowNumber: number;
   key: string | null;
   state: RowState;
   followUpState: string | null;
@@ -74,14 +79,15 @@ export type ReportRow = {
   issues: RowIssue[];
 };
 
-export function toReportRow(row: ImportRow): ReportRow {
+export function toReportRow(row: ImportRow, jobStatus: string, firstRow: number): ReportRow {
   return {
     rowIndex: row.rowIndex,
+    rowNumber: row.rowIndex + firstRow,
     key: row.resourceKey,
     state: row.state,
     followUpState: row.followUpState,
     code: row.resultCode,
-    message: row.state === "pending" ? null : row.resultMessage,
+    message: notDoneReason(row, jobStatus) ?? (row.state === "pending" ? null : row.resultMessage),
     issues: [...row.issues, ...row.planIssues],
   };
 }
@@ -91,14 +97,14 @@ export async function reportPage(
   jobId: string,
   options: { state?: RowState; afterIndex?: number; limit?: number },
 ): Promise<{ rows: ReportRow[]; nextAfter: number | null }> {
-  await requireJob(db, jobId);
+  const job = await requireJob(db, jobId);
   const limit = Math.min(options.limit ?? 100, 500);
   const rows = await listRows(db, jobId, {
     states: options.state ? [options.state] : undefined,
     afterIndex: options.afterIndex,
     limit,
   });
-  return { rows: rows.map(toReportRow), nextAfter: rows.length === limit ? rows[rows.length - 1]!.rowIndex : null };
+  return { rows: rows.map((row) => toReportRow(row, job.status, job.firstRow)), nextAfter: rows.length === limit ? rows[rows.length - 1]!.rowIndex : null };
 }
 
 /** The exact requests a row will send (or sent), for the administrator to open. */
@@ -112,30 +118,58 @@ export async function rowRequests(db: Database, jobId: string, rowIndex: number)
   return { rowIndex, state: row.state, requests, issues: [...row.issues, ...row.planIssues] };
 }
 
+/** The job has stopped for good: whatever a row has not reached by now, it never will in this job. */
+function jobOver(status: string): boolean {
+  return status === "cancelled" || status === "cancelling" || status === "completed";
+}
+
+/** Why a row of a stopped job did not reach its final state, or null when it did (or may still). */
+export function notDoneReason(row: ImportRow, jobStatus: string): string | null {
+  if (!jobOver(jobStatus)) return null;
+  if (row.state === "pending") {
+    const last = row.attempts > 0 && row.resultMessage ? ` (last try: ${row.resultMessage.replace(/^Will try again: /, "")})` : "";
+    return `Not sent: the import was cancelled before this row${last}.`;
+  }
+  if (row.state === "created" && row.followUpState === "pending") {
+    return "Created, but its follow-ups (deactivation, freeze, metadata, invitations) were not sent: the import was cancelled.";
+  }
+  return null;
+}
+
+/** Whether a row belongs in the failures CSV and in a new job "from the rows not done". */
+export function rowNotDone(row: ImportRow, jobStatus: string): boolean {
+  if (row.state === "failed" || row.state === "invalid") return true;
+  if (row.state === "created") return row.followUpState === "failed" || (row.followUpState === "pending" && jobOver(jobStatus));
+  return row.state === "pending" && jobOver(jobStatus);
+}
+
 /**
- * The failures in the file's own columns plus `reason`, so they can be fixed and uploaded
- * again: rows the platform refused, rows invalid in the file, rows whose follow-ups failed.
+ * Every row that did not reach its final state, in the file's own columns plus `reason`, so
+ * they can be fixed and uploaded again: rows the platform refused, rows invalid in the file,
+ * rows whose follow-ups failed, and, once the job has stopped, rows never sent (cancelled).
  * Streamed page by page, so a million-row job never sits in memory.
  */
 export async function* failuresCsv(db: Database, jobId: string): AsyncGenerator<string> {
   const job = await requireJob(db, jobId);
-  yield `${csvLine([...job.columns, "reason"])}`;
+  yield `${csvLine([...job.columns, "reason", job.columns.includes("row") ? "row in file" : "row"])}`;
   let after = -1;
   for (;;) {
-    const rows = await listRows(db, jobId, { states: ["failed", "invalid", "created"], afterIndex: after, limit: 1000 });
+    const rows = await listRows(db, jobId, { states: ["failed", "invalid", "created", "pending"], afterIndex: after, limit: 1000 });
     if (rows.length === 0) return;
     after = rows[rows.length - 1]!.rowIndex;
     let chunk = "";
     for (const row of rows) {
-      if (row.state === "created" && row.followUpState !== "failed") continue;
+      if (!rowNotDone(row, job.status)) continue;
       const values = job.columns.map((_, i) => row.values[i] ?? "");
-      chunk += csvLine([...values, failureReason(row)]);
+      chunk += csvLine([...values, failureReason(row, job.status), String(row.rowIndex + job.firstRow)]);
     }
     if (chunk) yield chunk;
   }
 }
 
-export function failureReason(row: ImportRow): string {
+export function failureReason(row: ImportRow, jobStatus: string): string {
+  const notDone = notDoneReason(row, jobStatus);
+  if (notDone) return notDone;
   if (row.state === "invalid") {
     const errors = [...row.issues, ...row.planIssues].filter((issue) => issue.severity === "error");
     return errors.map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message)).join("; ") || "Invalid row.";

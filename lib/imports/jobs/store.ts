@@ -33,6 +33,8 @@ export type CreateJobInput = {
   columns: string[];
   mapping: ColumnMapping;
   totalRows: number;
+  /** The row a spreadsheet shows for the first data row (header included); 2 when absent. */
+  firstRow?: number;
 };
 
 export async function createJob(db: Database, input: CreateJobInput): Promise<ImportJob> {

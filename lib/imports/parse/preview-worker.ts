@@ -37,7 +37,7 @@ async function handle(request: PreviewRequest): Promise<unknown> {
       session = null;
       const { format, records, headerFixed } = await readRecords(request.file, (done, total, phase) => progress({ phase, done, total }));
       if (records.length === 0) throw new FileProblem("The file holds no rows.");
-      session = new PreviewSession(request.resource, records);
+      session = new PreviewSession(request.resource, records, {}, !headerFixed);
       return {
         format,
         sample: records.slice(0, HEADER_SEARCH_ROWS),

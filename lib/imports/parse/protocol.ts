@@ -31,9 +31,11 @@ export type LoadedFile = {
   headerFixed: boolean;
 };
 
-export type HeaderChoice = { columns: string[]; rows: number };
+/** `firstRow`: the row a spreadsheet shows for the first data row (header row included). */
+export type HeaderChoice = { columns: string[]; rows: number; firstRow: number };
 
-export type ViewRow = { index: number; values: string[]; issues: RowIssue[]; excluded: boolean };
+/** `rowNumber`: the row a spreadsheet shows for this record, the number used everywhere. */
+export type ViewRow = { index: number; rowNumber: number; values: string[]; issues: RowIssue[]; excluded: boolean };
 
 export type UploadRow = { index: number; values: string[]; excluded?: boolean };
 

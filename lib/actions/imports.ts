@@ -8,6 +8,7 @@ import { requestPlan } from "@/lib/imports/jobs/plan";
 import { nudgeImportJobs } from "@/lib/imports/jobs/process-runner";
 import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
 import { rowRequests } from "@/lib/imports/jobs/report";
+import { jobFromRowsNotDone } from "@/lib/imports/jobs/rows-not-done";
 import { appendRows, createJob, ImportJobError } from "@/lib/imports/jobs/store";
 import { importResources, MAX_IMPORT_ROWS } from "@/lib/imports/types";
 import { ActionError, adminAction } from "./safe-action";
@@ -82,6 +83,15 @@ export const controlImportJob = adminAction(
       nudgeImportJobs();
       return { jobId, status: job.status };
     }),
+);
+
+/** A cancelled or finished job's rows that did not reach their final state, as a new job (planned at once). */
+export const newJobFromRowsNotDone = adminAction(jobRef, async ({ jobId }) =>
+  explained(async () => {
+    const job = await jobFromRowsNotDone(await getDb(), jobId);
+    nudgeImportJobs();
+    return { jobId: job.id };
+  }),
 );
 
 export const showRowRequests = adminAction(

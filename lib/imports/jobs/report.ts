@@ -20,9 +20,11 @@ export type JobProgress = {
   startedAt: string | null;
   finishedAt: string | null;
   counts: RowCounts;
-  /** Rows sent and answered so far (created, existed or failed). */
+  /** Rows the plan sends, fixed when the plan is made (0 before). */
+  toSend: number;
+  /** Of those, rows at their final state: created with follow-ups done, existed, or failed. */
   done: number;
-  /** Rows still to send. */
+  /** Rows still to send (or whose follow-ups are still to send). */
   remaining: number;
   /** Rows finished per second over the last few seconds. */
   perSecond: number;
@@ -36,14 +38,19 @@ export type JobProgress = {
   error: string | null;
 };
 
-const RATE_WINDOW_MS = 10_000;
+const RATE_WINDOW_MS = 30_000;
 
 export async function jobProgress(db: Database, jobId: string): Promise<JobProgress> {
   const job = await requireJob(db, jobId);
   const counts = await rowCounts(db, jobId);
-  const done = counts.created + counts.existed + counts.failed - (job.plan ? (job.plan as JobPlan).existing : 0);
-  const remaining = counts.pending + counts.followUpsPending;
-  const perSecond = job.status === "running" ? (await recentlyFinished(db, jobId, RATE_WINDOW_MS)) / (RATE_WINDOW_MS / 1000) : 0;
+  // Totals come from the plan and stay fixed while the job runs; a row is done once its
+  // follow-ups are, so the count only ever climbs to the plan's number.
+  const toSend = job.plan ? (job.plan as JobPlan).toCreate : 0;
+  const done = Math.min(toSend, counts.created - counts.followUpsPending + counts.failed + counts.existedInRun);
+  const remaining = Math.max(0, toSend - done);
+  // Over the last 30 s (or since the start, when sooner): steadier than a few seconds' count.
+  const window = job.startedAt ? Math.min(RATE_WINDOW_MS, Math.max(1000, Date.now() - job.startedAt.getTime())) : RATE_WINDOW_MS;
+  const perSecond = job.status === "running" ? (await recentlyFinished(db, jobId, window)) / (window / 1000) : 0;
   return {
     id: job.id,
     resource: job.resource,
@@ -55,6 +62,7 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,
     counts,
+    toSend,
     done: Math.max(0, done),
     remaining,
     perSecond: Math.round(perSecond * 10) / 10,

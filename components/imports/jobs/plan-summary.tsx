@@ -45,6 +45,7 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
     plan.followUps.deactivate && `${n(plan.followUps.deactivate)} deactivations`,
     plan.followUps.freeze && `${n(plan.followUps.freeze)} freezes`,
     plan.followUps.metadata && `${n(plan.followUps.metadata)} metadata updates`,
+    plan.followUps.invitations && `${n(plan.followUps.invitations)} invitation requests (members past the first 100, 100 a request)`,
   ].filter(Boolean);
   return (
     <div className="space-y-3">

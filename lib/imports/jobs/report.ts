@@ -26,6 +26,8 @@ export type JobProgress = {
   done: number;
   /** Rows still to send (or whose follow-ups are still to send). */
   remaining: number;
+  /** Rows that did not reach their final state and never will in this job (the failures CSV's rows). */
+  rowsNotDone: number;
   /** Rows finished per second over the last few seconds. */
   perSecond: number;
   /** At that pace; null when unknown. */
@@ -65,6 +67,8 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     toSend,
     done: Math.max(0, done),
     remaining,
+    rowsNotDone:
+      counts.failed + counts.invalid + counts.followUpsFailed + (jobOver(job.status) ? counts.pending + counts.followUpsPending : 0),
     perSecond: Math.round(perSecond * 10) / 10,
     secondsLeft: perSecond > 0 ? Math.ceil(remaining / perSecond) : null,
     plan: job.plan as JobPlan | null,

@@ -8,7 +8,8 @@ import {
   createApplicationSchema,
   rateLimitSchema,
 } from "@/lib/forms/sandbox-applications";
-import { checkPlatformConnection } from "@/lib/platform";
+import { runCompatibilityCheck } from "@/lib/conformance/compatibility";
+import { checkPlatformConnection, getPlatformClient } from "@/lib/platform";
 import {
   createApplication,
   deleteApplication,
@@ -30,6 +31,11 @@ async function existingApplication(appId: string) {
 
 export const checkConnection = adminAction(z.object({}), async () => checkPlatformConnection());
 
+/** Read-only operations against the target, each answer checked against the shared schemas. */
+export const checkCompatibility = adminAction(z.object({}), async () =>
+  runCompatibilityCheck(await getPlatformClient({ rateLimitRetries: 1 })),
+);
+
 export const createSandboxApplication = adminAction(createApplicationSchema, async (input) => {
   const app = await createApplication(await getDb(), input);
   if (!app) throw new ActionError(`An application with the id "${input.id}" already exists.`, { field: "id" });
@@ -46,9 +52,10 @@ export const deleteSandboxApplication = adminAction(applicationRefSchema, async 
   return { appId };
 });
 
-export const setSandboxRateLimit = adminAction(rateLimitSchema, async ({ appId, get, write }) => {
+export const setSandboxRateLimit = adminAction(rateLimitSchema, async ({ appId, get, write, migration }) => {
   await existingApplication(appId);
-  const rateLimit = get === undefined && write === undefined ? null : { get, write };
+  const rateLimit =
+    get === undefined && write === undefined && migration === undefined ? null : { get, write, migration };
   await setApplicationRateLimit(await getDb(), appId, rateLimit);
   // Buckets sized for the old limit would otherwise linger until they refill.
   getSandboxApp().resetRateLimit(appId);

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { FollowUps, ImportResource, JobStatus, PlanProgress, RowIssue, RowState } from "@/lib/imports/types";
+import type { MigratedFile, SortedMetaarray } from "@/lib/schemas/messages";
 import type { DeliveryAttempt } from "@/lib/schemas/sandbox-events";
 import {
   bigint,
@@ -52,7 +53,8 @@ export type WebhookSettings = {
   enabled_events: string[];
 };
 
-export type RateLimitSettings = { get?: number; write?: number };
+/** Requests per second; `migration` covers POST /v3/migration/..., which falls under `write` when unset. */
+export type RateLimitSettings = { get?: number; write?: number; migration?: number };
 
 export const sandboxApps = pgTable("sandbox_apps", {
   id: text("id").primaryKey(),
@@ -161,11 +163,17 @@ export const sandboxMessages = pgTable(
       .references(() => sandboxApps.id, { onDelete: "cascade" }),
     channelUrl: text("channel_url").notNull(),
     channelType: text("channel_type").$type<"open" | "group">().notNull(),
-    userId: text("user_id").notNull(),
+    /** Null for admin messages (ADMM), which have no sender. */
+    userId: text("user_id"),
     messageType: text("message_type").$type<"MESG" | "FILE" | "ADMM">().notNull(),
     message: text("message").notNull().default(""),
     customType: text("custom_type").notNull().default(""),
     data: text("data").notNull().default(""),
+    /** FILE messages only: the file as migrated. */
+    file: jsonb("file").$type<MigratedFile>(),
+    mentionedUserIds: jsonb("mentioned_user_ids").$type<string[]>().notNull().default([]),
+    sortedMetaarray: jsonb("sorted_metaarray").$type<SortedMetaarray>().notNull().default([]),
+    isSilent: boolean("is_silent").notNull().default(false),
     dedupId: text("dedup_id"),
     /** Milliseconds since the epoch. */
     timestamp: bigint("timestamp", { mode: "number" }).notNull(),

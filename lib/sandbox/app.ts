@@ -6,7 +6,7 @@ import { limitBody } from "./body-limit";
 import type { SandboxConfig } from "./config";
 import type { SandboxEnv } from "./context";
 import { ErrorCode, SandboxError, errorResponse } from "./errors";
-import { RateLimiter } from "./rate-limit";
+import { RateLimiter, type RateLimitKind } from "./rate-limit";
 import { isMultipart } from "./request";
 import { registerRoutes } from "./routes";
 
@@ -72,7 +72,7 @@ export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }:
     if (!tokensMatch(c.req.header("api-token"), c.get("app").apiToken)) {
       throw new SandboxError(ErrorCode.unauthorized, "Missing or wrong Api-Token header.");
     }
-    const kind = c.req.method === "GET" || c.req.method === "HEAD" ? "get" : "write";
+    const kind = rateLimitKind(c.req.method, c.req.path);
     const decision = rateLimiter.take(c.get("app").id, kind, c.get("app").rateLimit ?? config.rateLimit);
     if (decision && !decision.allowed) {
       return errorResponse(
@@ -112,6 +112,12 @@ export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }:
 }
 
 export type SandboxApp = ReturnType<typeof createSandboxApp>;
+
+/** The migration endpoint has a class of its own, as on the real platform. */
+function rateLimitKind(method: string, path: string): RateLimitKind {
+  if (method === "GET" || method === "HEAD") return "get";
+  return /^\/sandbox\/[^/]+\/v3\/migration\//.test(path) ? "migration" : "write";
+}
 
 function tokensMatch(given: string | undefined, expected: string): boolean {
   if (!given) return false;

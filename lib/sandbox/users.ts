@@ -3,14 +3,16 @@ import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { sandboxUsers, type SessionToken } from "@/lib/db/schema";
 import {
-  METADATA_MAX_ITEMS,
   SESSION_TOKEN_LIFETIME_MS,
+  type ListUsersQuery,
   type UpdateUser,
   type UserResource,
 } from "@/lib/schemas/users";
+import { leaveAllGroupChannels, userNotFound } from "./channels";
 import type { SandboxContext } from "./context";
 import { ErrorCode, SandboxError } from "./errors";
 import { readImage, storeImage } from "./files";
+import { pageBySeq } from "./paging";
 
 type UserRow = typeof sandboxUsers.$inferSelect;
 
@@ -106,25 +108,35 @@ export async function getUser(db: Database, appId: string, userId: string): Prom
 export async function listUsers(
   db: Database,
   appId: string,
-  query: { userIds?: string[]; limit: number; next: string },
+  query: ListUsersQuery,
 ): Promise<{ users: UserResource[]; next: string }> {
-  const after = query.next === "" ? 0 : decodeNextToken(query.next);
-  const conditions = [eq(sandboxUsers.appId, appId), gt(sandboxUsers.seq, after)];
-  if (query.userIds?.length) conditions.push(inArray(sandboxUsers.userId, query.userIds));
-  const rows = await db
-    .select()
-    .from(sandboxUsers)
-    .where(and(...conditions))
-    .orderBy(asc(sandboxUsers.seq))
-    .limit(query.limit + 1);
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  return {
-    users: page.map(toUserResource),
-    next: rows.length > query.limit && last ? encodeNextToken(last.seq) : "",
-  };
+  const conditions = [eq(sandboxUsers.appId, appId)];
+  if (query.user_ids?.length) conditions.push(inArray(sandboxUsers.userId, query.user_ids));
+  if (query.nickname !== undefined) conditions.push(eq(sandboxUsers.nickname, query.nickname));
+  if (query.nickname_startswith !== undefined)
+    conditions.push(sql`starts_with(${sandboxUsers.nickname}, ${query.nickname_startswith})`);
+  if (query.active_mode !== "all")
+    conditions.push(eq(sandboxUsers.isActive, query.active_mode === "activated"));
+  if (query.metadatakey !== undefined) {
+    const values = (query.metadatavalues_in ?? "").split(",").map((value) => value.trim());
+    conditions.push(inArray(sql`${sandboxUsers.metadata} ->> ${query.metadatakey}`, values));
+  }
+  const { page, next } = await pageBySeq("users", query, (after, limit) =>
+    db
+      .select()
+      .from(sandboxUsers)
+      .where(and(...conditions, gt(sandboxUsers.seq, after)))
+      .orderBy(asc(sandboxUsers.seq))
+      .limit(limit),
+  );
+  return { users: page.map(toUserResource), next };
 }
 
+/**
+ * Changes a user. A new access token is issued with `issue_access_token`; a deactivation
+ * with `leave_all_when_deactivated` (the default) takes the user out of every group channel
+ * in the same transaction, as the real platform does.
+ */
 export async function updateUser(
   db: Database,
   appId: string,
@@ -135,46 +147,22 @@ export async function updateUser(
     ...(changes.is_active !== undefined && { isActive: changes.is_active }),
     ...(changes.nickname !== undefined && { nickname: changes.nickname }),
     ...(changes.profile_url !== undefined && { profileUrl: changes.profile_url }),
+    ...(changes.issue_access_token && { accessToken: generateToken() }),
   };
   if (Object.keys(set).length === 0) return getUser(db, appId, userId);
-  const [row] = await db
-    .update(sandboxUsers)
-    .set(set)
-    .where(and(eq(sandboxUsers.appId, appId), eq(sandboxUsers.userId, userId)))
-    .returning();
-  if (!row) throw userNotFound(userId);
+  const row = await db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(sandboxUsers)
+      .set(set)
+      .where(and(eq(sandboxUsers.appId, appId), eq(sandboxUsers.userId, userId)))
+      .returning();
+    if (!updated) throw userNotFound(userId);
+    if (changes.is_active === false && changes.leave_all_when_deactivated) {
+      await leaveAllGroupChannels(tx, appId, userId);
+    }
+    return updated;
+  });
   return toUserResource(row);
-}
-
-/**
- * Merges items into the user's metadata: given keys are added or overwritten, others kept.
- * One statement checks the item cap on the merged result, so concurrent updates cannot
- * together push a user past it.
- */
-export async function mergeUserMetadata(
-  db: Database,
-  appId: string,
-  userId: string,
-  metadata: Record<string, string>,
-): Promise<Record<string, string>> {
-  const merged = sql`${sandboxUsers.metadata} || ${JSON.stringify(metadata)}::jsonb`;
-  const [row] = await db
-    .update(sandboxUsers)
-    .set({ metadata: merged })
-    .where(
-      and(
-        eq(sandboxUsers.appId, appId),
-        eq(sandboxUsers.userId, userId),
-        sql`(select count(*) from jsonb_object_keys(${merged})) <= ${METADATA_MAX_ITEMS}`,
-      ),
-    )
-    .returning({ metadata: sandboxUsers.metadata });
-  if (row) return row.metadata;
-  await getUser(db, appId, userId);
-  throw new SandboxError(
-    ErrorCode.invalidValue,
-    `"metadata" has too many items: a user has at most ${METADATA_MAX_ITEMS} metadata items.`,
-  );
 }
 
 export async function deleteUser(db: Database, appId: string, userId: string): Promise<void> {
@@ -205,22 +193,7 @@ export function toUserResource(row: UserRow): UserResource {
   };
 }
 
-function userNotFound(userId: string): SandboxError {
-  return new SandboxError(ErrorCode.notFound, `No user with user_id "${userId}".`);
-}
-
 /** 40 hex characters, the shape of the platform's access and session tokens. */
 function generateToken(): string {
   return randomBytes(20).toString("hex");
-}
-
-function encodeNextToken(seq: number): string {
-  return Buffer.from(`users:${seq}`).toString("base64url");
-}
-
-function decodeNextToken(token: string): number {
-  const match = /^users:(\d{1,15})$/.exec(Buffer.from(token, "base64url").toString("utf8"));
-  if (!match?.[1])
-    throw new SandboxError(ErrorCode.invalidValue, '"next" is not a token this list returned.');
-  return Number(match[1]);
 }

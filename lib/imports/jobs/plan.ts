@@ -117,7 +117,7 @@ export async function planJob(
       const batches = chunk(keys, LOOKUP_BATCH);
       await forEachConcurrent(batches, USER_LOOKUP_CONCURRENCY, async (userIds) => {
         requests++;
-        const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }));
+        const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH, activeMode: "all" }));
         for (const user of page.users) existing.add(user.user_id);
         lookedUp += userIds.length;
         await report({ step: "lookups", done: lookedUp, total: toLookUp });
@@ -286,7 +286,7 @@ async function checkMembers(
   await report({ step: "members", done: 0, total: toLookUp.length }, true);
   await forEachConcurrent(chunk(toLookUp, LOOKUP_BATCH), USER_LOOKUP_CONCURRENCY, async (userIds) => {
     requests++;
-    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }));
+    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH, activeMode: "all" }));
     for (const user of page.users) onPlatform.add(user.user_id);
     lookedUp += userIds.length;
     await report({ step: "members", done: lookedUp, total: toLookUp.length });

@@ -177,7 +177,7 @@ async function seedMembers(db: Database, target: PlatformClient, scratch: Platfo
   const ids = [...new Set(rows.flatMap((row) => referencedUserIds(row.body, row.followUps)))];
   let seeded = 0;
   await forEachConcurrent(chunk(ids, 100), 4, async (userIds) => {
-    const page = await withRetries(() => target.users.list({ userIds, limit: 100 }));
+    const page = await withRetries(() => target.users.list({ userIds, limit: 100, activeMode: "all" }));
     for (const user of page.users) {
       await withRetries(() =>
         scratch.users.create({ user_id: user.user_id, nickname: user.nickname, profile_url: user.profile_url }),

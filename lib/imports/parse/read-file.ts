@@ -51,13 +51,17 @@ async function checkUtf8(file: Blob, onProgress: Progress): Promise<void> {
 
 async function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress): Promise<string[][]> {
   const { records, quoteProblem, delimiter } = await parseDelimited(file, format, onProgress);
-  if (quoteProblem) {
+  // A quote never closed swallows the rest of the file into one cell (or, read in chunks, leaves
+  // no rows at all) without the reader always saying so: in any of these cases, look for it.
+  const last = records[records.length - 1];
+  const suspicious = quoteProblem !== null || last === undefined || last.some((cell) => cell.includes("\n") || cell.includes("\r"));
+  if (suspicious) {
     // Read the text once more to find where the open quote starts: row and line.
     const finder = new UnclosedQuoteFinder(delimiter);
     for await (const text of decodedSlices(file, () => {}, "reading")) finder.feed(text.replace(/^\uFEFF/, ""));
     const where = finder.finish();
     if (where) throw new FileProblem(unclosedQuoteMessage(where));
-    throw new FileProblem(`A quote in the file is never closed (${quoteProblem}). Fix the quotes in the file and choose it again.`);
+    if (quoteProblem) throw new FileProblem(`A quote in the file is never closed (${quoteProblem}). Fix the quotes in the file and choose it again.`);
   }
   return records;
 }

@@ -42,7 +42,7 @@ test("a users CSV is mapped and previewed: each problem on its row, a fix and an
   // The preview opens on the rows with errors, each message beside its cell.
   await expect(page.getByRole("button", { name: /With errors/ })).toHaveAttribute("aria-pressed", "true");
   for (const [row, message] of Object.entries(problems)) {
-    await expect(previewRow(page, Number(row) + 1)).toContainText(message);
+    await expect(previewRow(page, Number(row))).toContainText(message);
   }
 
   // Fix the missing nickname in place.
@@ -78,7 +78,7 @@ test("a users CSV is mapped and previewed: each problem on its row, a fix and an
 const badFiles: Array<{ name: string; content: string | Buffer; message: RegExp }> = [
   { name: "empty.csv", content: "", message: /The file is empty \(0 bytes\)/ },
   { name: "photo.csv", content: pngFile, message: /not a CSV, TSV or JSON file: its content is a PNG image/ },
-  { name: "ragged.csv", content: raggedCsv, message: /Rows 2, 3 have a different number of cells than the header \(3\)/ },
+  { name: "ragged.csv", content: raggedCsv, message: /Rows 3, 4 have a different number of cells than the header \(3\)/ },
   { name: "latin1.csv", content: latin1Csv, message: /not UTF-8 text/ },
   { name: "utf16.csv", content: utf16Csv, message: /saved as UTF-16/ },
 ];

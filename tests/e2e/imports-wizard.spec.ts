@@ -54,7 +54,7 @@ test("a users CSV is mapped and previewed: each problem on its row, a fix and an
   await expect(previewRow(page, 7)).toHaveCount(0);
 
   // Exclude the row with "maybe".
-  await page.getByRole("button", { name: "Exclude row 7" }).click();
+  await page.getByRole("button", { name: "Exclude row 8" }).click();
   await expect(count(page, "excluded")).toHaveText("1");
   await expect(count(page, "with-errors")).toHaveText("2");
 

@@ -35,9 +35,16 @@ export async function runConformance(
   const groupUrl = `${ns}_group`;
   const t0 = 1_600_000_000_000;
 
+  let unreachable = false;
   async function step(name: string, run: () => Promise<string | void>): Promise<void> {
     const started = performance.now();
     let result: StepResult;
+    if (unreachable) {
+      result = { step: name, ok: false, detail: "not run: the platform could not be reached", ms: 0 };
+      results.push(result);
+      options.onStep?.(result);
+      return;
+    }
     try {
       const detail = await run();
       result = { step: name, ok: true, detail: detail ?? "", ms: performance.now() - started };
@@ -47,6 +54,7 @@ export async function runConformance(
           ? error.message
           : `unexpected: ${error instanceof Error ? error.message : String(error)}`;
       result = { step: name, ok: false, detail, ms: performance.now() - started };
+      unreachable = isPlatformError(error) && error.kind === "network";
     }
     results.push(result);
     options.onStep?.(result);

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
+import { refuseRequestTarget } from "@/lib/schemas/request-target";
 import type { Database } from "@/lib/db/client";
 import { ensureDefaultApplication, findApplication } from "./apps";
 import { limitBody } from "./body-limit";
@@ -49,6 +50,14 @@ export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }:
     return errorResponse(new SandboxError(ErrorCode.internal, "Unexpected server error."));
   });
   root.notFound(() => errorResponse(new SandboxError(ErrorCode.noSuchRoute, "No such route.")));
+
+  // The Node request guard answers these before any routing; this covers in-process callers.
+  root.use("*", async (c, next) => {
+    const url = new URL(c.req.url);
+    const refusal = refuseRequestTarget(`${url.pathname}${url.search}`);
+    if (refusal) return errorResponse(new SandboxError(ErrorCode.invalidValue, refusal.message, refusal.status));
+    await next();
+  });
 
   api.use("*", async (c, next) => {
     const db = await init();

@@ -30,7 +30,7 @@ import type { SandboxContext } from "./context";
 import { ErrorCode, SandboxError } from "./errors";
 import { storeImage } from "./files";
 import { pageBySeq } from "./paging";
-import { isMultipart, readJsonObject } from "./request";
+import { isMultipart, readJsonObject, refuseUnstorable } from "./request";
 
 /** Every channel holds this; the platform's example value. */
 const MAX_LENGTH_MESSAGE = 5000;
@@ -62,7 +62,7 @@ export async function readChannelCreateBody(
     if (error instanceof SandboxError) throw error;
     throw new SandboxError(ErrorCode.malformedBody, "The multipart body could not be read.");
   }
-  const body = formFieldsToInput(collectFormFields(form.entries()), formFields);
+  const body = refuseUnstorable(formFieldsToInput(collectFormFields(form.entries()), formFields));
   return { body, coverFile: form.get("cover_file") ?? undefined };
 }
 

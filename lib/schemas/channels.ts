@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { FormFieldKinds } from "./form-fields";
-import { textBoolean, textInteger } from "./text-values";
+import { storableString, textBoolean, textInteger } from "./text-values";
 
 // Limits of the platform interface (sections 4.4, 4.5 and 8).
 export const CHANNEL_URL_MIN = 4;
@@ -46,11 +46,11 @@ export const channelUrlSchema = z
     message: '"channel_url" may contain only letters, digits, underscore and hyphen.',
   });
 
-export const channelNameSchema = z.string().max(CHANNEL_NAME_MAX);
-export const coverUrlSchema = z.string().max(COVER_URL_MAX);
-export const customTypeSchema = z.string().max(CUSTOM_TYPE_MAX);
+export const channelNameSchema = storableString("name").max(CHANNEL_NAME_MAX);
+export const coverUrlSchema = storableString("cover_url").max(COVER_URL_MAX);
+export const customTypeSchema = storableString("custom_type").max(CUSTOM_TYPE_MAX);
 /** Ids that must name users; whether they exist is the platform's business, not the schema's. */
-export const userIdListSchema = z.array(z.string());
+export const userIdListSchema = z.array(storableString("user_ids"));
 
 /** Which members a normal, public or super group channel may hold at most. */
 export function groupMemberCapacity(channel: { is_super: boolean }): number {
@@ -75,7 +75,7 @@ export const openChannelCreateSchema = z
     channel_url: channelUrlSchema.optional(),
     cover_url: coverUrlSchema.default(""),
     custom_type: customTypeSchema.default(""),
-    data: z.string().default(""),
+    data: storableString("data").default(""),
     is_ephemeral: z.boolean().default(false),
     // True for every application created after 15 December 2020, as the sandbox's are.
     is_dynamic_partitioned: z.boolean().default(true),
@@ -132,7 +132,7 @@ export const groupChannelCreateSchema = z
     channel_url: channelUrlSchema.optional(),
     cover_url: coverUrlSchema.default(""),
     custom_type: customTypeSchema.default(""),
-    data: z.string().default(""),
+    data: storableString("data").default(""),
     is_distinct: z.boolean().default(false),
     is_public: z.boolean().default(false),
     is_super: z.boolean().default(false),

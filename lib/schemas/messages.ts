@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CUSTOM_TYPE_MAX } from "./channels";
-import { textBoolean, textInteger } from "./text-values";
+import { storableString, textBoolean, textInteger } from "./text-values";
 
 /** Messages per migrate request (section 8). */
 export const MIGRATION_MESSAGES_MAX = 100;
@@ -40,7 +40,7 @@ export const thumbnailSchema = z.union([
 /** What every migrated message may carry, whatever its type. */
 const migratedMessageCommon = {
   timestamp: messageTimestampSchema,
-  custom_type: z.string().max(CUSTOM_TYPE_MAX).default(""),
+  custom_type: storableString("custom_type").max(CUSTOM_TYPE_MAX).default(""),
   mentioned_user_ids: z.array(z.string()).default([]),
   /** Makes a retried request safe: a dedup_id already stored in the channel is skipped. */
   dedup_id: z.string().optional(),
@@ -50,31 +50,31 @@ const migratedMessageCommon = {
 /** MESG: a text message from a user. */
 export const migratedTextMessageSchema = z.object({
   message_type: z.literal("MESG"),
-  user_id: z.string(),
-  message: z.string().max(MESSAGE_LENGTH_MAX),
-  data: z.string().default(""),
+  user_id: storableString("user_id"),
+  message: storableString("message").max(MESSAGE_LENGTH_MAX),
+  data: storableString("data").default(""),
   ...migratedMessageCommon,
 });
 
 /** FILE: a file message from a user; the file itself stays where `url` points. */
 export const migratedFileMessageSchema = z.object({
   message_type: z.literal("FILE"),
-  user_id: z.string(),
-  url: z.string().min(1, { message: '"url" must not be empty.' }),
-  file_name: z.string().default(""),
+  user_id: storableString("user_id"),
+  url: storableString("url").min(1, { message: '"url" must not be empty.' }),
+  file_name: storableString("file_name").default(""),
   file_size: z.number().int().min(0).default(0),
   file_type: z.string().default(""),
   thumbnails: z.array(thumbnailSchema).default([]),
   require_auth: z.boolean().default(false),
-  custom_field: z.string().default(""),
+  custom_field: storableString("custom_field").default(""),
   ...migratedMessageCommon,
 });
 
 /** ADMM: an admin message; it has no sender. */
 export const migratedAdminMessageSchema = z.object({
   message_type: z.literal("ADMM"),
-  message: z.string().max(MESSAGE_LENGTH_MAX),
-  data: z.string().default(""),
+  message: storableString("message").max(MESSAGE_LENGTH_MAX),
+  data: storableString("data").default(""),
   is_silent: z.boolean().default(false),
   ...migratedMessageCommon,
 });
@@ -172,7 +172,7 @@ export type MessageListQuery = z.output<typeof messageListQuerySchema>;
 
 /** A user as a message names it (sender, mentioned users). */
 export const messageUserSchema = z.object({
-  user_id: z.string(),
+  user_id: storableString("user_id"),
   nickname: z.string(),
   profile_url: z.string(),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { textBoolean, textInteger } from "./text-values";
+import { storableString, textBoolean, textInteger } from "./text-values";
 
 /**
  * The user resource's input rules (platform interface sections 4.3 and 8), written once
@@ -25,31 +25,56 @@ export const USER_LIST_IDS_MAX = 250;
 const MIN_13_DIGIT_MS = 1_000_000_000_000;
 const MAX_13_DIGIT_MS = 9_999_999_999_999;
 
-export const userIdSchema = z
-  .string()
+export const userIdSchema = storableString("user_id")
   .min(1, { error: '"user_id" must not be empty.' })
-  .max(USER_ID_MAX);
+  .max(USER_ID_MAX)
+  // A path segment of "." or ".." is normalised away, so such a user could never be read again.
+  .refine((userId) => userId !== "." && userId !== "..", { error: '"user_id" must not be "." or "..".' });
 
-export const nicknameSchema = z.string().max(NICKNAME_MAX);
+export const nicknameSchema = storableString("nickname").max(NICKNAME_MAX);
 
 /** Empty means "no profile image". */
-export const profileUrlSchema = z.string().max(PROFILE_URL_MAX);
+export const profileUrlSchema = storableString("profile_url").max(PROFILE_URL_MAX);
 
-export const metadataKeySchema = z
-  .string()
+export const metadataKeySchema = storableString("metadata")
   .min(1, { error: '"metadata" keys must not be empty.' })
   .refine((key) => !key.includes(","), { error: '"metadata" keys must not contain a comma.' });
 
-export const metadataSchema = z
-  .record(metadataKeySchema, z.string(), {
-    error: (issue) =>
-      issue.code === "invalid_key"
-        ? (issue.issues[0]?.message ?? '"metadata" has an invalid key.')
-        : undefined,
-  })
-  .refine((metadata) => Object.keys(metadata).length <= METADATA_MAX_ITEMS, {
-    error: `"metadata" has too many items: at most ${METADATA_MAX_ITEMS}.`,
-  });
+export const metadataValueSchema = storableString("metadata");
+
+/**
+ * Metadata items, stored faithfully whatever their keys: z.record drops a `__proto__` key
+ * (and leaves its value unchecked), so the items are checked one by one and rebuilt with
+ * Object.fromEntries, which makes every key an own property, `__proto__` included.
+ */
+export const metadataSchema = z.unknown().transform((input, ctx) => {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    ctx.addIssue({ code: "invalid_type", expected: "record", input });
+    return z.NEVER;
+  }
+  const entries = Object.entries(input);
+  for (const [key, value] of entries) {
+    const keyResult = metadataKeySchema.safeParse(key);
+    if (!keyResult.success) {
+      ctx.addIssue({ code: "custom", path: [key], message: keyResult.error.issues[0]?.message ?? '"metadata" has an invalid key.' });
+      return z.NEVER;
+    }
+    if (typeof value !== "string") {
+      ctx.addIssue({ code: "invalid_type", expected: "string", path: [key], input: value });
+      return z.NEVER;
+    }
+    const valueResult = metadataValueSchema.safeParse(value);
+    if (!valueResult.success) {
+      ctx.addIssue({ code: "custom", path: [key], message: valueResult.error.issues[0]?.message ?? "" });
+      return z.NEVER;
+    }
+  }
+  if (entries.length > METADATA_MAX_ITEMS) {
+    ctx.addIssue({ code: "custom", message: `"metadata" has too many items: at most ${METADATA_MAX_ITEMS}.` });
+    return z.NEVER;
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
+}) as unknown as z.ZodType<Record<string, string>, Record<string, string>>;
 
 export const sessionTokenExpiresAtSchema = z
   .number()

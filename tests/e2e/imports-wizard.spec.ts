@@ -77,7 +77,7 @@ test("a users CSV is mapped and previewed: each problem on its row, a fix and an
 
 const badFiles: Array<{ name: string; content: string | Buffer; message: RegExp }> = [
   { name: "empty.csv", content: "", message: /The file is empty \(0 bytes\)/ },
-  { name: "photo.csv", content: pngFile, message: /not a CSV, TSV or JSON file: its content is a PNG image/ },
+  { name: "photo.csv", content: pngFile, message: /not a CSV, TSV, JSON or XLSX file: its content is a PNG image/ },
   { name: "ragged.csv", content: raggedCsv, message: /Rows 3, 4 have a different number of cells than the header \(3\)/ },
   { name: "latin1.csv", content: latin1Csv, message: /not UTF-8 text/ },
   { name: "utf16.csv", content: utf16Csv, message: /saved as UTF-16/ },

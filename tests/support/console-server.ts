@@ -11,8 +11,8 @@ export type ConsoleServer = {
   adminPassword: string;
   output: () => string;
   stop: () => Promise<void>;
-  /** Stops and starts the same server again on the same data (restart tests). */
-  restart: () => Promise<void>;
+  /** Stops (SIGKILL with `kill`, as in a crash) and starts the same server again on the same data. */
+  restart: (options?: { kill?: boolean }) => Promise<void>;
 };
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -70,10 +70,10 @@ export async function startConsoleServer(extraEnv: Record<string, string> = {}):
     await Promise.race([waitForHttp(`${origin}/sign-in`), exited]);
   }
 
-  async function stop() {
-    if (child && child.exitCode === null) {
+  async function stop(signal: NodeJS.Signals = "SIGTERM") {
+    if (child && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child?.once("exit", resolve));
-      child.kill("SIGTERM");
+      child.kill(signal);
       await exited;
     }
   }
@@ -85,8 +85,8 @@ export async function startConsoleServer(extraEnv: Record<string, string> = {}):
     origin,
     adminPassword,
     output: () => output,
-    restart: async () => {
-      await stop();
+    restart: async ({ kill = false } = {}) => {
+      await stop(kill ? "SIGKILL" : "SIGTERM");
       await start();
     },
     stop: async () => {

@@ -14,7 +14,7 @@ describe("sniffFile", () => {
     expect(sniffFile("a.csv", 16, pngFile)).toMatchObject({ ok: false, message: expect.stringContaining("a PNG image") });
     expect(sniffFile("a.csv", 40, utf16Csv)).toMatchObject({ ok: false, message: expect.stringContaining("UTF-16") });
     expect(sniffFile("a.csv", 4, new Uint8Array([0x61, 0, 0x62, 0x0a]))).toMatchObject({ ok: false, message: expect.stringContaining("binary data") });
-    expect(sniffFile("a.xlsx", 4, new Uint8Array([0x50, 0x4b, 3, 4]))).toMatchObject({ ok: false, message: expect.stringContaining("save it as CSV") });
+    expect(sniffFile("a.zip", 4, new Uint8Array([0x50, 0x4b, 3, 4]))).toMatchObject({ ok: false, message: expect.stringContaining("a ZIP archive") });
   });
 
   it("tells the formats apart by content and name", () => {

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { JobList } from "@/components/imports/jobs/job-list";
+import { DraftNotice } from "@/components/imports/wizard/draft-notice";
 import { PageHeader } from "@/components/shell/page-header";
 import { Card } from "@/components/ui/card";
 import { requireAdmin } from "@/lib/auth/session";
@@ -27,6 +28,7 @@ export default async function ImportsPage() {
           </Link>
         }
       />
+      <DraftNotice />
       <Card title="Jobs">
         <JobList jobs={jobs} />
       </Card>

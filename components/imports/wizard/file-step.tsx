@@ -46,7 +46,7 @@ export function FileStep({ onFile, disabled }: FileStepProps) {
         ref={inputRef}
         type="file"
         aria-label="File to import"
-        accept=".csv,.tsv,.tab,.txt,.json,.ndjson,.jsonl,text/csv,text/tab-separated-values,application/json"
+        accept=".csv,.tsv,.tab,.txt,.json,.ndjson,.jsonl,.xlsx,text/csv,text/tab-separated-values,application/json,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
         className="sr-only"
         tabIndex={-1}
         disabled={disabled}
@@ -58,7 +58,7 @@ export function FileStep({ onFile, disabled }: FileStepProps) {
         }}
       />
       <p id={hintId} className="max-w-md text-xs text-slate-600">
-        CSV, TSV, JSON (an array of objects) or NDJSON, UTF-8, up to {formatBytes(MAX_IMPORT_BYTES)} and{" "}
+        CSV, TSV, JSON (an array of objects), NDJSON (all UTF-8) or an Excel workbook (.xlsx), up to {formatBytes(MAX_IMPORT_BYTES)} and{" "}
         {MAX_IMPORT_ROWS.toLocaleString("en-US")} rows. The first row names the columns; you can choose another.
       </p>
     </div>

@@ -307,6 +307,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
 
   const loop = startPollLoop(async () => tick(await options.getDb()), {
     pollMs,
+    name: "import-jobs",
     onError: (error) => log(`job check failed: ${error instanceof Error ? error.message : String(error)}`),
   });
 

@@ -2,7 +2,7 @@ import { CrossRowIndex, type CrossRowOptions } from "../cross-row";
 import type { ColumnMapping } from "../fields";
 import { prepareRow } from "../prepare";
 import { MAX_IMPORT_ROWS, type ImportResource, type RowIssue } from "../types";
-import type { HeaderChoice, PreviewCounts, RowFilter, UploadRow, ViewRow } from "./protocol";
+import type { ColumnProfile, HeaderChoice, PreviewCounts, RowFilter, SavedFixes, UploadRow, ViewRow } from "./protocol";
 import { raggedMessage, raggedRows, uniqueHeaders } from "./records";
 import { FileProblem } from "./read-file";
 
@@ -53,7 +53,23 @@ export class PreviewSession {
     if (this.rowCount === 0) throw new FileProblem("The file has a header but no rows under it.");
     if (this.rowCount > MAX_IMPORT_ROWS) throw new FileProblem(`The file has ${this.rowCount.toLocaleString("en-US")} rows; the console imports at most ${MAX_IMPORT_ROWS.toLocaleString("en-US")} at a time. Split it into parts.`);
     this.columns = uniqueHeaders(this.records[headerRow]!);
-    return { columns: this.columns, rows: this.rowCount, firstRow: this.firstRow };
+    return { columns: this.columns, rows: this.rowCount, profiles: this.profiles(), firstRow: this.firstRow };
+  }
+
+  /** Each column's fill rate and first non-empty values, for the mapping step. */
+  private profiles(): ColumnProfile[] {
+    const profiles = this.columns.map(() => ({ filled: 0, examples: [] as string[] }));
+    for (let index = 0; index < this.rowCount; index++) {
+      const values = this.values(index);
+      for (let column = 0; column < profiles.length; column++) {
+        const value = values[column]?.trim() ?? "";
+        if (value === "") continue;
+        const profile = profiles[column]!;
+        profile.filled++;
+        if (profile.examples.length < 3) profile.examples.push(value);
+      }
+    }
+    return profiles;
   }
 
   private values(index: number): string[] {
@@ -138,6 +154,40 @@ export class PreviewSession {
     for (const other of new Set([index, ...affected])) this.refreshCross(other);
     this.filtered.clear();
     return this.counts();
+  }
+
+  /** Replays saved fixes on a freshly validated file: cells first, then exclusions. */
+  applyFixes(fixes: SavedFixes): PreviewCounts {
+    for (const [index, column, value] of fixes.edits) {
+      if (index >= 0 && index < this.flags.length && column >= 0 && column < this.columns.length) this.edit(index, column, value);
+    }
+    for (const [index, excluded] of fixes.excluded) if (index >= 0 && index < this.flags.length) this.exclude(index, excluded);
+    return this.counts();
+  }
+
+  /** Excludes every included row with an error; returns the rows it excluded. */
+  excludeErrors(): { counts: PreviewCounts; rows: number[] } {
+    const rows = Array.from(this.filterIndexes("errors"));
+    for (const index of rows) this.exclude(index, true);
+    return { counts: this.counts(), rows };
+  }
+
+  /**
+   * Replaces `find` in one column of every row: the whole cell when `wholeCell`, else each
+   * occurrence (case-sensitive). Returns the cells it changed, as fixes to save.
+   */
+  replace(column: number, find: string, replacement: string, wholeCell: boolean): { counts: PreviewCounts; edits: Array<[number, number, string]> } {
+    if (column < 0 || column >= this.columns.length) throw new FileProblem("That column is not in the file.");
+    if (find === "" && !wholeCell) throw new FileProblem("Type the text to find.");
+    const edits: Array<[number, number, string]> = [];
+    for (let index = 0; index < this.flags.length; index++) {
+      const value = this.values(index)[column] ?? "";
+      const next = wholeCell ? (value === find ? replacement : value) : value.replaceAll(find, replacement);
+      if (next === value) continue;
+      this.edit(index, column, next);
+      edits.push([index, column, next]);
+    }
+    return { counts: this.counts(), edits };
   }
 
   counts(): PreviewCounts {

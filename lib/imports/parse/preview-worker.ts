@@ -35,7 +35,7 @@ async function handle(request: PreviewRequest): Promise<unknown> {
   switch (request.type) {
     case "load": {
       session = null;
-      const { format, records, headerFixed } = await readRecords(request.file, (done, total, phase) => progress({ phase, done, total }));
+      const { format, records, headerFixed, sheets, sheet } = await readRecords(request.file, (done, total, phase) => progress({ phase, done, total }), request.sheet ?? null);
       if (records.length === 0) throw new FileProblem("The file holds no rows.");
       session = new PreviewSession(request.resource, records, {}, !headerFixed);
       return {
@@ -44,6 +44,7 @@ async function handle(request: PreviewRequest): Promise<unknown> {
         records: records.length,
         suggestedHeaderRow: headerFixed ? 0 : suggestHeaderRow(records),
         headerFixed,
+        ...(sheets ? { sheets, sheet } : {}),
       };
     }
     case "header":
@@ -58,6 +59,12 @@ async function handle(request: PreviewRequest): Promise<unknown> {
       return { counts: activeSession().exclude(request.index, request.excluded) };
     case "upload-rows":
       return { rows: activeSession().uploadRows(request.start, request.size, request.maxChars) };
+    case "apply-fixes":
+      return activeSession().applyFixes(request.fixes);
+    case "exclude-errors":
+      return activeSession().excludeErrors();
+    case "replace":
+      return activeSession().replace(request.column, request.find, request.replacement, request.wholeCell);
   }
 }
 

@@ -1,4 +1,5 @@
 import Papa from "papaparse";
+import readXlsxFile from "read-excel-file/universal";
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from "../types";
 import { isPlainObject, JsonColumns, MAX_RECORDS, UnclosedQuoteFinder, unclosedQuoteMessage } from "./records";
 import { formatBytes, notUtf8Message, sniffFile, Utf8Checker, type FileFormat } from "./sniff";
@@ -16,13 +17,17 @@ export type Progress = (done: number, total: number, phase: "checking" | "readin
 const SLICE_BYTES = 4 * 1024 * 1024;
 const tooManyRows = `The file has more than ${MAX_IMPORT_ROWS.toLocaleString("en-US")} rows. Split it into files of at most ${MAX_IMPORT_ROWS.toLocaleString("en-US")} rows and import them one after another.`;
 
-export async function readRecords(file: Blob & { name: string }, onProgress: Progress): Promise<{ format: FileFormat; records: string[][]; headerFixed: boolean }> {
+export type ReadFile = { format: FileFormat; records: string[][]; headerFixed: boolean; sheets?: string[]; sheet?: string };
+
+/** `sheet`: which sheet of a workbook to read; the first when null. */
+export async function readRecords(file: Blob & { name: string }, onProgress: Progress, sheet: string | null = null): Promise<ReadFile> {
   if (file.size > MAX_IMPORT_BYTES) {
     throw new FileProblem(`The file is ${formatBytes(file.size)}; the console imports files of up to ${formatBytes(MAX_IMPORT_BYTES)}. Split it and import the parts one after another.`);
   }
   const head = new Uint8Array(await file.slice(0, 8192).arrayBuffer());
   const sniffed = sniffFile(file.name, file.size, head);
   if (!sniffed.ok) throw new FileProblem(sniffed.message);
+  if (sniffed.format === "xlsx") return { format: "xlsx", headerFixed: false, ...(await readWorkbook(file, sheet, onProgress)) };
   if (sniffed.format === "csv" || sniffed.format === "tsv") {
     await checkUtf8(file, onProgress);
     const records = await readDelimited(file, sniffed.format, onProgress);
@@ -155,4 +160,39 @@ function withHeader(columns: JsonColumns, rows: string[][]): string[][] {
   const width = columns.columns.length;
   for (const row of rows) while (row.length < width) row.push("");
   return [columns.columns, ...rows];
+}
+
+/**
+ * A workbook's sheet as text cells, through read-excel-file (maintained, no `xlsx` package):
+ * numbers as written, dates as ISO dates (with the time when it is not midnight), booleans as
+ * true/false, empty cells as "". Rows shorter than the widest are padded, as a CSV export would be.
+ */
+export async function readWorkbook(file: Blob, sheet: string | null, onProgress: Progress): Promise<{ records: string[][]; sheets: string[]; sheet: string }> {
+  onProgress(0, file.size, "reading");
+  let workbook: Awaited<ReturnType<typeof readXlsxFile<string>>>;
+  try {
+    // parseNumber keeps a number's text as stored: ids such as 00123 or 1e5 stay as they are.
+    workbook = await readXlsxFile<string>(file, { parseNumber: (text) => text });
+  } catch (error) {
+    throw new FileProblem(`The workbook could not be read (${error instanceof Error ? error.message : "unknown error"}). Open it in a spreadsheet program, save it as .xlsx or CSV, and choose it again.`);
+  }
+  const sheets = workbook.map((item) => item.sheet);
+  const chosen = sheet === null ? workbook[0] : workbook.find((item) => item.sheet === sheet);
+  if (!chosen) throw new FileProblem(sheet === null ? "The workbook has no sheets." : `The workbook has no sheet named "${sheet}".`);
+  const records = chosen.data.map((row) => row.map(excelCell));
+  while (records.length > 0 && records[records.length - 1]!.every((cell) => cell.trim() === "")) records.pop();
+  const width = records.reduce((widest, row) => Math.max(widest, row.length), 0);
+  for (const row of records) while (row.length < width) row.push("");
+  if (records.length > MAX_RECORDS) throw new FileProblem(tooManyRows);
+  onProgress(file.size, file.size, "reading");
+  return { records: records.filter((row) => row.some((cell) => cell.trim() !== "")), sheets, sheet: chosen.sheet };
+}
+
+function excelCell(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (value instanceof Date) {
+    const iso = value.toISOString();
+    return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso;
+  }
+  return String(value);
 }

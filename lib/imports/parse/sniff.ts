@@ -3,7 +3,7 @@
  * image renamed .csv, a UTF-16 export or an empty file gets a clear message, not garbage rows.
  */
 
-export type FileFormat = "csv" | "tsv" | "json" | "ndjson";
+export type FileFormat = "csv" | "tsv" | "json" | "ndjson" | "xlsx";
 
 export type Sniffed = { ok: true; format: FileFormat } | { ok: false; message: string };
 
@@ -12,7 +12,7 @@ const SIGNATURES: Array<{ bytes: number[]; what: string }> = [
   { bytes: [0xff, 0xd8, 0xff], what: "a JPEG image" },
   { bytes: [0x47, 0x49, 0x46, 0x38], what: "a GIF image" },
   { bytes: [0x25, 0x50, 0x44, 0x46], what: "a PDF document" },
-  { bytes: [0x50, 0x4b, 0x03, 0x04], what: "a ZIP archive (an Excel .xlsx workbook is one: save it as CSV)" },
+  { bytes: [0x50, 0x4b, 0x03, 0x04], what: "a ZIP archive (an Excel workbook is read when its name ends in .xlsx)" },
   { bytes: [0xd0, 0xcf, 0x11, 0xe0], what: "an old Excel or Word document (save it as CSV)" },
   { bytes: [0x1f, 0x8b], what: "a gzip archive (unpack it first)" },
 ];
@@ -20,9 +20,12 @@ const SIGNATURES: Array<{ bytes: number[]; what: string }> = [
 /** `head`: the file's first bytes (a few KiB are enough). */
 export function sniffFile(name: string, size: number, head: Uint8Array): Sniffed {
   if (size === 0) return { ok: false, message: "The file is empty (0 bytes). Export it again and choose the new file." };
+  const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase() ?? "";
+  // An .xlsx workbook is a ZIP archive.
+  if (extension === "xlsx" && head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) return { ok: true, format: "xlsx" };
   for (const signature of SIGNATURES) {
     if (signature.bytes.every((byte, at) => head[at] === byte)) {
-      return { ok: false, message: `This is not a CSV, TSV or JSON file: its content is ${signature.what}.` };
+      return { ok: false, message: `This is not a CSV, TSV, JSON or XLSX file: its content is ${signature.what}.` };
     }
   }
   if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) {
@@ -34,7 +37,6 @@ export function sniffFile(name: string, size: number, head: Uint8Array): Sniffed
   if (head.includes(0)) {
     return { ok: false, message: "This is not a CSV, TSV or JSON file: it holds binary data, not text." };
   }
-  const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase() ?? "";
   const text = new TextDecoder("utf-8").decode(head.subarray(0, 4096)).replace(/^\uFEFF/, "").trimStart();
   if (extension === "ndjson" || extension === "jsonl") return { ok: true, format: "ndjson" };
   if (text.startsWith("[")) return { ok: true, format: "json" };

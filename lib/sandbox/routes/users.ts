@@ -13,7 +13,7 @@ import {
 import type { SandboxContext, SandboxRouter } from "../context";
 import { ErrorCode, SandboxError } from "../errors";
 import { readImage } from "../files";
-import { isMultipart, parseWith, readJsonObject } from "../request";
+import { isMultipart, parseWith, readJsonObject, refuseUnstorable } from "../request";
 import {
   createUserMetadata,
   deleteAllUserMetadata,
@@ -134,7 +134,7 @@ function toNewUser(
 
 async function readMultipart(c: SandboxContext): Promise<Record<string, string | File>> {
   try {
-    return await c.req.parseBody();
+    return refuseUnstorable(await c.req.parseBody());
   } catch (error) {
     if (error instanceof SandboxError) throw error;
     throw new SandboxError(ErrorCode.malformedBody, "The multipart body could not be read.");

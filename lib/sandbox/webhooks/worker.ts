@@ -94,6 +94,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
 
   const loop = startPollLoop(async () => tick(await options.getDb()), {
     pollMs,
+    name: "webhook-outbox",
     onError: (error) => console.error("[webhooks] outbox check failed:", error),
   });
 

@@ -51,6 +51,7 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_LOOPBACK: booleanFlag.default(true),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
   SANDBOX_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().max(5000).default(5000),
+  WEBHOOK_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   PLATFORM_CHAT_URL: z.url({ protocol: /^https?$/ }).optional(),
   PLATFORM_CALLS_URL: z.url({ protocol: /^https?$/ }).optional(),
   PLATFORM_APP_ID: z.string().min(1).optional(),

@@ -202,6 +202,13 @@ export const sandboxFiles = pgTable("sandbox_files", {
 // ---------------------------------------------------------------------------
 
 export type WebhookEventStatus = "pending" | "delivered" | "failed" | "not_subscribed";
+/**
+ * What became of a delivery (sandbox contract, "Webhook deliveries, further"): a 2xx answer,
+ * another status, no answer after every attempt, or refused by the address guard.
+ */
+export type WebhookOutcome = "pending" | "delivered" | "failed" | "no_response" | "refused";
+/** What became of one attempt; `interrupted` when the server stopped while it was under way. */
+export type WebhookAttemptOutcome = "delivered" | "failed" | "no_response" | "refused" | "interrupted";
 
 export const webhookEvents = pgTable(
   "webhook_events",
@@ -216,7 +223,15 @@ export const webhookEvents = pgTable(
     /** The endpoint at the time the event was accepted. */
     url: text("url").notNull(),
     status: text("status").$type<WebhookEventStatus>().notNull().default("pending"),
+    outcome: text("outcome").$type<WebhookOutcome>().notNull().default("pending"),
+    /**
+     * The direct call or room the event belongs to (`direct_call:<call_id>`, `room:<room_id>`):
+     * events with the same key are delivered in order, and the log searches by it.
+     */
+    orderKey: text("order_key").notNull().default(""),
     attemptCount: integer("attempt_count").notNull().default(0),
+    /** Set when an attempt starts, cleared when it is recorded: still set after a crash. */
+    attemptStartedAt: timestamp("attempt_started_at", { withTimezone: true }),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
     /** A worker holds the event until this time; a crashed worker's claim simply runs out. */
     lockedUntil: timestamp("locked_until", { withTimezone: true }),
@@ -226,6 +241,11 @@ export const webhookEvents = pgTable(
   (t) => [
     index("webhook_events_due").on(t.status, t.nextAttemptAt),
     index("webhook_events_app_seq").on(t.appId, t.seq),
+    index("webhook_events_app_outcome_seq").on(t.appId, t.outcome, t.seq),
+    index("webhook_events_app_order_key").on(t.appId, t.orderKey, t.seq),
+    index("webhook_events_created_at").on(t.createdAt),
+    // The claim reads pending events in order; without this it sorts every pending event each time.
+    index("webhook_events_pending_seq").on(t.seq).where(sql`${t.status} = 'pending'`),
   ],
 );
 
@@ -240,11 +260,17 @@ export const webhookAttempts = pgTable(
     at: timestamp("at", { withTimezone: true }).notNull(),
     status: integer("status"),
     error: text("error"),
+    outcome: text("outcome").$type<WebhookAttemptOutcome>().notNull().default("no_response"),
     latencyMs: integer("latency_ms").notNull(),
+    requestHeaders: jsonb("request_headers").$type<Record<string, string>>(),
+    responseHeaders: jsonb("response_headers").$type<Record<string, string>>(),
     /** The first 2 KiB of the response body. */
     responseExcerpt: text("response_excerpt"),
   },
-  (t) => [uniqueIndex("webhook_attempts_event_attempt").on(t.eventId, t.attempt)],
+  (t) => [
+    uniqueIndex("webhook_attempts_event_attempt").on(t.eventId, t.attempt),
+    index("webhook_attempts_at").on(t.at),
+  ],
 );
 
 // ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import {
 import { PlatformError } from "./errors";
 import { parseRateLimitHeaders, type RateLimitInfo } from "./rate-limit";
 import { checkResponse } from "./response-check";
+import type { DeliveryCounts, DeliveryFilter, EndpointHealth } from "@/lib/schemas/sandbox-events";
 import type {
   CreateGroupChannelBody,
   CreateOpenChannelBody,
@@ -341,11 +342,14 @@ export function createPlatformClient(options: PlatformClientOptions) {
       ) => calls<{ call_id: string; events: SandboxEmitResult[] }>("POST", "/v1/sandbox/direct_calls", { json: body, signal }),
       playRoom: (body: { created_by: string; invitee_ids: string[] }, signal?: AbortSignal) =>
         calls<{ room_id: string; events: SandboxEmitResult[] }>("POST", "/v1/sandbox/rooms", { json: body, signal }),
-      deliveries: (query: { limit?: number; category?: string; eventId?: string } = {}, signal?: AbortSignal) =>
-        calls<{ deliveries: SandboxDelivery[] }>("GET", "/v1/sandbox/deliveries", {
-          query: { limit: query.limit, category: query.category, event_id: query.eventId },
-          signal,
-        }),
+      deliveries: (query: DeliveryFilter & { limit?: number; token?: string } = {}, signal?: AbortSignal) =>
+        calls<{ deliveries: SandboxDelivery[]; next: string }>("GET", "/v1/sandbox/deliveries", { query, signal }),
+      deliveryCounts: (filter: DeliveryFilter = {}, signal?: AbortSignal) =>
+        calls<{ counts: DeliveryCounts }>("GET", "/v1/sandbox/deliveries/counts", { query: filter, signal }),
+      endpointHealth: (signal?: AbortSignal) =>
+        calls<{ health: EndpointHealth }>("GET", "/v1/sandbox/deliveries/health", { signal }),
+      resendDeliveries: (filter: DeliveryFilter, signal?: AbortSignal) =>
+        calls<{ count: number; event_ids: string[] }>("POST", "/v1/sandbox/deliveries/resend", { json: filter, signal }),
     },
     migration: {
       /** At most 100 messages into one channel per call. */

@@ -311,6 +311,8 @@ export const importJobs = pgTable(
     columns: jsonb("columns").$type<string[]>().notNull(),
     mapping: jsonb("mapping").$type<Record<string, string>>().notNull(),
     totalRows: integer("total_rows").notNull(),
+    /** The row a spreadsheet shows for the first data row (header row included): row numbers everywhere count from it. */
+    firstRow: integer("first_row").notNull().default(2),
     status: text("status").$type<JobStatus>().notNull().default("draft"),
     /** What the plan found (counts, warnings); null until planned. */
     plan: jsonb("plan").$type<Record<string, unknown>>(),

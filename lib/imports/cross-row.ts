@@ -7,6 +7,8 @@ import type { ImportResource, PreparedRow, RowIssue } from "./types";
  */
 
 export type CrossRowOptions = {
+  /** The row a spreadsheet shows for row index 0 (header row included); messages name rows by it. 1 when absent. */
+  firstRow?: number;
   /**
    * The user ids this migration imports (e.g. the rows of its users imports). When given,
    * channel members and operators outside it are warned about; when absent, nothing is said
@@ -92,7 +94,7 @@ export class CrossRowIndex {
         field: keyField,
         severity: "error",
         code: 400202,
-        message: `The same ${keyLabel} as row ${firstWithKey + 1}: each ${this.resource === "users" ? "user" : "channel"} is created once, so this row would fail.`,
+        message: `The same ${keyLabel} as row ${firstWithKey + (this.options.firstRow ?? 1)}: each ${this.resource === "users" ? "user" : "channel"} is created once, so this row would fail.`,
       });
     }
     const firstWithSource = firstOther(this.sourceIds, row.sourceId, row.index);
@@ -100,7 +102,7 @@ export class CrossRowIndex {
       issues.push({
         field: "source_id",
         severity: "error",
-        message: `The same source id as row ${firstWithSource + 1}: both would get the same channel URL.`,
+        message: `The same source id as row ${firstWithSource + (this.options.firstRow ?? 1)}: both would get the same channel URL.`,
       });
     }
     const known = this.options.importedUserIds;

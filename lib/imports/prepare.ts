@@ -75,7 +75,10 @@ export function prepareRow(
         "Give the channel a channel URL or a source id: without either, the plan cannot name it, and a retried request could create it twice.",
     });
   }
-  if (resource === "group_channels") issues.push(...memberWarnings(input));
+  if (resource === "group_channels") {
+    issues.push(...memberWarnings(input));
+    splitMembers(input, followUps, issues);
+  }
 
   validate(resource, input, issues);
 
@@ -243,6 +246,37 @@ export function splitIds(raw: string): string[] {
     .split(/[;|]/)
     .map((id) => id.trim())
     .filter((id) => id !== "");
+}
+
+/**
+ * A creation adds at most 100 members: a larger channel is created with its first 100
+ * (operators first, so they are members from the start) and the rest are invited after it,
+ * up to the channel's cap (2,000 for a supergroup, 100 otherwise); past the cap, an error.
+ */
+function splitMembers(input: Record<string, unknown>, followUps: FollowUps, issues: RowIssue[]): void {
+  const listed = input.user_ids;
+  if (!Array.isArray(listed) || listed.length <= USERS_PER_REQUEST_MAX) return;
+  const members = [...new Set(listed as string[])];
+  if (members.length <= USERS_PER_REQUEST_MAX) {
+    input.user_ids = members;
+    return;
+  }
+  const capacity = groupMemberCapacity({ is_super: input.is_super === true });
+  if (members.length > capacity) {
+    issues.push({
+      field: "user_ids",
+      severity: "error",
+      code: 400111,
+      message: `${members.length.toLocaleString("en-US")} member ids, but ${
+        input.is_super === true ? "a supergroup" : "a group channel"
+      } holds at most ${capacity.toLocaleString("en-US")}${input.is_super === true ? "" : " (set Supergroup to true for up to 2,000)"}.`,
+    });
+    return;
+  }
+  const operators = new Set(Array.isArray(input.operator_ids) ? (input.operator_ids as string[]) : []);
+  const ordered = [...members.filter((id) => operators.has(id)), ...members.filter((id) => !operators.has(id))];
+  input.user_ids = ordered.slice(0, USERS_PER_REQUEST_MAX);
+  followUps.invite = ordered.slice(USERS_PER_REQUEST_MAX);
 }
 
 function memberWarnings(input: Record<string, unknown>): RowIssue[] {

@@ -36,6 +36,11 @@ export type FollowUps = {
   freeze?: boolean;
   /** Metadata that a multipart creation could not carry: `PUT /v3/users/{id}/metadata`. */
   metadata?: Record<string, string>;
+  /**
+   * Group channel members past the first 100 (a creation adds at most 100): invited after
+   * the creation with `POST /v3/group_channels/{url}/invite`, 100 ids a request.
+   */
+  invite?: string[];
 };
 
 /** A row of the file turned into what will be sent for it. */

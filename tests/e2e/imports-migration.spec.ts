@@ -34,6 +34,7 @@ async function planAndRun(page: Page) {
 
 async function runToCompletion(page: Page) {
   await page.getByRole("button", { name: "Run import" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Run import" }).click();
   await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 45_000 });
 }
 
@@ -76,10 +77,10 @@ test("users then group channels: previewed, fixed, planned, run, and exactly on 
     { id: `${p}-6`, name: "Maybe", active: "maybe" },
   ];
   await upload(page, /Users/, "people.csv", usersCsv(users), 7);
-  await expect(previewRow(page, 5)).toContainText("at most 80 are allowed");
-  await expect(previewRow(page, 6)).toContainText("Nickname is required.");
-  await expect(previewRow(page, 7)).toContainText('not "maybe"');
-  await fixCell(page, 6, "Name", "Barbara");
+  await expect(previewRow(page, 6)).toContainText("at most 80 are allowed");
+  await expect(previewRow(page, 7)).toContainText("Nickname is required.");
+  await expect(previewRow(page, 8)).toContainText('not "maybe"');
+  await fixCell(page, 7, "Name", "Barbara");
   await expect(page.getByTestId("count-valid")).toHaveText("5");
   await planAndRun(page);
   await expect(page.getByTestId("plan-create")).toHaveText("4");
@@ -104,8 +105,8 @@ test("users then group channels: previewed, fixed, planned, run, and exactly on 
     ["bad url!", "Fixed", `${p}-3`, "", "no"],
   ]);
   await upload(page, /Group channels/, "channels.csv", channels, 3);
-  await expect(previewRow(page, 3)).toContainText("Channel URL may contain only letters, digits, underscore and hyphen.");
-  await fixCell(page, 3, "channel_url", `${p}-fixed`);
+  await expect(previewRow(page, 4)).toContainText("Channel URL may contain only letters, digits, underscore and hyphen.");
+  await fixCell(page, 4, "channel_url", `${p}-fixed`);
   await expect(page.getByTestId("count-valid")).toHaveText("3");
   await planAndRun(page);
   await expect(page.getByTestId("plan-create")).toHaveText("3");

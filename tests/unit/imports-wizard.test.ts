@@ -25,7 +25,7 @@ const counts = (errors: number) => ({
 });
 const play = (events: WizardEvent[], from: WizardState = initialWizardState) =>
   events.reduce(wizardReducer, from);
-const header = { columns: ["user_id", "nickname"], rows: 4, profiles: [] };
+const header = { columns: ["user_id", "nickname"], rows: 4, profiles: [], firstRow: 2 };
 const loaded = {
   format: "csv" as const,
   sample: [],

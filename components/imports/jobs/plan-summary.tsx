@@ -45,6 +45,7 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
     plan.followUps.deactivate && `${n(plan.followUps.deactivate)} deactivations`,
     plan.followUps.freeze && `${n(plan.followUps.freeze)} freezes`,
     plan.followUps.metadata && `${n(plan.followUps.metadata)} metadata updates`,
+    plan.followUps.invitations && `${n(plan.followUps.invitations)} invitation requests (members past the first 100, 100 a request)`,
   ].filter(Boolean);
   return (
     <div className="space-y-3">
@@ -133,9 +134,10 @@ function MissingList({ label, items }: { label: string; items: string[] }) {
   );
 }
 
-export type RehearsalSummaryProps = { rehearsal: Rehearsal };
+/** `firstRow`: the row a spreadsheet shows for row index 0 (the job's). */
+export type RehearsalSummaryProps = { rehearsal: Rehearsal; firstRow: number };
 
-export function RehearsalSummary({ rehearsal }: RehearsalSummaryProps) {
+export function RehearsalSummary({ rehearsal, firstRow }: RehearsalSummaryProps) {
   if (rehearsal.state === "running") return <p role="status" className="text-sm text-slate-700">Rehearsing in a scratch sandbox application…</p>;
   if (rehearsal.state === "failed") return <p role="alert" className="text-sm text-red-700">The rehearsal stopped: {rehearsal.error}</p>;
   return (
@@ -150,7 +152,7 @@ export function RehearsalSummary({ rehearsal }: RehearsalSummaryProps) {
         <ul className="list-disc pl-5 text-red-800">
           {rehearsal.failures!.slice(0, 20).map((failure) => (
             <li key={failure.rowIndex}>
-              Row {failure.rowIndex + 1}: {failure.message}
+              Row {failure.rowIndex + firstRow}: {failure.message}
               {failure.code !== null && ` (code ${failure.code})`}
             </li>
           ))}

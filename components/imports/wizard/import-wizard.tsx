@@ -357,7 +357,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       const jobId = await uploadRows(
         client,
         actions,
-        { resource, fileName: file.name, columns: header.columns, mapping: state.mapping },
+        { resource, fileName: file.name, columns: header.columns, mapping: state.mapping, firstRow: header.firstRow },
         start,
         (upload) => dispatch({ type: "upload-progress", upload }),
       );

@@ -513,11 +513,11 @@ function CellDetails({
     const { byColumn, unplaced } = placeIssues(row, columnOfField);
     if (active.column >= FIRST_DATA_COLUMN) {
       const column = active.column - FIRST_DATA_COLUMN;
-      title = `Row ${row.index + 1}, ${columns[column]}`;
+      title = `Row ${row.rowNumber}, ${columns[column]}`;
       value = row.values[column] ?? "";
       issues = byColumn.get(column) ?? [];
     } else {
-      title = `Row ${row.index + 1}`;
+      title = `Row ${row.rowNumber}`;
       issues = active.column === STATUS_COLUMN ? unplaced : row.issues;
     }
   }
@@ -600,7 +600,7 @@ function PreviewRow({
   onExclude,
   busy,
 }: PreviewRowProps) {
-  const number = row.index + 1;
+  const number = row.rowNumber;
   const { byColumn, unplaced } = placeIssues(row, columnOfField);
   const hasError = row.issues.some((issue) => issue.severity === "error");
   const hasWarning = row.issues.some((issue) => issue.severity === "warning");

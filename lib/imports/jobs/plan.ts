@@ -2,7 +2,7 @@ import "server-only";
 import { and, asc, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
-import { isChannelResource, type ImportResource, type PlanProgress, type RowIssue } from "@/lib/imports/types";
+import { isChannelResource, type FollowUps, type ImportResource, type PlanProgress, type RowIssue } from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { LOOKUP_BATCH } from "./limits";
 import { planMessages, resolveMessageChannels, type MessagePlan } from "./message-plan";
@@ -16,7 +16,8 @@ export type JobPlan = {
   existing: number;
   invalid: number;
   excluded: number;
-  followUps: { deactivate: number; freeze: number; metadata: number };
+  /** `invitations`: invitation requests (100 member ids each) for channels of more than 100 members. */
+  followUps: { deactivate: number; freeze: number; metadata: number; invitations: number };
   /** Rows with a warning (e.g. members that will be left out). */
   warnings: number;
   /** Distinct member or operator ids neither in an import nor on the platform. */
@@ -213,7 +214,7 @@ async function markDuplicates(db: Database, job: ImportJob) {
       plan_issues = jsonb_build_array(jsonb_build_object(
         'field', ${field}::text,
         'severity', 'error',
-        'message', 'The same ' || ${field}::text || ' is on row ' || (d.first + 1) || ' of the file; only that row is imported.'))
+        'message', 'The same ' || ${field}::text || ' is on row ' || (d.first + ${job.firstRow}) || ' of the file; only that row is imported.'))
     from (
       select row_index, min(row_index) over (partition by ${identity}) as first
       from import_rows where job_id = ${job.id} and state = 'pending' and resource_key is not null
@@ -225,7 +226,7 @@ async function* pendingPages(db: Database, jobId: string) {
   let after = -1;
   for (;;) {
     const rows = await db
-      .select({ rowIndex: importRows.rowIndex, resourceKey: importRows.resourceKey, body: importRows.body })
+      .select({ rowIndex: importRows.rowIndex, resourceKey: importRows.resourceKey, body: importRows.body, followUps: importRows.followUps })
       .from(importRows)
       .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "pending"), gt(importRows.rowIndex, after)))
       .orderBy(asc(importRows.rowIndex))
@@ -237,9 +238,9 @@ async function* pendingPages(db: Database, jobId: string) {
 }
 
 /** The user ids a channel's creation body refers to (members and operators). */
-export function referencedUserIds(body: Record<string, unknown> | null): string[] {
+export function referencedUserIds(body: Record<string, unknown> | null, followUps?: FollowUps | null): string[] {
   if (!body) return [];
-  const ids = new Set<string>();
+  const ids = new Set<string>(followUps?.invite ?? []);
   for (const key of ["user_ids", "operator_ids"]) {
     const list = body[key];
     if (Array.isArray(list)) for (const id of list) if (typeof id === "string") ids.add(id);
@@ -270,7 +271,7 @@ async function checkMembers(
   for await (const rows of pendingPages(db, job.id)) {
     for (const row of rows) {
       bodies.set(row.rowIndex, row.body);
-      for (const id of referencedUserIds(row.body)) {
+      for (const id of referencedUserIds(row.body, row.followUps)) {
         const list = rowsById.get(id);
         if (list) list.push(row.rowIndex);
         else rowsById.set(id, [row.rowIndex]);
@@ -363,10 +364,11 @@ async function followUpCounts(db: Database, jobId: string): Promise<JobPlan["fol
     select
       count(*) filter (where follow_ups ->> 'deactivate' = 'true')::int as deactivate,
       count(*) filter (where follow_ups ->> 'freeze' = 'true')::int as freeze,
-      count(*) filter (where follow_ups ? 'metadata')::int as metadata
+      count(*) filter (where follow_ups ? 'metadata')::int as metadata,
+      coalesce(sum(ceil(jsonb_array_length(follow_ups -> 'invite') / 100.0)) filter (where follow_ups ? 'invite'), 0)::int as invitations
     from import_rows where job_id = ${jobId} and state = 'pending'`);
-  const row = rowsOf<{ deactivate: number; freeze: number; metadata: number }>(result)[0];
-  return { deactivate: row?.deactivate ?? 0, freeze: row?.freeze ?? 0, metadata: row?.metadata ?? 0 };
+  const row = rowsOf<{ deactivate: number; freeze: number; metadata: number; invitations: number }>(result)[0];
+  return { deactivate: row?.deactivate ?? 0, freeze: row?.freeze ?? 0, metadata: row?.metadata ?? 0, invitations: row?.invitations ?? 0 };
 }
 
 /** node-postgres answers `{ rows }`, PGlite too; be tolerant of either shape. */

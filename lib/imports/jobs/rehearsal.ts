@@ -179,10 +179,10 @@ async function rehearse(
 /** Gives the scratch application the referenced users that exist on the real target. */
 async function seedMembers(db: Database, target: PlatformClient, scratch: PlatformClient, jobId: string): Promise<number> {
   const rows = await db
-    .select({ body: importRows.body })
+    .select({ body: importRows.body, followUps: importRows.followUps })
     .from(importRows)
     .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "pending")));
-  const ids = [...new Set(rows.flatMap((row) => referencedUserIds(row.body)))];
+  const ids = [...new Set(rows.flatMap((row) => referencedUserIds(row.body, row.followUps)))];
   let seeded = 0;
   await forEachConcurrent(chunk(ids, 100), 4, async (userIds) => {
     const page = await withRetries(() => target.users.list({ userIds, limit: 100, activeMode: "all" }));

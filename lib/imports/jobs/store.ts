@@ -34,6 +34,8 @@ export type CreateJobInput = {
   columns: string[];
   mapping: ColumnMapping;
   totalRows: number;
+  /** The row a spreadsheet shows for the first data row (header included); 2 when absent. */
+  firstRow?: number;
 };
 
 export async function createJob(db: Database, input: CreateJobInput): Promise<ImportJob> {
@@ -209,14 +211,15 @@ export async function listJobs(db: Database, limit = 100): Promise<ImportJob[]> 
   return db.select().from(importJobs).orderBy(desc(importJobs.createdAt)).limit(limit);
 }
 
-export type RowCounts = Record<RowState, number> & { followUpsPending: number; followUpsFailed: number; total: number };
+/** `existedInRun`: rows the plan was to create that someone else made first (the run found them). */
+export type RowCounts = Record<RowState, number> & { followUpsPending: number; followUpsFailed: number; existedInRun: number; total: number };
 
 export async function rowCounts(db: Database, jobId: string): Promise<RowCounts> {
   const grouped = await db
-    .select({ state: importRows.state, followUpState: importRows.followUpState, n: count() })
+    .select({ state: importRows.state, followUpState: importRows.followUpState, existedBefore: importRows.existedBefore, n: count() })
     .from(importRows)
     .where(eq(importRows.jobId, jobId))
-    .groupBy(importRows.state, importRows.followUpState);
+    .groupBy(importRows.state, importRows.followUpState, importRows.existedBefore);
   const counts: RowCounts = {
     pending: 0,
     created: 0,
@@ -226,13 +229,15 @@ export async function rowCounts(db: Database, jobId: string): Promise<RowCounts>
     excluded: 0,
     followUpsPending: 0,
     followUpsFailed: 0,
+    existedInRun: 0,
     total: 0,
   };
-  for (const { state, followUpState, n } of grouped) {
+  for (const { state, followUpState, existedBefore, n } of grouped) {
     counts[state] += n;
     counts.total += n;
     if (state === "created" && followUpState === "pending") counts.followUpsPending += n;
     if (followUpState === "failed") counts.followUpsFailed += n;
+    if (state === "existed" && !existedBefore) counts.existedInRun += n;
   }
   return counts;
 }

@@ -32,12 +32,19 @@ export class PreviewSession {
     private readonly resource: ImportResource,
     private readonly records: string[][],
     private readonly crossOptions: CrossRowOptions = {},
+    /** False for JSON and NDJSON, whose first record is the column names the reader made up, not a line of the file. */
+    private readonly headerInFile = true,
   ) {
     this.cross = new CrossRowIndex(resource, crossOptions);
   }
 
   get rowCount(): number {
     return Math.max(0, this.records.length - this.headerRow - 1);
+  }
+
+  /** The row a spreadsheet shows for the first data row, header row included (JSON: its first item). */
+  get firstRow(): number {
+    return this.headerInFile ? this.headerRow + 2 : 1;
   }
 
   chooseHeader(headerRow: number): HeaderChoice {
@@ -49,7 +56,7 @@ export class PreviewSession {
     const maxRows = importLimits(this.resource).rows;
     if (this.rowCount > maxRows) throw new FileProblem(`The file has ${this.rowCount.toLocaleString("en-US")} rows; the console imports at most ${maxRows.toLocaleString("en-US")} at a time. Split it into parts.`);
     this.columns = uniqueHeaders(this.records[headerRow]!);
-    return { columns: this.columns, rows: this.rowCount, profiles: this.profiles() };
+    return { columns: this.columns, rows: this.rowCount, profiles: this.profiles(), firstRow: this.firstRow };
   }
 
   /** Each column's fill rate and first non-empty values, for the mapping step. */
@@ -82,7 +89,7 @@ export class PreviewSession {
     this.keys = new Array(total);
     this.sourceIds = new Array(total);
     this.dedupIds = new Array(total);
-    this.cross = new CrossRowIndex(this.resource, this.crossOptions);
+    this.cross = new CrossRowIndex(this.resource, { ...this.crossOptions, firstRow: this.firstRow });
     this.filtered.clear();
     const batch = 5000;
     for (let index = 0; index < total; index++) {
@@ -240,6 +247,7 @@ export class PreviewSession {
   viewRow(index: number): ViewRow {
     return {
       index,
+      rowNumber: this.firstRow + index,
       values: this.values(index),
       issues: [...(this.ownIssues[index] ?? []), ...(this.crossIssues[index] ?? [])],
       excluded: (this.flags[index]! & EXCLUDED) !== 0,

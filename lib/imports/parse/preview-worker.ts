@@ -43,7 +43,7 @@ async function handle(request: PreviewRequest): Promise<unknown> {
         request.sheet ?? null,
       );
       if (records.length === 0) throw new FileProblem("The file holds no rows.");
-      session = new PreviewSession(request.resource, records);
+      session = new PreviewSession(request.resource, records, {}, !headerFixed);
       return {
         format,
         sample: records.slice(0, HEADER_SEARCH_ROWS),

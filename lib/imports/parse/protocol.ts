@@ -37,12 +37,14 @@ export type LoadedFile = {
 /** What a column holds: how many rows have a value, and the first few values. */
 export type ColumnProfile = { filled: number; examples: string[] };
 
-export type HeaderChoice = { columns: string[]; rows: number; profiles: ColumnProfile[] };
+/** `firstRow`: the row a spreadsheet shows for the first data row (header row included). */
+export type HeaderChoice = { columns: string[]; rows: number; profiles: ColumnProfile[]; firstRow: number };
 
 /** Fixes to replay on a freshly read file: [row index, column, value] and [row index, excluded]. */
 export type SavedFixes = { edits: Array<[number, number, string]>; excluded: Array<[number, boolean]> };
 
-export type ViewRow = { index: number; values: string[]; issues: RowIssue[]; excluded: boolean };
+/** `rowNumber`: the row a spreadsheet shows for this record, the number used everywhere. */
+export type ViewRow = { index: number; rowNumber: number; values: string[]; issues: RowIssue[]; excluded: boolean };
 
 export type UploadRow = { index: number; values: string[]; excluded?: boolean };
 

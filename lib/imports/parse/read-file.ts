@@ -1,7 +1,7 @@
 import Papa from "papaparse";
 import readXlsxFile from "read-excel-file/universal";
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from "../types";
-import { HEADER_SEARCH_ROWS, isPlainObject, JsonColumns } from "./records";
+import { HEADER_SEARCH_ROWS, isPlainObject, JsonColumns, UnclosedQuoteFinder, unclosedQuoteMessage } from "./records";
 import { formatBytes, notUtf8Message, sniffFile, Utf8Checker, type FileFormat } from "./sniff";
 
 /**
@@ -54,7 +54,7 @@ async function* decodedSlices(file: Blob, onProgress: Progress, phase: "checking
   for (let start = 0; start < file.size; start += SLICE_BYTES) {
     const end = Math.min(file.size, start + SLICE_BYTES);
     const text = checker.decode(new Uint8Array(await file.slice(start, end).arrayBuffer()), end === file.size);
-    if (text === null) throw new FileProblem(notUtf8Message(start));
+    if (text === null) throw new FileProblem(notUtf8Message(checker.failedAt, checker.failedLine));
     onProgress(end, file.size, phase);
     yield text;
   }
@@ -66,9 +66,32 @@ async function checkUtf8(file: Blob, onProgress: Progress): Promise<void> {
   if (binary) throw new FileProblem("This is not a CSV, TSV or JSON file: it holds binary data, not text.");
 }
 
-function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress, limits: FileLimits): Promise<string[][]> {
+async function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress, limits: FileLimits): Promise<string[][]> {
+  const { records, quoteProblem, delimiter } = await parseDelimited(file, format, onProgress, limits);
+  // A quote never closed swallows the rest of the file into one cell (or, read in chunks, leaves
+  // no rows at all) without the reader always saying so: in any of these cases, look for it.
+  const last = records[records.length - 1];
+  const suspicious = quoteProblem !== null || last === undefined || last.some((cell) => cell.includes("\n") || cell.includes("\r"));
+  if (suspicious) {
+    // Read the text once more to find where the open quote starts: row and line.
+    const finder = new UnclosedQuoteFinder(delimiter);
+    for await (const text of decodedSlices(file, () => {}, "reading")) finder.feed(text.replace(/^\uFEFF/, ""));
+    const where = finder.finish();
+    if (where) throw new FileProblem(unclosedQuoteMessage(where));
+    if (quoteProblem) throw new FileProblem(`A quote in the file is never closed (${quoteProblem}). Fix the quotes in the file and choose it again.`);
+  }
+  return records;
+}
+
+function parseDelimited(
+  file: Blob,
+  format: "csv" | "tsv",
+  onProgress: Progress,
+  limits: FileLimits,
+): Promise<{ records: string[][]; quoteProblem: string | null; delimiter: string }> {
   const records: string[][] = [];
   let read = 0;
+  let delimiter = format === "tsv" ? "\t" : ",";
   const chunkSize = 2 * 1024 * 1024;
   return new Promise((resolve, reject) => {
     Papa.parse<string[]>(file as File, {
@@ -77,10 +100,11 @@ function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress, 
       skipEmptyLines: "greedy",
       chunkSize,
       chunk(results, parser) {
+        delimiter = results.meta.delimiter || delimiter;
         const quoteError = results.errors.find((error) => error.type === "Quotes");
         if (quoteError) {
           parser.abort();
-          reject(new FileProblem(`Record ${(records.length + (quoteError.row ?? 0) + 1).toLocaleString("en-US")} has a quote that is never closed (${quoteError.message}). Fix the quotes in the file and choose it again.`));
+          resolve({ records, quoteProblem: quoteError.message, delimiter });
           return;
         }
         for (const record of results.data) records.push(record);
@@ -92,7 +116,7 @@ function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress, 
         read = Math.min(file.size, read + chunkSize);
         onProgress(read, file.size, "reading");
       },
-      complete: () => resolve(records),
+      complete: () => resolve({ records, quoteProblem: null, delimiter }),
       error: (error) => reject(new FileProblem(`The file could not be read: ${error.message}`)),
     });
   });

@@ -80,6 +80,10 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
 
   // Reopened later, the page shows the same.
   await page.goto("/imports");
+  // The list shows each job's outcome counts.
+  await expect(page.getByRole("row", { name: /people\.csv/ }).first().getByTestId("job-outcome")).toHaveText(
+    "3 created · 1 existed · 4 invalid",
+  );
   await page.getByRole("link", { name: "people.csv" }).first().click();
   await expect(page.getByTestId("report-counts")).toContainText("3 created · 1 existed");
 });

@@ -6,6 +6,7 @@ import { PageHeader } from "@/components/shell/page-header";
 import { Card } from "@/components/ui/card";
 import { requireAdmin } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
+import { jobOutcomeCounts } from "@/lib/imports/jobs/overview";
 import { listJobs } from "@/lib/imports/jobs/store";
 
 export const metadata: Metadata = { title: "Imports" };
@@ -13,7 +14,9 @@ export const dynamic = "force-dynamic";
 
 export default async function ImportsPage() {
   await requireAdmin("/imports");
-  const jobs = await listJobs(await getDb());
+  const db = await getDb();
+  const jobs = await listJobs(db);
+  const counts = await jobOutcomeCounts(db, jobs);
   return (
     <>
       <PageHeader
@@ -38,7 +41,7 @@ export default async function ImportsPage() {
       />
       <DraftNotice />
       <Card title="Jobs">
-        <JobList jobs={jobs} />
+        <JobList jobs={jobs} counts={counts} />
       </Card>
     </>
   );

@@ -1,8 +1,9 @@
 import Link from "next/link";
+import type { StageJob } from "@/lib/imports/jobs/overview";
 import type { ImportJob } from "@/lib/imports/jobs/store";
 import { JobStatusBadge } from "./job-status-badge";
 
-export type JobListProps = { jobs: ImportJob[] };
+export type JobListProps = { jobs: ImportJob[]; counts: Map<string, StageJob["counts"]> };
 
 const resourceLabels: Record<string, string> = {
   users: "Users",
@@ -12,7 +13,7 @@ const resourceLabels: Record<string, string> = {
 };
 
 /** Every import, newest first, each linking to its plan, progress and report. */
-export function JobList({ jobs }: JobListProps) {
+export function JobList({ jobs, counts }: JobListProps) {
   if (jobs.length === 0) {
     return <p className="text-sm text-slate-600">No imports yet. Start one with “New import”.</p>;
   }
@@ -23,6 +24,7 @@ export function JobList({ jobs }: JobListProps) {
           <th className="py-2 pr-4 font-medium">File</th>
           <th className="py-2 pr-4 font-medium">What</th>
           <th className="py-2 pr-4 font-medium">Rows</th>
+          <th className="py-2 pr-4 font-medium">Outcome</th>
           <th className="py-2 pr-4 font-medium">Status</th>
           <th className="py-2 font-medium">Created</th>
         </tr>
@@ -37,6 +39,9 @@ export function JobList({ jobs }: JobListProps) {
             </td>
             <td className="py-2 pr-4">{resourceLabels[job.resource] ?? job.resource}</td>
             <td className="py-2 pr-4 tabular-nums">{job.totalRows.toLocaleString("en")}</td>
+            <td className="py-2 pr-4 text-slate-600 tabular-nums" data-testid="job-outcome">
+              <OutcomeCounts counts={counts.get(job.id)} />
+            </td>
             <td className="py-2 pr-4">
               <JobStatusBadge status={job.status} />
             </td>
@@ -48,4 +53,19 @@ export function JobList({ jobs }: JobListProps) {
       </tbody>
     </table>
   );
+}
+
+const outcomeWords: Array<[keyof StageJob["counts"], string]> = [
+  ["created", "created"],
+  ["existed", "existed"],
+  ["failed", "failed"],
+  ["invalid", "invalid"],
+  ["pending", "to do"],
+];
+
+/** The job's rows by outcome, leaving out the outcomes no row has. */
+function OutcomeCounts({ counts }: { counts: StageJob["counts"] | undefined }) {
+  const parts = counts ? outcomeWords.filter(([key]) => counts[key] > 0).map(([key, word]) => `${counts[key].toLocaleString("en")} ${word}`) : [];
+  if (parts.length === 0) return <span className="text-slate-400">no rows yet</span>;
+  return <>{parts.join(" · ")}</>;
 }

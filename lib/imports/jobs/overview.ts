@@ -33,7 +33,7 @@ const stageOf: Record<ImportResource, StageName> = {
 /** The three stages of the migration to the console's target, with their imports (cancelled ones left out). */
 export async function migrationOverview(db: Database): Promise<MigrationStage[]> {
   const jobs = (await listJobs(db, 500)).filter((job) => job.status !== "cancelled");
-  const counts = await countsByJob(db, jobs);
+  const counts = await jobOutcomeCounts(db, jobs);
   return (["users", "channels", "messages"] as const).map((stage) => {
     const stageJobs = jobs
       .filter((job) => stageOf[job.resource] === stage)
@@ -49,7 +49,8 @@ function empty(): StageJob["counts"] {
   return { created: 0, existed: 0, failed: 0, invalid: 0, pending: 0 };
 }
 
-async function countsByJob(db: Database, jobs: ImportJob[]): Promise<Map<string, StageJob["counts"]>> {
+/** Each job's rows by outcome, in one query for any number of jobs. */
+export async function jobOutcomeCounts(db: Database, jobs: ImportJob[]): Promise<Map<string, StageJob["counts"]>> {
   const map = new Map<string, StageJob["counts"]>();
   if (jobs.length === 0) return map;
   const rows = rowsOf<{ job_id: string } & StageJob["counts"]>(

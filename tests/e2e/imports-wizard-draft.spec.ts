@@ -36,10 +36,10 @@ async function previewMistakes(page: Page) {
 
 test("reload in the preview after fixing a cell: the fix is still there", async ({ page }) => {
   await previewMistakes(page);
-  await page.getByRole("button", { name: "Edit row 6, Name: empty" }).click();
-  await page.getByLabel("Row 6, Name").fill("Now Named");
-  await page.getByLabel("Row 6, Name").press("Enter");
-  await page.getByRole("button", { name: "Exclude row 7" }).click();
+  await page.getByRole("button", { name: "Edit row 7, Name: empty" }).click();
+  await page.getByLabel("Row 7, Name").fill("Now Named");
+  await page.getByLabel("Row 7, Name").press("Enter");
+  await page.getByRole("button", { name: "Exclude row 8" }).click();
   await expect(count(page, "excluded")).toHaveText("1");
   await expect(page.getByTestId("draft-status")).toHaveText("Draft saved in this browser");
 
@@ -49,8 +49,8 @@ test("reload in the preview after fixing a cell: the fix is still there", async 
   await expect(count(page, "with-errors")).toHaveText("2");
   await expect(count(page, "excluded")).toHaveText("1");
   await page.getByRole("button", { name: /All rows/ }).click();
-  await expect(page.getByRole("button", { name: "Edit row 6, Name: Now Named" })).toBeVisible();
-  await expect(previewRow(page, 7)).toContainText("Excluded");
+  await expect(page.getByRole("button", { name: "Edit row 7, Name: Now Named" })).toBeVisible();
+  await expect(previewRow(page, 8)).toContainText("Excluded");
 
   // The imports list offers the draft, and resuming it comes back to the same preview.
   await page.goto("/imports");
@@ -60,7 +60,7 @@ test("reload in the preview after fixing a cell: the fix is still there", async 
   await page.getByRole("link", { name: "Resume import" }).click();
   await expect(count(page, "valid")).toHaveText("5");
   await page.getByRole("button", { name: /All rows/ }).click();
-  await expect(page.getByRole("button", { name: "Edit row 6, Name: Now Named" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Edit row 7, Name: Now Named" })).toBeVisible();
 
   // Discarding it from the list leaves a fresh wizard.
   await page.goto("/imports");
@@ -74,16 +74,16 @@ test("the grid: keyboard moves between cells, the full message of the focused ce
   page,
 }) => {
   await previewMistakes(page);
-  // Row 5's user id is 81 characters: its message is read in full beside the grid.
-  await page.getByRole("button", { name: /^Edit row 5, id:/ }).focus();
+  // Row 6's user id is 81 characters: its message is read in full beside the grid.
+  await page.getByRole("button", { name: /^Edit row 6, id:/ }).focus();
   const details = page.getByTestId("cell-details");
-  await expect(details).toContainText("Row 5, id");
+  await expect(details).toContainText("Row 6, id");
   await expect(details).toContainText(/Error: .*80/);
   await page.keyboard.press("ArrowRight");
-  await expect(page.getByRole("button", { name: /^Edit row 5, Name:/ })).toBeFocused();
+  await expect(page.getByRole("button", { name: /^Edit row 6, Name:/ })).toBeFocused();
   await page.keyboard.press("ArrowDown");
-  await expect(page.getByRole("button", { name: "Edit row 6, Name: empty" })).toBeFocused();
-  await expect(details).toContainText("Row 6, Name");
+  await expect(page.getByRole("button", { name: "Edit row 7, Name: empty" })).toBeFocused();
+  await expect(details).toContainText("Row 7, Name");
   await page.keyboard.press("Enter");
   await page.keyboard.type("Typed In");
   await page.keyboard.press("Enter");
@@ -169,8 +169,8 @@ test("mapping by likeness: a misspelt column is matched and marked", async ({ pa
 
 test("closing the page while a cell is being edited asks first", async ({ page }) => {
   await previewMistakes(page);
-  await page.getByRole("button", { name: "Edit row 6, Name: empty" }).click();
-  await page.getByLabel("Row 6, Name").fill("Half typed");
+  await page.getByRole("button", { name: "Edit row 7, Name: empty" }).click();
+  await page.getByLabel("Row 7, Name").fill("Half typed");
   const asked = page.waitForEvent("dialog");
   await page.close({ runBeforeUnload: true });
   const dialog = await asked;
@@ -178,7 +178,7 @@ test("closing the page while a cell is being edited asks first", async ({ page }
   await dialog.dismiss();
   expect(page.isClosed()).toBe(false);
   // Once the edit is saved, the draft holds everything and the page closes without a question.
-  await page.getByLabel("Row 6, Name").press("Enter");
+  await page.getByLabel("Row 7, Name").press("Enter");
   await expect(page.getByTestId("draft-status")).toHaveText("Draft saved in this browser");
   await page.close({ runBeforeUnload: true });
   await expect.poll(() => page.isClosed()).toBe(true);

@@ -19,6 +19,9 @@ Object.assign(process.env, { NODE_ENV: "production" });
 // The .env files, before the sandbox reads its configuration.
 const { loadEnvConfig } = await import("@next/env");
 loadEnvConfig(process.cwd());
+// A bad configuration ends the process with a message naming the variable, before anything is built.
+const { checkConfigurationOrExit } = await import("@/lib/startup");
+checkConfigurationOrExit();
 const { default: next } = await import("next");
 const { getSandboxApp } = await import("@/lib/sandbox");
 // Created here, before Next.js starts, so this (unbundled) instance is the process's one:

@@ -55,11 +55,27 @@ export async function startServer(role: ServerRole): Promise<DatabaseHandle> {
   try {
     return await prepareServer(role);
   } catch (error) {
-    const message = error instanceof StartupError ? error.message : `Start-up failed: ${String(error)}`;
-    console.error(`\nSwitchboard cannot start. ${message}\n`);
-    if (!(error instanceof StartupError)) console.error(error);
-    process.exit(1);
+    return exitWith(error);
   }
+}
+
+/**
+ * The configuration check alone, for an entry point that must build things from the
+ * configuration before prepareServer runs (lib/console-server.ts): same message, same exit.
+ */
+export function checkConfigurationOrExit(): void {
+  try {
+    env();
+  } catch (error) {
+    exitWith(new StartupError("Invalid configuration", error));
+  }
+}
+
+function exitWith(error: unknown): never {
+  const message = error instanceof StartupError ? error.message : `Start-up failed: ${String(error)}`;
+  console.error(`\nSwitchboard cannot start. ${message}\n`);
+  if (!(error instanceof StartupError)) console.error(error);
+  process.exit(1);
 }
 
 /** The console's start (instrumentation.ts, or a custom server before it listens). */

@@ -21,6 +21,8 @@ export default defineConfig([
             { target: "./lib/sandbox", from: "./lib/auth" },
             { target: "./lib/sandbox", from: "./lib/platform" },
             { target: "./lib/sandbox", from: "./lib/imports" },
+            // The platform client is given its transport; it never loads the sandbox itself.
+            { target: "./lib/platform", from: "./lib/sandbox" },
           ],
         },
       ],

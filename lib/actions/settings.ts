@@ -8,7 +8,7 @@ import {
   createApplicationSchema,
   rateLimitSchema,
 } from "@/lib/forms/sandbox-applications";
-import { checkPlatformConnection } from "@/lib/platform";
+import { checkPlatformConnection, forgetEmbeddedCredentials } from "@/lib/platform";
 import {
   createApplication,
   deleteApplication,
@@ -65,6 +65,7 @@ export const revealApiToken = adminAction(applicationRefSchema, async ({ appId }
 export const rotateSandboxApiToken = adminAction(applicationRefSchema, async ({ appId }) => {
   await existingApplication(appId);
   await rotateApiToken(await getDb(), appId);
+  forgetEmbeddedCredentials();
   revalidatePath(settingsPath);
   return { appId };
 });

@@ -9,13 +9,13 @@
 import { inArray } from "drizzle-orm";
 import { closeDatabase, getDatabaseHandle } from "@/lib/db/client";
 import { importJobs } from "@/lib/db/schema";
-import { getSandboxApp } from "@/lib/sandbox";
+import { connectEmbeddedSandbox } from "@/lib/startup";
 import { startImportJobs, stopImportJobs } from "./process-runner";
 import { rowCounts } from "./store";
 
 const handle = await getDatabaseHandle();
 // The sandbox's tables and default application, in case this worker's target is the embedded sandbox.
-await getSandboxApp().ready();
+await connectEmbeddedSandbox();
 await startImportJobs();
 console.log(`Import worker started (${handle.kind} at ${handle.location})`);
 

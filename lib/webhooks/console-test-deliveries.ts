@@ -4,15 +4,15 @@ import { desc, eq } from "drizzle-orm";
 import { getDb } from "@/lib/db/client";
 import { consoleTestDeliveries } from "@/lib/db/schema";
 import type { DeliveryAttempt } from "@/lib/schemas/sandbox-events";
+import { deliveryRetries, NoAnswer } from "@/lib/delivery/delivery-retries";
 import { postJson } from "@/lib/delivery/post-json";
+import { withRetries } from "@/lib/retry";
 import { env } from "@/lib/env";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
 import type { DeliveryLogEntry } from "./delivery-log";
 
 /** The platform's delivery rules (interface 6.1 and 8), applied by the console to its own test events. */
-export const TEST_DELIVERY_ATTEMPTS = 3;
 export const TEST_DELIVERY_TIMEOUT_MS = 5_000;
-const RETRY_DELAYS_MS = [1000, 2000];
 /** A test delivery still pending after this long was cut short by a restart. */
 const ABANDONED_AFTER_MS = 60_000;
 
@@ -44,7 +44,7 @@ async function runAttempts(id: string, url: string, body: string): Promise<void>
   const e = env();
   const policy = { allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: e.WEBHOOK_ALLOW_PRIVATE };
   const attempts: DeliveryAttempt[] = [];
-  for (let attempt = 1; attempt <= TEST_DELIVERY_ATTEMPTS; attempt++) {
+  await withRetries(async (attempt) => {
     const at = Date.now();
     const outcome = await postJson(url, body, { timeoutMs: TEST_DELIVERY_TIMEOUT_MS, policy });
     attempts.push({
@@ -56,11 +56,12 @@ async function runAttempts(id: string, url: string, body: string): Promise<void>
       response_excerpt: outcome.responseExcerpt,
     });
     const answered = outcome.status !== null;
-    const status = answered ? "delivered" : attempt === TEST_DELIVERY_ATTEMPTS ? "failed" : "pending";
+    const status = answered ? "delivered" : attempt >= deliveryRetries.attempts ? "failed" : "pending";
     await db.update(consoleTestDeliveries).set({ attempts, status }).where(eq(consoleTestDeliveries.id, id));
-    if (status !== "pending") return;
-    await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt - 1] ?? 0));
-  }
+    if (!answered) throw new NoAnswer(outcome.error);
+  }, deliveryRetries).catch((error: unknown) => {
+    if (!(error instanceof NoAnswer)) throw error;
+  });
 }
 
 export async function listTestDeliveries(options: { limit: number; category?: string }): Promise<DeliveryLogEntry[]> {

@@ -5,7 +5,9 @@ import { importJobs, importRows } from "@/lib/db/schema";
 import type { ImportResource, PlanProgress, RowIssue } from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { LOOKUP_BATCH } from "./limits";
-import { forEachConcurrent, withRetries } from "./retry";
+import { platformRetries } from "@/lib/platform/retries";
+import { withRetries } from "@/lib/retry";
+import { forEachConcurrent } from "./concurrency";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import { finishUpload, ImportJobError, rehearsalRunning, requireJob, rowCounts, type ImportJob } from "./store";
 
@@ -116,7 +118,7 @@ export async function planJob(
       const batches = chunk(keys, LOOKUP_BATCH);
       await forEachConcurrent(batches, USER_LOOKUP_CONCURRENCY, async (userIds) => {
         requests++;
-        const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }));
+        const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }), platformRetries());
         for (const user of page.users) existing.add(user.user_id);
         lookedUp += userIds.length;
         await report({ step: "lookups", done: lookedUp, total: toLookUp });
@@ -127,7 +129,7 @@ export async function planJob(
       await forEachConcurrent(keys, CHANNEL_LOOKUP_CONCURRENCY, async (channelUrl) => {
         requests++;
         try {
-          await withRetries(() => getChannel(channelUrl));
+          await withRetries(() => getChannel(channelUrl), platformRetries());
           existing.add(channelUrl);
         } catch (error) {
           if (!isPlatformError(error, 400201)) throw error;
@@ -285,7 +287,7 @@ async function checkMembers(
   await report({ step: "members", done: 0, total: toLookUp.length }, true);
   await forEachConcurrent(chunk(toLookUp, LOOKUP_BATCH), USER_LOOKUP_CONCURRENCY, async (userIds) => {
     requests++;
-    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }));
+    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }), platformRetries());
     for (const user of page.users) onPlatform.add(user.user_id);
     lookedUp += userIds.length;
     await report({ step: "members", done: lookedUp, total: toLookUp.length });

@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, desc, eq, inArray, isNull, lt, lte, notInArray, or } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lte, notInArray } from "drizzle-orm";
+import { claimRows, unclaimed } from "@/lib/background/lease";
 import type { Database } from "@/lib/db/client";
 import { webhookAttempts, webhookEvents, type WebhookSettings } from "@/lib/db/schema";
+import { deliveryRetries } from "@/lib/delivery/delivery-retries";
 import type { AttemptOutcome } from "@/lib/delivery/post-json";
+import { retryDelay } from "@/lib/retry";
 import type { DeliveryRecord } from "@/lib/schemas/sandbox-events";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
 
-/** Attempts per event (interface section 6.1 and 8). */
-export const MAX_ATTEMPTS = 3;
-/** Pause before the second and third attempt. */
-export const RETRY_DELAYS_MS = [1000, 2000] as const;
+/** Attempts per event and the pauses between them (interface section 6.1 and 8). */
+export const MAX_ATTEMPTS = deliveryRetries.attempts;
 
 export type WebhookEvent = typeof webhookEvents.$inferSelect;
 export type WebhookAttempt = typeof webhookAttempts.$inferSelect;
@@ -57,25 +58,18 @@ export async function claimDueEvents(
   options: { limit: number; lockMs: number; excludeAppIds: string[] },
 ): Promise<WebhookEvent[]> {
   const now = new Date();
-  const due = db
-    .select({ id: webhookEvents.id })
-    .from(webhookEvents)
-    .where(
-      and(
-        eq(webhookEvents.status, "pending"),
-        lte(webhookEvents.nextAttemptAt, now),
-        or(isNull(webhookEvents.lockedUntil), lt(webhookEvents.lockedUntil, now)),
-        options.excludeAppIds.length > 0 ? notInArray(webhookEvents.appId, options.excludeAppIds) : undefined,
-      ),
-    )
-    .orderBy(asc(webhookEvents.seq))
-    .limit(options.limit)
-    .for("update", { skipLocked: true });
-  const claimed = await db
-    .update(webhookEvents)
-    .set({ lockedUntil: new Date(now.getTime() + options.lockMs) })
-    .where(inArray(webhookEvents.id, due))
-    .returning();
+  const claimed = await claimRows(db, webhookEvents, {
+    key: webhookEvents.id,
+    where: and(
+      eq(webhookEvents.status, "pending"),
+      lte(webhookEvents.nextAttemptAt, now),
+      unclaimed(webhookEvents.lockedUntil, now),
+      options.excludeAppIds.length > 0 ? notInArray(webhookEvents.appId, options.excludeAppIds) : undefined,
+    ),
+    orderBy: asc(webhookEvents.seq),
+    limit: options.limit,
+    set: { lockedUntil: new Date(now.getTime() + options.lockMs) },
+  });
   return claimed.sort((a, b) => a.seq - b.seq);
 }
 
@@ -119,7 +113,7 @@ export async function recordAttempts(
           attemptCount: attempt,
           status,
           lockedUntil: null,
-          nextAttemptAt: new Date(Date.now() + (RETRY_DELAYS_MS[attempt - 1] ?? 0)),
+          nextAttemptAt: new Date(Date.now() + retryDelay(deliveryRetries, attempt)),
         })
         .where(eq(webhookEvents.id, event.id));
     }

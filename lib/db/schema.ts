@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
-import type { FollowUps, ImportResource, JobStatus, PlanProgress, RowIssue, RowState } from "@/lib/imports/types";
+import type { FollowUps, ImportResource, JobPlan, JobStatus, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib/imports/types";
 import type { DeliveryAttempt } from "@/lib/schemas/sandbox-events";
+import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
 import {
   bigint,
   bigserial,
@@ -204,7 +205,7 @@ export const webhookEvents = pgTable(
       .references(() => sandboxApps.id, { onDelete: "cascade" }),
     category: text("category").notNull(),
     /** `json`, not `jsonb`: receivers get the keys in the order section 6 lists them. */
-    payload: json("payload").$type<Record<string, unknown>>().notNull(),
+    payload: json("payload").$type<WebhookPayload>().notNull(),
     /** The endpoint at the time the event was accepted. */
     url: text("url").notNull(),
     status: text("status").$type<WebhookEventStatus>().notNull().default("pending"),
@@ -254,7 +255,7 @@ export const consoleTestDeliveries = pgTable(
     id: text("id").primaryKey(),
     category: text("category").notNull(),
     url: text("url").notNull(),
-    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    payload: jsonb("payload").$type<WebhookPayload>().notNull(),
     status: text("status").$type<"pending" | "delivered" | "failed">().notNull().default("pending"),
     attempts: jsonb("attempts").$type<DeliveryAttempt[]>().notNull().default([]),
     createdAt: createdAt(),
@@ -279,7 +280,7 @@ export const importJobs = pgTable(
     totalRows: integer("total_rows").notNull(),
     status: text("status").$type<JobStatus>().notNull().default("draft"),
     /** What the plan found (counts, warnings); null until planned. */
-    plan: jsonb("plan").$type<Record<string, unknown>>(),
+    plan: jsonb("plan").$type<JobPlan>(),
     plannedAt: timestamp("planned_at", { withTimezone: true }),
     /** How far the plan being made has got; null unless the job is `planning`. */
     planProgress: jsonb("plan_progress").$type<PlanProgress>(),
@@ -287,7 +288,7 @@ export const importJobs = pgTable(
     claimedBy: text("claimed_by"),
     claimedUntil: timestamp("claimed_until", { withTimezone: true }),
     /** The last rehearsal's outcome in a scratch sandbox application. */
-    rehearsal: jsonb("rehearsal").$type<Record<string, unknown>>(),
+    rehearsal: jsonb("rehearsal").$type<Rehearsal>(),
     /** Why the job stopped, when something other than a row went wrong. */
     error: text("error"),
     createdAt: createdAt(),

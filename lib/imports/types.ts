@@ -79,3 +79,39 @@ export type PlanProgress = { step: "lookups" | "members" | "saving"; done: numbe
 /** Limits of what the console accepts for one import. */
 export const MAX_IMPORT_BYTES = 200 * 1024 * 1024;
 export const MAX_IMPORT_ROWS = 1_000_000;
+
+/** What the dry run found, shown on the job page before anything is sent. */
+export type JobPlan = {
+  toCreate: number;
+  existing: number;
+  invalid: number;
+  excluded: number;
+  followUps: { deactivate: number; freeze: number; metadata: number };
+  /** Rows with a warning (e.g. members that will be left out). */
+  warnings: number;
+  /** Distinct member or operator ids neither in an import nor on the platform. */
+  missingMembers: number;
+  /** Users imports this channel import depends on that have not completed. */
+  orderChecks: Array<{ jobId: string; fileName: string; status: string; channels: number }>;
+  lookups: { requests: number; ms: number };
+};
+
+/** A rehearsal's request and outcome, kept on the job (`import_jobs.rehearsal`). */
+export type Rehearsal = {
+  state: "running" | "done" | "failed";
+  startedAt: string;
+  finishedAt?: string;
+  created?: number;
+  existed?: number;
+  failed?: number;
+  followUpsFailed?: number;
+  /** The first failures, with the platform's code and message. */
+  failures?: Array<{ rowIndex: number; code: number | null; message: string }>;
+  seededUsers?: number;
+  /** Referenced users that exist on the target but could not be copied into the scratch application. */
+  seedFailed?: number;
+  seedFailures?: Array<{ userId: string; code: number | null; message: string }>;
+  error?: string;
+  /** The scratch application of the attempt under way, deleted by whoever takes the rehearsal over. */
+  appId?: string;
+};

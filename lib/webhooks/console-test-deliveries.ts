@@ -30,7 +30,7 @@ export async function startTestDelivery(url: string, payload: WebhookPayload): P
     id,
     category: payload.category,
     url,
-    payload: payload as unknown as Record<string, unknown>,
+    payload,
   });
   // Not awaited: the administrator sees the attempts arrive in the log.
   void runAttempts(id, url, JSON.stringify(payload)).catch((error: unknown) =>

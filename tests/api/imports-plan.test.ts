@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { importJobs } from "@/lib/db/schema";
 import { controlJob } from "@/lib/imports/jobs/control";
 import { planJob, requestPlan } from "@/lib/imports/jobs/plan";
-import { startRehearsal, type Rehearsal } from "@/lib/imports/jobs/rehearsal";
+import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
+import type { Rehearsal } from "@/lib/imports/types";
 import { createApplication, findApplication, listApplications } from "@/lib/sandbox/apps";
 import { rehearsalRunning, requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store";
 import type { PlanProgress } from "@/lib/imports/types";
@@ -141,7 +142,7 @@ describe("rehearsals are run in the background", () => {
         timeoutMs: 30_000,
         still: () => "the rehearsal is still running",
       });
-      return job.rehearsal as Rehearsal;
+      return job.rehearsal!;
     } finally {
       await planner.stop();
     }
@@ -217,7 +218,7 @@ describe("rehearsals are run in the background", () => {
       planner.nudge();
       const planned = await waitForJob(jobs.handle.db, short.id, (job) => job.status !== "planning");
       expect(planned.status).toBe("planned");
-      expect(((await requireJob(jobs.handle.db, long.id)).rehearsal as Rehearsal).state).toBe("running");
+      expect((await requireJob(jobs.handle.db, long.id)).rehearsal?.state).toBe("running");
       // Asked to stop while held: once the look-up answers, the rehearsal stops before sending anything.
       stopping = planner.stop();
     } finally {
@@ -244,7 +245,7 @@ describe("rehearsals are run in the background", () => {
     const planner = startTestPlanner(jobs.handle, sandbox, { fetch: target });
     try {
       const job = await waitForJob(jobs.handle.db, planned.id, (job) => !rehearsalRunning(job));
-      expect(job.rehearsal as Rehearsal).toMatchObject({
+      expect(job.rehearsal).toMatchObject({
         state: "done",
         seededUsers: 0,
         seedFailed: 1,

@@ -1,6 +1,5 @@
 import { ProgressBar } from "@/components/ui/progress-bar";
-import type { JobPlan } from "@/lib/imports/jobs/plan";
-import type { Rehearsal } from "@/lib/imports/jobs/rehearsal";
+import type { JobPlan, Rehearsal } from "@/lib/imports/types";
 import type { PlanProgress } from "@/lib/imports/types";
 
 const stepLabels: Record<PlanProgress["step"], (noun: string) => string> = {

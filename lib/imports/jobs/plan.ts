@@ -2,7 +2,7 @@ import "server-only";
 import { and, asc, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
-import type { ImportResource, PlanProgress, RowIssue } from "@/lib/imports/types";
+import type { ImportResource, JobPlan, PlanProgress, RowIssue } from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { LOOKUP_BATCH } from "./limits";
 import { platformRetries } from "@/lib/platform/retries";
@@ -10,22 +10,6 @@ import { withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "./concurrency";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import { finishUpload, ImportJobError, rehearsalRunning, requireJob, rowCounts, type ImportJob } from "./store";
-
-/** What the dry run found, shown on the job page before anything is sent. */
-export type JobPlan = {
-  toCreate: number;
-  existing: number;
-  invalid: number;
-  excluded: number;
-  followUps: { deactivate: number; freeze: number; metadata: number };
-  /** Rows with a warning (e.g. members that will be left out). */
-  warnings: number;
-  /** Distinct member or operator ids neither in an import nor on the platform. */
-  missingMembers: number;
-  /** Users imports this channel import depends on that have not completed. */
-  orderChecks: Array<{ jobId: string; fileName: string; status: string; channels: number }>;
-  lookups: { requests: number; ms: number };
-};
 
 const PAGE = 5_000;
 const CHANNEL_LOOKUP_CONCURRENCY = 8;

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
+import type { Rehearsal } from "@/lib/imports/types";
 import { createPlatformClient, isPlatformError, type PlatformClient } from "@/lib/platform";
 import { inProcessTransport } from "@/lib/platform/in-process";
 import { createApplication, createSandboxApp, deleteApplication, parseFaults, sandboxConfigFromEnv } from "@/lib/sandbox";
@@ -13,25 +14,6 @@ import { platformRetries } from "@/lib/platform/retries";
 import { sleep, withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "./concurrency";
 import { ImportJobError, rehearsalRunning, requireJob, type ImportJob } from "./store";
-
-export type Rehearsal = {
-  state: "running" | "done" | "failed";
-  startedAt: string;
-  finishedAt?: string;
-  created?: number;
-  existed?: number;
-  failed?: number;
-  followUpsFailed?: number;
-  /** The first failures, with the platform's code and message. */
-  failures?: Array<{ rowIndex: number; code: number | null; message: string }>;
-  seededUsers?: number;
-  /** Referenced users that exist on the target but could not be copied into the scratch application. */
-  seedFailed?: number;
-  seedFailures?: Array<{ userId: string; code: number | null; message: string }>;
-  error?: string;
-  /** The scratch application of the attempt under way, deleted by whoever takes the rehearsal over. */
-  appId?: string;
-};
 
 const MAX_LISTED_FAILURES = 100;
 /** Creation tries per row; the last transient failure is final (`sendCreation` says so). */
@@ -76,7 +58,7 @@ export async function runRehearsal(
 ): Promise<void> {
   const job = await requireJob(db, jobId);
   if (!rehearsalRunning(job)) return;
-  const requested = job.rehearsal as Rehearsal;
+  const requested = job.rehearsal!;
   // A scratch application left by an attempt that died with its worker.
   if (requested.appId) await deleteApplication(db, requested.appId);
   const save = (rehearsal: Rehearsal) => db.update(importJobs).set({ rehearsal }).where(eq(importJobs.id, jobId));

@@ -1,9 +1,7 @@
 import "server-only";
 import type { Database } from "@/lib/db/client";
-import type { PlanProgress, RowIssue, RowState } from "@/lib/imports/types";
+import type { JobPlan, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib/imports/types";
 import { csvLine } from "./csv";
-import type { JobPlan } from "./plan";
-import type { Rehearsal } from "./rehearsal";
 import { creationRequest, followUpRequests, type PlannedRequest } from "./requests";
 import { findRow, listRows, recentlyFinished, requireJob, rowCounts, type ImportRow, type RowCounts } from "./store";
 
@@ -39,7 +37,7 @@ const RATE_WINDOW_MS = 10_000;
 export async function jobProgress(db: Database, jobId: string): Promise<JobProgress> {
   const job = await requireJob(db, jobId);
   const counts = await rowCounts(db, jobId);
-  const done = counts.created + counts.existed + counts.failed - (job.plan ? (job.plan as JobPlan).existing : 0);
+  const done = counts.created + counts.existed + counts.failed - (job.plan?.existing ?? 0);
   const remaining = counts.pending + counts.followUpsPending;
   const perSecond = job.status === "running" ? (await recentlyFinished(db, jobId, RATE_WINDOW_MS)) / (RATE_WINDOW_MS / 1000) : 0;
   return {
@@ -56,9 +54,9 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     remaining,
     perSecond: Math.round(perSecond * 10) / 10,
     secondsLeft: perSecond > 0 ? Math.ceil(remaining / perSecond) : null,
-    plan: job.plan as JobPlan | null,
+    plan: job.plan,
     planProgress: job.planProgress,
-    rehearsal: job.rehearsal as Rehearsal | null,
+    rehearsal: job.rehearsal,
     error: job.error,
   };
 }

@@ -41,7 +41,7 @@ export async function enqueueEvents(
       id: result.event_id,
       appId,
       category: result.payload.category,
-      payload: result.payload as unknown as Record<string, unknown>,
+      payload: result.payload,
       url: settings.url,
     }));
   if (rows.length > 0) await db.insert(webhookEvents).values(rows);

@@ -8,21 +8,12 @@ import { requestPlan } from "@/lib/imports/jobs/plan";
 import { nudgeImportJobs } from "@/lib/imports/jobs/process-runner";
 import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
 import { rowRequests } from "@/lib/imports/jobs/report";
-import { appendRows, createJob, ImportJobError } from "@/lib/imports/jobs/store";
+import { appendRows, createJob } from "@/lib/imports/jobs/store";
 import { importResources, MAX_IMPORT_ROWS } from "@/lib/imports/types";
+import { explained } from "./import-refusals";
 import { ActionError, adminAction } from "./safe-action";
 
 const jobRef = z.object({ jobId: z.uuid({ error: "There is no such import." }) });
-
-/** Our own refusals reach the administrator word for word; they changed nothing. */
-async function explained<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof ImportJobError) throw new ActionError(error.message);
-    throw error;
-  }
-}
 
 export const createImportJob = adminAction(
   z.object({

@@ -1,4 +1,5 @@
 import type { JobProgress } from "@/lib/imports/jobs/report";
+import { Progress } from "@/components/ui/progress-bar";
 
 export type JobProgressPanelProps = { progress: JobProgress };
 
@@ -15,19 +16,9 @@ function duration(seconds: number): string {
 export function JobProgressPanel({ progress }: JobProgressPanelProps) {
   const { counts } = progress;
   const toSend = progress.done + progress.remaining;
-  const share = toSend === 0 ? 1 : progress.done / toSend;
   return (
     <div className="space-y-3">
-      <div
-        role="progressbar"
-        aria-label="Import progress"
-        aria-valuemin={0}
-        aria-valuemax={toSend}
-        aria-valuenow={progress.done}
-        className="h-2 overflow-hidden rounded-full bg-slate-100"
-      >
-        <div className="h-full bg-indigo-600 transition-all" style={{ width: `${Math.round(share * 100)}%` }} />
-      </div>
+      <Progress label="Import progress" value={toSend === 0 ? 1 : progress.done} max={Math.max(1, toSend)} />
       <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4" data-testid="job-progress">
         <div>
           <dt className="text-slate-500">Rows done</dt>

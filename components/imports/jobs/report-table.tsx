@@ -5,6 +5,7 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import type { RowState } from "@/lib/imports/types";
 import { jobRowsQuery } from "./job-queries";
+import { Select } from "@/components/ui/select";
 
 export type ReportTableProps = { jobId: string; version: string };
 
@@ -38,8 +39,7 @@ export function ReportTable({ jobId, version }: ReportTableProps) {
     <div className="space-y-3">
       <label className="flex items-center gap-2 text-sm text-slate-700">
         Show
-        <select
-          className="rounded-md border border-slate-300 px-2 py-1"
+        <Select
           value={state}
           onChange={(event) => {
             setState(event.target.value as RowState | "all");
@@ -51,7 +51,7 @@ export function ReportTable({ jobId, version }: ReportTableProps) {
               {filter.label}
             </option>
           ))}
-        </select>
+        </Select>
       </label>
       {error && <p role="alert" className="text-sm text-red-700">{error.message}</p>}
       {isPending ? (

@@ -11,6 +11,7 @@ import {
 } from "@/lib/imports/fields";
 import { mappingProblems, metadataColumnKey } from "@/lib/imports/mapping";
 import type { ImportResource } from "@/lib/imports/types";
+import { Select } from "@/components/ui/select";
 
 export type MappingStepProps = {
   resource: ImportResource;
@@ -63,9 +64,8 @@ export function MappingStep({ resource, columns, examples, mapping, onChange, re
                   </td>
                   <td className="px-3 py-2">
                     <div className="flex flex-wrap items-center gap-2">
-                      <select
+                      <Select
                         aria-label={`Field for column ${column}`}
-                        className="h-9 rounded-md border border-slate-300 bg-white px-2 text-sm"
                         value={metadata ? METADATA_CHOICE : target}
                         onChange={(event) => choose(column, event.target.value)}
                       >
@@ -76,7 +76,7 @@ export function MappingStep({ resource, columns, examples, mapping, onChange, re
                           </option>
                         ))}
                         {resource === "users" && <option value={METADATA_CHOICE}>Metadata item…</option>}
-                      </select>
+                      </Select>
                       {metadata && (
                         <div className="w-40">
                           <Input

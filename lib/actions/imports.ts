@@ -7,11 +7,10 @@ import { MAX_CHUNK_ROWS } from "@/lib/imports/jobs/limits";
 import { requestPlan } from "@/lib/imports/jobs/plan";
 import { nudgeImportJobs } from "@/lib/imports/jobs/process-runner";
 import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
-import { rowRequests } from "@/lib/imports/jobs/report";
 import { appendRows, createJob } from "@/lib/imports/jobs/store";
 import { importResources, MAX_IMPORT_ROWS } from "@/lib/imports/types";
 import { explained } from "./import-refusals";
-import { ActionError, adminAction } from "./safe-action";
+import { adminAction } from "./safe-action";
 
 const jobRef = z.object({ jobId: z.uuid({ error: "There is no such import." }) });
 
@@ -70,15 +69,5 @@ export const controlImportJob = adminAction(
       const job = await controlJob(await getDb(), jobId, command);
       nudgeImportJobs();
       return { jobId, status: job.status };
-    }),
-);
-
-export const showRowRequests = adminAction(
-  jobRef.extend({ rowIndex: z.coerce.number().int().min(0, "Rows are numbered from 1.") }),
-  async ({ jobId, rowIndex }) =>
-    explained(async () => {
-      const found = await rowRequests(await getDb(), jobId, rowIndex);
-      if (!found) throw new ActionError(`The file has no row ${rowIndex + 1}.`, { field: "rowIndex" });
-      return found;
     }),
 );

@@ -1,14 +1,13 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import {
   applicationRefSchema,
   createApplicationSchema,
   rateLimitSchema,
 } from "@/lib/forms/sandbox-applications";
-import { checkPlatformConnection, forgetEmbeddedCredentials } from "@/lib/platform";
+import { forgetEmbeddedCredentials } from "@/lib/platform";
 import {
   createApplication,
   deleteApplication,
@@ -28,7 +27,6 @@ async function existingApplication(appId: string) {
   return app;
 }
 
-export const checkConnection = adminAction(z.object({}), async () => checkPlatformConnection());
 
 export const createSandboxApplication = adminAction(createApplicationSchema, async (input) => {
   const app = await createApplication(await getDb(), input);
@@ -54,12 +52,6 @@ export const setSandboxRateLimit = adminAction(rateLimitSchema, async ({ appId, 
   getSandboxApp().resetRateLimit(appId);
   revalidatePath(settingsPath);
   return { appId, rateLimit };
-});
-
-/** The full token, for the reveal and copy buttons: fetched on demand, so it is not in the page. */
-export const revealApiToken = adminAction(applicationRefSchema, async ({ appId }) => {
-  const app = await existingApplication(appId);
-  return { apiToken: app.apiToken };
 });
 
 export const rotateSandboxApiToken = adminAction(applicationRefSchema, async ({ appId }) => {

@@ -88,17 +88,22 @@ export const sandboxUsers = pgTable(
   (t) => [primaryKey({ columns: [t.appId, t.userId] }), index("sandbox_users_seq").on(t.appId, t.seq)],
 );
 
+/** The columns open and group channels share (fresh builders for each table). */
+const channelColumns = () => ({
+  appId: text("app_id")
+    .notNull()
+    .references(() => sandboxApps.id, { onDelete: "cascade" }),
+  channelUrl: text("channel_url").notNull(),
+  name: text("name").notNull(),
+  coverUrl: text("cover_url").notNull().default(""),
+  customType: text("custom_type").notNull().default(""),
+  data: text("data").notNull().default(""),
+});
+
 export const sandboxOpenChannels = pgTable(
   "sandbox_open_channels",
   {
-    appId: text("app_id")
-      .notNull()
-      .references(() => sandboxApps.id, { onDelete: "cascade" }),
-    channelUrl: text("channel_url").notNull(),
-    name: text("name").notNull(),
-    coverUrl: text("cover_url").notNull().default(""),
-    customType: text("custom_type").notNull().default(""),
-    data: text("data").notNull().default(""),
+    ...channelColumns(),
     isEphemeral: boolean("is_ephemeral").notNull().default(false),
     isDynamicPartitioned: boolean("is_dynamic_partitioned").notNull().default(true),
     operatorIds: jsonb("operator_ids").$type<string[]>().notNull().default([]),
@@ -122,14 +127,7 @@ export type GroupChannelMember = {
 export const sandboxGroupChannels = pgTable(
   "sandbox_group_channels",
   {
-    appId: text("app_id")
-      .notNull()
-      .references(() => sandboxApps.id, { onDelete: "cascade" }),
-    channelUrl: text("channel_url").notNull(),
-    name: text("name").notNull(),
-    coverUrl: text("cover_url").notNull().default(""),
-    customType: text("custom_type").notNull().default(""),
-    data: text("data").notNull().default(""),
+    ...channelColumns(),
     isDistinct: boolean("is_distinct").notNull().default(false),
     isPublic: boolean("is_public").notNull().default(false),
     isSuper: boolean("is_super").notNull().default(false),

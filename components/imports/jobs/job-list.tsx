@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { ImportJob } from "@/lib/imports/jobs/store";
+import { Table } from "@/components/ui/table";
 import { JobStatusBadge } from "./job-status-badge";
 
 export type JobListProps = { jobs: ImportJob[] };
@@ -16,17 +17,7 @@ export function JobList({ jobs }: JobListProps) {
     return <p className="text-sm text-slate-600">No imports yet. Start one with “New import”.</p>;
   }
   return (
-    <table className="w-full text-left text-sm" aria-label="Imports">
-      <thead className="border-b border-slate-200 text-xs text-slate-500 uppercase">
-        <tr>
-          <th className="py-2 pr-4 font-medium">File</th>
-          <th className="py-2 pr-4 font-medium">What</th>
-          <th className="py-2 pr-4 font-medium">Rows</th>
-          <th className="py-2 pr-4 font-medium">Status</th>
-          <th className="py-2 font-medium">Created</th>
-        </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">
+    <Table aria-label="Imports" columns={["File", "What", "Rows", "Status", "Created"]}>
         {jobs.map((job) => (
           <tr key={job.id}>
             <td className="py-2 pr-4">
@@ -44,7 +35,6 @@ export function JobList({ jobs }: JobListProps) {
             </td>
           </tr>
         ))}
-      </tbody>
-    </table>
+    </Table>
   );
 }

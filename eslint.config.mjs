@@ -28,6 +28,21 @@ const sharedZones = ["platform", "schemas", "db", "background", "delivery"].flat
     .map((feature) => ({ target: `./lib/${shared}`, from: `./lib/${feature}`, except: publicEntries[feature] ?? [] })),
 );
 
+/**
+ * [target, from]: `target` may not import `from`. Arrows go one way: app -> components -> lib.
+ * The sandbox is a self-contained platform and never reaches into the console; the platform
+ * client is given its transport and never loads the sandbox itself.
+ */
+const oneWay = [
+  ["./lib", "./app"],
+  ["./lib", "./components"],
+  ["./components", "./app"],
+  ["./lib/sandbox", "./lib/actions"],
+  ["./lib/sandbox", "./lib/platform"],
+  ["./lib/sandbox", "./lib/startup.ts"],
+  ["./lib/platform", "./lib/sandbox"],
+];
+
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
@@ -35,21 +50,12 @@ export default defineConfig([
   {
     // Dependencies are not followed for cycles (and some are too large to parse).
     settings: { "import/ignore": ["node_modules"] },
-    // Arrows go one way: app -> components -> lib. The sandbox is a self-contained
-    // platform and must never reach into the console.
     rules: {
       "import/no-restricted-paths": [
         "error",
         {
           zones: [
-            { target: "./lib", from: "./app" },
-            { target: "./lib", from: "./components" },
-            { target: "./components", from: "./app" },
-            { target: "./lib/sandbox", from: "./lib/actions" },
-            { target: "./lib/sandbox", from: "./lib/platform" },
-            { target: "./lib/sandbox", from: "./lib/startup.ts" },
-            // The platform client is given its transport; it never loads the sandbox itself.
-            { target: "./lib/platform", from: "./lib/sandbox" },
+            ...oneWay.map(([target, from]) => ({ target, from })),
             ...featureZones,
             ...sharedZones,
           ],

@@ -49,7 +49,8 @@ export default defineConfig({
     },
   ],
   webServer: {
-    command: `npx next start --hostname 127.0.0.1 --port ${port}`,
+    // What `npm run serve` runs: the console with the sandbox on the same port.
+    command: `npx tsx lib/console-server.ts --hostname 127.0.0.1 --port ${port}`,
     url: `${baseURL}/sign-in`,
     reuseExistingServer: false,
     timeout: 120_000,

@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 const booleanFlag = z
@@ -8,6 +9,26 @@ const booleanFlag = z
  * Every environment variable the console and the sandbox read, validated once.
  * A bad value stops the process with a message that names the variable.
  */
+/** "10.0.0.5, 192.168.0.0/16, ::1": addresses and CIDR ranges, parsed into ranges. */
+const addressRanges = z
+  .string()
+  .transform((value, ctx) => {
+    const ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> = [];
+    for (const entry of value.split(",").map((part) => part.trim()).filter(Boolean)) {
+      try {
+        if (entry.includes("/")) ranges.push(ipaddr.parseCIDR(entry));
+        else {
+          const address = ipaddr.process(entry);
+          ranges.push([address, address.kind() === "ipv4" ? 32 : 128]);
+        }
+      } catch {
+        ctx.addIssue({ code: "custom", message: `"${entry}" is not an IP address or CIDR range` });
+        return z.NEVER;
+      }
+    }
+    return ranges;
+  });
+
 const envSchema = z.object({
   DATABASE_URL: z
     .string()
@@ -30,11 +51,13 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_LOOPBACK: booleanFlag.default(true),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
   SANDBOX_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().max(5000).default(5000),
+  WEBHOOK_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   PLATFORM_CHAT_URL: z.url({ protocol: /^https?$/ }).optional(),
   PLATFORM_CALLS_URL: z.url({ protocol: /^https?$/ }).optional(),
   PLATFORM_APP_ID: z.string().min(1).optional(),
   PLATFORM_API_TOKEN: z.string().min(1).optional(),
   IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  TRUSTED_PROXIES: addressRanges.default([]),
   PLATFORM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 });
 

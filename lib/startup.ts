@@ -1,23 +1,72 @@
-import "server-only";
-import { ensureAdminPassword } from "@/lib/auth/admin-password";
+import { getDatabaseHandle, type DatabaseHandle } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { startImportJobs } from "@/lib/imports/jobs/process-runner";
-import { connectEmbeddedPlatform } from "@/lib/platform";
-import { inProcessTransport } from "@/lib/platform/in-process";
 import { findApplication, getSandboxApp, startSandboxWebhookWorker } from "@/lib/sandbox";
+import { installRequestGuard } from "@/lib/server/request-guard";
+
+/** What the starting process serves: the console (`next start`), `npm run sandbox`, `npm run worker`. */
+export type ServerRole = "console" | "sandbox" | "import-worker";
+
+/** A start-up failure whose message names its cause in an operator's words. */
+export class StartupError extends Error {
+  constructor(step: string, cause: unknown) {
+    super(`${step}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = "StartupError";
+  }
+}
+
+async function step<T>(name: string, run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new StartupError(name, error);
+  }
+}
 
 /**
- * Runs once when the server starts (from instrumentation.ts): migrates the database, creates
- * the default sandbox application and, without ADMIN_PASSWORD, the administrator password;
- * then starts delivering the sandbox's webhook outbox.
+ * The start-up checks every entry point runs before it serves: configuration, database
+ * (opened, locked and migrated), the default sandbox application; then the role's background
+ * workers. Throws a StartupError naming the cause; startServer turns it into an exit.
  */
-export async function startConsole(): Promise<void> {
-  const db = await connectEmbeddedSandbox();
-  await ensureAdminPassword(db);
+export async function prepareServer(role: ServerRole): Promise<DatabaseHandle> {
+  await step("Invalid configuration", () => env());
+  // Node-level refusals (long or undecodable URLs, NUL, forged client addresses) for every server.
+  installRequestGuard();
+  const handle = await step("The database cannot be used", () => getDatabaseHandle());
+  // The standalone sandbox is the platform itself: it has no platform client to connect (and
+  // `lib/platform` is server-only, which plain `tsx` cannot load).
+  await step("The sandbox cannot start", () => (role === "sandbox" ? getSandboxApp().ready() : connectEmbeddedSandbox()));
+  if (role === "console") {
+    const { ensureAdminPassword } = await import("@/lib/auth/admin-password");
+    await step("The administrator password cannot be set up", () => ensureAdminPassword(handle.db));
+  }
   // Events accepted before a restart are delivered after it.
-  startSandboxWebhookWorker();
-  // Import jobs, plans and rehearsals under way before a restart go on where they were.
-  await startImportJobs();
+  if (role !== "import-worker") startSandboxWebhookWorker();
+  if (role !== "sandbox") {
+    // Import jobs, plans and rehearsals under way before a restart go on where they were.
+    const { startImportJobs } = await import("@/lib/imports/jobs/process-runner");
+    await step("Import jobs cannot start", () => startImportJobs());
+  }
+  return handle;
+}
+
+/**
+ * prepareServer, or the process ends: a supervisor restarts a process that exited, never one
+ * that answers 500 forever. Exit code 1, one line naming the cause on stderr.
+ */
+export async function startServer(role: ServerRole): Promise<DatabaseHandle> {
+  try {
+    return await prepareServer(role);
+  } catch (error) {
+    const message = error instanceof StartupError ? error.message : `Start-up failed: ${String(error)}`;
+    console.error(`\nSwitchboard cannot start. ${message}\n`);
+    if (!(error instanceof StartupError)) console.error(error);
+    process.exit(1);
+  }
+}
+
+/** The console's start (instrumentation.ts, or a custom server before it listens). */
+export async function startConsole(): Promise<void> {
+  await startServer("console");
 }
 
 /**
@@ -26,6 +75,10 @@ export async function startConsole(): Promise<void> {
  */
 export async function connectEmbeddedSandbox() {
   const db = await getSandboxApp().ready();
+  const [{ connectEmbeddedPlatform }, { inProcessTransport }] = await Promise.all([
+    import("@/lib/platform"),
+    import("@/lib/platform/in-process"),
+  ]);
   connectEmbeddedPlatform({
     fetch: inProcessTransport(getSandboxApp),
     defaultApplication: async () => {

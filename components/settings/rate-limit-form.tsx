@@ -18,6 +18,7 @@ export type RateLimitFormProps = {
 const fields = [
   { name: "get", label: "GET per second" },
   { name: "write", label: "Writes per second" },
+  { name: "migration", label: "Migrations per second" },
 ] as const;
 
 /** Per-application limits; blank means no limit of the application's own (SANDBOX_RATE_LIMIT applies). */
@@ -26,14 +27,19 @@ export function RateLimitForm({ appId, rateLimit }: RateLimitFormProps) {
   const form = useForm<RateLimitInput>({
     // raw: the action gets the same strings and parses them with the same schema.
     resolver: zodResolver(rateLimitSchema, undefined, { raw: true }),
-    defaultValues: { appId, get: rateLimit?.get?.toString() ?? "", write: rateLimit?.write?.toString() ?? "" },
+    defaultValues: {
+      appId,
+      get: rateLimit?.get?.toString() ?? "",
+      write: rateLimit?.write?.toString() ?? "",
+      migration: rateLimit?.migration?.toString() ?? "",
+    },
   });
   const { errors, isSubmitting, isDirty } = form.formState;
 
   const onSubmit = form.handleSubmit(async (values) => {
     setSaved(false);
     const result = await setSandboxRateLimit(values);
-    if (applyActionResult(result, form.setError, ["get", "write"])) {
+    if (applyActionResult(result, form.setError, ["get", "write", "migration"])) {
       form.reset(values);
       setSaved(true);
     }

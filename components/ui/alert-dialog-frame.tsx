@@ -17,6 +17,8 @@ export type AlertDialogFrameProps = {
   tone?: "danger" | "primary";
   /** While true the dialog cannot be closed and the confirm button shows progress. */
   pending: boolean;
+  /** The confirm button is off until the dialog's questions are answered. */
+  confirmDisabled?: boolean;
   onConfirm: () => void;
   size?: "md" | "lg";
 };
@@ -32,6 +34,7 @@ export function AlertDialogFrame({
   confirmLabel,
   tone = "primary",
   pending,
+  confirmDisabled = false,
   onConfirm,
   size = "md",
 }: AlertDialogFrameProps) {
@@ -57,7 +60,7 @@ export function AlertDialogFrame({
               </Button>
             </AlertDialog.Cancel>
             {/* Not AlertDialog.Action: that would close the dialog before the request finishes. */}
-            <Button variant={tone} pending={pending} onClick={onConfirm}>
+            <Button variant={tone} pending={pending} disabled={confirmDisabled} onClick={onConfirm}>
               {confirmLabel}
             </Button>
           </div>

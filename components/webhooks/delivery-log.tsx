@@ -1,46 +1,84 @@
 "use client";
 
-import { useId, useState } from "react";
+import { useId, useState, type FormEvent } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Badge, type BadgeProps } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Select } from "@/components/ui/select";
 import { Skeleton } from "@/components/ui/skeleton";
 import {
-  deliveryOutcome,
   deliveryOutcomeLabels,
   deliveryOutcomes,
   type DeliveryLogEntry,
+  type DeliveryLogFilter,
   type DeliveryOutcome,
 } from "@/lib/webhooks/delivery-log";
-import { useResendDelivery, useWebhookDeliveries, type DeliveryFilter } from "./webhook-queries";
+import { useDeliveryCounts, useResendDelivery, useResendSelected, useWebhookDeliveries } from "./webhook-queries";
 
 export type DeliveryLogProps = { allCategories: string[] };
 
 const outcomeTones: Record<DeliveryOutcome, NonNullable<BadgeProps["tone"]>> = {
-  delivered_2xx: "success",
-  delivered_non_2xx: "danger",
+  delivered: "success",
+  failed: "danger",
   no_response: "warning",
+  refused: "danger",
   pending: "accent",
 };
 
-/** Every delivery, newest first, filterable, each row opening onto its payload and attempts. */
+/** `datetime-local` text to milliseconds, in the browser's time zone. */
+const fromLocalInput = (value: FormDataEntryValue | null) => {
+  const time = typeof value === "string" && value ? new Date(value).getTime() : NaN;
+  return Number.isFinite(time) ? time : undefined;
+};
+const text = (value: FormDataEntryValue | null) => (typeof value === "string" && value.trim() ? value.trim() : undefined);
+
+/** Every delivery, newest first, filtered and paged where it is stored, each row opening onto its attempts. */
 export function DeliveryLog({ allCategories }: DeliveryLogProps) {
-  const [filter, setFilter] = useState<DeliveryFilter>({});
+  const [filter, setFilter] = useState<DeliveryLogFilter>({});
   const deliveries = useWebhookDeliveries(filter);
-  const entries = deliveries.data?.entries ?? [];
-  const filtered = !!(filter.category || filter.outcome);
+  const counts = useDeliveryCounts(filter);
+  const resendSelected = useResendSelected();
+  const entries = deliveries.data?.pages.flatMap((page) => page.entries) ?? [];
+  const source = deliveries.data?.pages[0]?.source;
+  const filtered = Object.values(filter).some((value) => value !== undefined);
+  const countsByOutcome = counts.data?.counts ?? null;
+  const selectedCount = countsByOutcome
+    ? filter.outcome
+      ? countsByOutcome[filter.outcome]
+      : Object.values(countsByOutcome).reduce((sum, count) => sum + count, 0)
+    : null;
+
+  function applyFilter(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setFilter({
+      category: text(form.get("category")),
+      outcome: text(form.get("outcome")) as DeliveryOutcome | undefined,
+      event_id: text(form.get("event_id")),
+      search: text(form.get("search")),
+      since: fromLocalInput(form.get("since")),
+      until: fromLocalInput(form.get("until")),
+    });
+  }
 
   return (
     <div className="space-y-4">
-      <div className="flex flex-wrap items-end gap-4">
+      <form
+        aria-label="Delivery filters"
+        onSubmit={applyFilter}
+        onReset={() => setFilter({})}
+        className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4"
+      >
         <div>
           <Label htmlFor="delivery-filter-category">Category</Label>
           <Select
             id="delivery-filter-category"
-            className="font-mono"
-            value={filter.category ?? ""}
+            name="category"
+            className="w-full font-mono"
+            defaultValue=""
             onChange={(event) => setFilter({ ...filter, category: event.target.value || undefined })}
           >
             <option value="">All categories</option>
@@ -55,7 +93,9 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
           <Label htmlFor="delivery-filter-outcome">Outcome</Label>
           <Select
             id="delivery-filter-outcome"
-            value={filter.outcome ?? ""}
+            name="outcome"
+            className="w-full"
+            defaultValue=""
             onChange={(event) =>
               setFilter({ ...filter, outcome: (event.target.value || undefined) as DeliveryOutcome | undefined })
             }
@@ -68,16 +108,74 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
             ))}
           </Select>
         </div>
-        <Button variant="secondary" pending={deliveries.isFetching} onClick={() => deliveries.refetch()}>
-          Refresh
-        </Button>
-        {deliveries.data?.entries.some((entry) => entry.status === "pending") && (
-          <span className="text-xs text-slate-500" role="status">
-            Deliveries pending: refreshing every 2 seconds.
-          </span>
-        )}
-      </div>
-      {deliveries.data?.source === "console" && (
+        <div>
+          <Label htmlFor="delivery-filter-search">call_id or room_id</Label>
+          <Input id="delivery-filter-search" name="search" className="w-full font-mono" spellCheck={false} />
+        </div>
+        <div>
+          <Label htmlFor="delivery-filter-event">Event id</Label>
+          <Input id="delivery-filter-event" name="event_id" className="w-full font-mono" spellCheck={false} />
+        </div>
+        <div>
+          <Label htmlFor="delivery-filter-since">Accepted from</Label>
+          <Input id="delivery-filter-since" name="since" type="datetime-local" className="w-full" />
+        </div>
+        <div>
+          <Label htmlFor="delivery-filter-until">Accepted until</Label>
+          <Input id="delivery-filter-until" name="until" type="datetime-local" className="w-full" />
+        </div>
+        <div className="flex items-end gap-2 lg:col-span-2">
+          <Button type="submit" variant="secondary">
+            Apply filters
+          </Button>
+          <Button type="reset" variant="ghost">
+            Clear
+          </Button>
+          <Button variant="ghost" pending={deliveries.isFetching} onClick={() => deliveries.refetch()}>
+            Refresh
+          </Button>
+        </div>
+      </form>
+
+      {countsByOutcome && (
+        <div className="flex flex-wrap items-center gap-2 text-sm" role="status" aria-label="Deliveries per outcome">
+          {deliveryOutcomes.map((outcome) => (
+            <Badge key={outcome} tone={outcomeTones[outcome]}>
+              {deliveryOutcomeLabels[outcome]}: {countsByOutcome[outcome].toLocaleString("en")}
+            </Badge>
+          ))}
+          {selectedCount !== null && selectedCount > 0 && (
+            <ConfirmDialog
+              trigger={
+                <Button variant="secondary" size="sm" className="ml-auto">
+                  Send again all {selectedCount.toLocaleString("en")} selected…
+                </Button>
+              }
+              title={`Send ${selectedCount.toLocaleString("en")} deliveries again?`}
+              description={`Every delivery this filter selects (${selectedCount.toLocaleString("en")}) is sent again as a new delivery, with the same payload, to the endpoint configured now.`}
+              confirmLabel={`Send ${selectedCount.toLocaleString("en")} again`}
+              tone="primary"
+              onConfirm={async () => {
+                try {
+                  await resendSelected.mutateAsync(filter);
+                  return null;
+                } catch (error) {
+                  return error instanceof Error ? error.message : "Sending again failed.";
+                }
+              }}
+            />
+          )}
+          {resendSelected.data && (
+            <span className="text-slate-700">{resendSelected.data.count.toLocaleString("en")} deliveries sent again.</span>
+          )}
+        </div>
+      )}
+      {entries.some((entry) => entry.status === "pending") && (
+        <p className="text-xs text-slate-500" role="status">
+          Deliveries pending: refreshing every 2 seconds.
+        </p>
+      )}
+      {source === "console" && (
         <p className="text-sm text-slate-600">
           Connected to a remote platform, which has no delivery log to read: these are the test events the console posted
           itself.
@@ -104,11 +202,18 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
             : "No deliveries yet. Send a test event or play a call, with webhooks enabled and the category subscribed."}
         </p>
       ) : (
-        <ul aria-label="Deliveries" className="divide-y divide-slate-100 rounded-md border border-slate-200">
-          {entries.map((entry) => (
-            <DeliveryRow key={entry.id} entry={entry} />
-          ))}
-        </ul>
+        <>
+          <ul aria-label="Deliveries" className="divide-y divide-slate-100 rounded-md border border-slate-200">
+            {entries.map((entry) => (
+              <DeliveryRow key={entry.id} entry={entry} />
+            ))}
+          </ul>
+          {deliveries.hasNextPage && (
+            <Button variant="secondary" pending={deliveries.isFetchingNextPage} onClick={() => deliveries.fetchNextPage()}>
+              Load older deliveries
+            </Button>
+          )}
+        </>
       )}
     </div>
   );
@@ -118,7 +223,7 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
   const [open, setOpen] = useState(false);
   const detailsId = useId();
   const resend = useResendDelivery();
-  const outcome = deliveryOutcome(entry);
+  const outcome = entry.outcome;
   const last = entry.attempts.at(-1);
 
   return (
@@ -138,7 +243,9 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
         <span className="text-slate-600">{last ? describeAttempt(last) : "Not attempted yet"}</span>
         <span className="ml-auto text-xs text-slate-500">
           {entry.attempts.length} {entry.attempts.length === 1 ? "attempt" : "attempts"} ·{" "}
-          <time dateTime={new Date(entry.createdAt).toISOString()}>{new Date(entry.createdAt).toLocaleString()}</time>
+          <time dateTime={new Date(entry.createdAt).toISOString()} suppressHydrationWarning>
+            {new Date(entry.createdAt).toLocaleString()}
+          </time>
         </span>
       </button>
       {open && (
@@ -155,7 +262,7 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
                 <th scope="col" className="py-1 pr-3 font-medium">At</th>
                 <th scope="col" className="py-1 pr-3 font-medium">Status or error</th>
                 <th scope="col" className="py-1 pr-3 font-medium">Latency</th>
-                <th scope="col" className="py-1 font-medium">Response (first 2 KiB)</th>
+                <th scope="col" className="py-1 font-medium">Request and response</th>
               </tr>
             </thead>
             <tbody className="align-top text-slate-800">
@@ -169,18 +276,38 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
               {entry.attempts.map((attempt) => (
                 <tr key={attempt.attempt}>
                   <td className="py-1 pr-3">{attempt.attempt}</td>
-                  <td className="py-1 pr-3 whitespace-nowrap">{new Date(attempt.at).toLocaleTimeString()}</td>
-                  <td className="py-1 pr-3">{attempt.status !== null ? `HTTP ${attempt.status}` : attempt.error}</td>
+                  <td className="py-1 pr-3 whitespace-nowrap" suppressHydrationWarning>
+                    {new Date(attempt.at).toLocaleTimeString()}
+                  </td>
+                  <td className="py-1 pr-3">
+                    {attempt.status !== null ? `HTTP ${attempt.status}` : attempt.error}
+                    {attempt.outcome === "interrupted" && " (counts as one of the 3)"}
+                  </td>
                   <td className="py-1 pr-3">{attempt.latency_ms} ms</td>
-                  <td className="py-1">
-                    <code className="break-all whitespace-pre-wrap">{attempt.response_excerpt || "—"}</code>
+                  <td className="space-y-1 py-1">
+                    {attempt.request_headers && (
+                      <details>
+                        <summary className="cursor-pointer">Request headers</summary>
+                        <HeaderList headers={attempt.request_headers} />
+                      </details>
+                    )}
+                    {attempt.response_headers && (
+                      <details>
+                        <summary className="cursor-pointer">Response headers</summary>
+                        <HeaderList headers={attempt.response_headers} />
+                      </details>
+                    )}
+                    <div>
+                      <span className="text-slate-500">Response body (first 2 KiB): </span>
+                      <code className="break-all whitespace-pre-wrap">{attempt.response_excerpt || "—"}</code>
+                    </div>
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
           <div>
-            <h4 className="text-xs font-medium text-slate-600">Payload</h4>
+            <h4 className="text-xs font-medium text-slate-600">Request body (the payload)</h4>
             <pre className="mt-1 max-h-72 overflow-auto rounded bg-slate-900 p-3 font-mono text-xs text-slate-100" tabIndex={0}>
               {JSON.stringify(entry.payload, null, 2)}
             </pre>
@@ -207,4 +334,17 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
 function describeAttempt(attempt: DeliveryLogEntry["attempts"][number]): string {
   const result = attempt.status !== null ? `HTTP ${attempt.status}` : (attempt.error ?? "No response");
   return `${result} in ${attempt.latency_ms} ms`;
+}
+
+function HeaderList({ headers }: { headers: Record<string, string> }) {
+  return (
+    <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-2 font-mono">
+      {Object.entries(headers).map(([name, value]) => (
+        <div key={name} className="contents">
+          <dt className="text-slate-500">{name}</dt>
+          <dd className="break-all">{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
 }

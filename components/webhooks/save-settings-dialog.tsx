@@ -1,17 +1,44 @@
 "use client";
 
 import { AlertDialogFrame } from "@/components/ui/alert-dialog-frame";
-import { hasChanges, type WebhookSettingsDiff } from "@/lib/webhooks/settings-diff";
+import {
+  hasChanges,
+  type SettingsField,
+  type StaleChoice,
+  type StaleField,
+  type WebhookSettingsDiff,
+  type WebhookSettingsValues,
+} from "@/lib/webhooks/settings-diff";
 
 export type SaveSettingsDialogProps = {
   open: boolean;
   onOpenChange: (open: boolean) => void;
+  /** From the platform's settings as read when Save was pressed to what will be sent. */
   diff: WebhookSettingsDiff;
   /** Why nothing would be delivered after the save, if so. */
   warning: string | null;
+  /** The address guard would refuse the endpoint's host (private, loopback or link-local). */
+  urlWarning: { warning: string; allowed: boolean } | null;
+  /** Fields the platform changed since the page loaded them. */
+  stale: StaleField[];
+  choices: Partial<Record<SettingsField, StaleChoice>>;
+  onChoose: (field: SettingsField, choice: StaleChoice) => void;
   pending: boolean;
   onConfirm: () => void;
 };
+
+const fieldLabels: Record<SettingsField, string> = {
+  enabled: "Enabled",
+  url: "URL",
+  include_members: "Include members",
+  enabled_events: "Categories",
+};
+
+function showValue(field: SettingsField, value: WebhookSettingsValues[SettingsField]): string {
+  if (typeof value === "boolean") return value ? "on" : "off";
+  if (Array.isArray(value)) return value.length === 0 ? "(none)" : value.join(", ");
+  return value || "(none)";
+}
 
 const onOff = (value: boolean) => (value ? "on" : "off");
 
@@ -21,20 +48,82 @@ export function SaveSettingsDialog({
   onOpenChange,
   diff,
   warning,
+  urlWarning,
+  stale,
+  choices,
+  onChoose,
   pending,
   onConfirm,
 }: SaveSettingsDialogProps) {
+  const unchosen = stale.filter((item) => !choices[item.field]);
   return (
     <AlertDialogFrame
       open={open}
       onOpenChange={onOpenChange}
       title="Save webhook settings?"
-      description="These changes replace the platform's webhook configuration."
+      description="These changes replace the platform's webhook configuration, as read a moment ago."
       confirmLabel="Confirm and save"
       pending={pending}
+      confirmDisabled={unchosen.length > 0}
       onConfirm={onConfirm}
       size="lg"
     >
+      {stale.length > 0 && (
+        <section
+          aria-label="Changed on the platform"
+          className="mt-4 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950"
+        >
+          <p className="font-medium">
+            The platform&apos;s settings changed since this page loaded them (another administrator or a script). Choose,
+            for each field, which value to keep:
+          </p>
+          <table className="mt-2 w-full text-left text-xs">
+            <thead>
+              <tr>
+                <th scope="col" className="py-1 pr-2 font-medium">Field</th>
+                <th scope="col" className="py-1 pr-2 font-medium">When the page loaded</th>
+                <th scope="col" className="py-1 pr-2 font-medium">Now on the platform</th>
+                <th scope="col" className="py-1 font-medium">Yours</th>
+              </tr>
+            </thead>
+            <tbody className="align-top">
+              {stale.map((item) => (
+                <tr key={item.field} aria-label={`${fieldLabels[item.field]} changed on the platform`}>
+                  <th scope="row" className="py-1 pr-2 font-medium">{fieldLabels[item.field]}</th>
+                  <td className="py-1 pr-2 font-mono break-all">{showValue(item.field, item.loaded)}</td>
+                  <ChoiceCell
+                    item={item}
+                    choice="platform"
+                    label={`Keep the platform's ${fieldLabels[item.field]}`}
+                    chosen={choices[item.field]}
+                    onChoose={onChoose}
+                  />
+                  <ChoiceCell
+                    item={item}
+                    choice="yours"
+                    label={`Use my ${fieldLabels[item.field]}`}
+                    chosen={choices[item.field]}
+                    onChoose={onChoose}
+                  />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {unchosen.length > 0 && (
+            <p role="status" className="mt-2">
+              You changed {unchosen.map((item) => fieldLabels[item.field]).join(" and ")} too: choose a value to save.
+            </p>
+          )}
+        </section>
+      )}
+      {urlWarning && (
+        <p role="status" className="mt-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          {urlWarning.warning}.{" "}
+          {urlWarning.allowed
+            ? "This console's settings allow it (WEBHOOK_ALLOW_LOOPBACK / WEBHOOK_ALLOW_PRIVATE), but a platform on the internet cannot reach it."
+            : "Deliveries to it will be refused unless WEBHOOK_ALLOW_PRIVATE (or WEBHOOK_ALLOW_LOOPBACK) allows it."}
+        </p>
+      )}
       <dl className="mt-4 space-y-2 text-sm" aria-label="Changes">
         {diff.enabled && (
           <DiffRow label="Enabled">
@@ -122,5 +211,32 @@ function CategoryList({
         </li>
       ))}
     </ul>
+  );
+}
+
+type ChoiceCellProps = {
+  item: StaleField;
+  choice: StaleChoice;
+  label: string;
+  chosen: StaleChoice | undefined;
+  onChoose: (field: SettingsField, choice: StaleChoice) => void;
+};
+
+/** One of a stale field's two values, as a radio button that keeps it. */
+function ChoiceCell({ item, choice, label, chosen, onChoose }: ChoiceCellProps) {
+  return (
+    <td className="py-1 pr-2 break-all">
+      <label className="flex items-start gap-1.5">
+        <input
+          type="radio"
+          name={`stale-${item.field}`}
+          checked={chosen === choice}
+          onChange={() => onChoose(item.field, choice)}
+          aria-label={label}
+          className="mt-0.5 accent-indigo-600"
+        />
+        <span className="font-mono">{showValue(item.field, choice === "platform" ? item.now : item.yours)}</span>
+      </label>
+    </td>
   );
 }

@@ -7,7 +7,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { Label } from "@/components/ui/label";
 import { Select } from "@/components/ui/select";
 import { TextField } from "@/components/ui/text-field";
-import type { WebhookSettingsView } from "@/lib/actions/webhooks";
+import type { WebhookSettingsView } from "@/lib/webhooks/reads";
 import { webhookCategories, type WebhookCategory } from "@/lib/schemas/webhooks";
 import { categoryDescription } from "@/lib/webhooks/category-selection";
 import {
@@ -19,15 +19,19 @@ import {
 } from "@/lib/webhooks/test-event";
 import { useSendTestEvent } from "./webhook-queries";
 
-export type TestEventPanelProps = { view: WebhookSettingsView };
+export type TestEventPanelProps = {
+  view: WebhookSettingsView;
+  /** The first sample's ids and time, made by the server so the browser hydrates the same JSON. */
+  initialDraft: ReturnType<typeof newTestEventDraft>;
+};
 
 /** Pick a category, edit its ids, read the exact JSON, send it. */
-export function TestEventPanel({ view }: TestEventPanelProps) {
+export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
   const { settings, target } = view;
   // Only categories the console can build; a category the platform adds later has no builder yet.
   const categories = webhookCategories.filter((category) => view.allCategories.includes(category));
   const [category, setCategory] = useState<WebhookCategory>(categories[0] ?? "direct_call:dial");
-  const [draft, setDraft] = useState(() => newTestEventDraft());
+  const [draft, setDraft] = useState(initialDraft);
   const send = useSendTestEvent();
 
   const payload = buildTestPayload(category, target.appId, draft.ids, draft.seed);

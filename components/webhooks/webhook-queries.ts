@@ -1,15 +1,21 @@
-import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { actionErrorMessage, type ActionResult } from "@/lib/actions/action-result";
 import {
-  getWebhookSettings,
-  listWebhookDeliveries,
   playSandboxDirectCall,
   playSandboxGroupCall,
+  resendSelectedDeliveries,
   resendWebhookDelivery,
   saveWebhookSettings,
   sendTestEvent,
 } from "@/lib/actions/webhooks";
-import { hasPendingDeliveries, type DeliveryOutcome } from "@/lib/webhooks/delivery-log";
+import type { DeliveryCounts, EndpointHealth } from "@/lib/schemas/sandbox-events";
+import { hasPendingDeliveries, type DeliveryLogFilter, type DeliveryLogPage } from "@/lib/webhooks/delivery-log";
+import type { WebhookSettingsView } from "@/lib/webhooks/reads";
+
+/**
+ * The Webhooks page's data: reads through the page's route handlers (GET, admin-checked),
+ * mutations through server actions, each mutation invalidating the reads it changes.
+ */
 
 /** The data of a successful result; a failed one becomes an Error with the sentence to show. */
 export async function unwrap<T>(result: Promise<ActionResult<T>>): Promise<T> {
@@ -18,51 +24,92 @@ export async function unwrap<T>(result: Promise<ActionResult<T>>): Promise<T> {
   throw new Error(actionErrorMessage(settled) ?? "The request failed.");
 }
 
-export type DeliveryFilter = { category?: string; outcome?: DeliveryOutcome };
+/** GET one of the page's route handlers; a refusal becomes an Error with its sentence. */
+async function read<T>(path: string, query: Record<string, string | number | undefined> = {}, signal?: AbortSignal): Promise<T> {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== "") params.set(key, String(value));
+  const search = params.size > 0 ? `?${params}` : "";
+  const response = await fetch(`/webhooks/${path}${search}`, { signal, cache: "no-store" });
+  // A signed-out browser is redirected to the sign-in page, which is not JSON.
+  if (!(response.headers.get("content-type") ?? "").includes("application/json")) {
+    throw new Error("Your session has ended. Sign in again to continue.");
+  }
+  const body = (await response.json()) as { error?: string };
+  if (!response.ok) throw new Error(body.error ?? `The console answered HTTP ${response.status}.`);
+  return body as T;
+}
+
+export const DELIVERY_PAGE_SIZE = 25;
 
 export const webhookKeys = {
   all: ["webhooks"] as const,
   settings: () => [...webhookKeys.all, "settings"] as const,
-  deliveries: (filter: DeliveryFilter = {}) =>
-    [...webhookKeys.all, "deliveries", filter.category ?? "", filter.outcome ?? ""] as const,
+  deliveries: (filter: DeliveryLogFilter = {}) => [...webhookKeys.all, "deliveries", filter] as const,
+  counts: (filter: DeliveryLogFilter = {}) => [...webhookKeys.all, "counts", filter] as const,
+  health: () => [...webhookKeys.all, "health"] as const,
 };
 
 export const webhookSettingsQueryOptions = () =>
   queryOptions({
     queryKey: webhookKeys.settings(),
-    queryFn: () => unwrap(getWebhookSettings({})),
+    queryFn: ({ signal }) => read<WebhookSettingsView>("settings", {}, signal),
   });
+
+/** The settings as the platform holds them now, bypassing the cache (before a save). */
+export const fetchFreshSettings = () => read<WebhookSettingsView>("settings");
+
+/** Whether the guard would refuse deliveries to a URL (private, loopback or link-local host). */
+export const fetchUrlWarning = (url: string) => read<{ warning: string | null; allowed: boolean }>("url-check", { url });
 
 /** While a delivery may still change, the log asks again every couple of seconds. */
 export const DELIVERY_REFRESH_MS = 2_000;
 
-export const webhookDeliveriesQueryOptions = (filter: DeliveryFilter = {}) =>
-  queryOptions({
+export const webhookDeliveriesQueryOptions = (filter: DeliveryLogFilter = {}) =>
+  infiniteQueryOptions({
     queryKey: webhookKeys.deliveries(filter),
-    queryFn: () => unwrap(listWebhookDeliveries(filter)),
+    queryFn: ({ pageParam, signal }) =>
+      read<DeliveryLogPage>("deliveries", { ...filter, limit: DELIVERY_PAGE_SIZE, token: pageParam || undefined }, signal),
+    initialPageParam: "",
+    getNextPageParam: (last) => last.next || undefined,
     refetchInterval: (query) =>
-      query.state.data && hasPendingDeliveries(query.state.data.entries) ? DELIVERY_REFRESH_MS : false,
+      query.state.data?.pages.some((page) => hasPendingDeliveries(page.entries)) ? DELIVERY_REFRESH_MS : false,
   });
 
-export function useWebhookSettings() {
-  return useQuery(webhookSettingsQueryOptions());
-}
+export const deliveryCountsQueryOptions = (filter: DeliveryLogFilter = {}) =>
+  queryOptions({
+    queryKey: webhookKeys.counts(filter),
+    queryFn: ({ signal }) => read<{ counts: DeliveryCounts | null }>("deliveries/counts", filter, signal),
+  });
 
-export function useWebhookDeliveries(filter: DeliveryFilter) {
-  return useQuery(webhookDeliveriesQueryOptions(filter));
-}
+export const endpointHealthQueryOptions = () =>
+  queryOptions({
+    queryKey: webhookKeys.health(),
+    queryFn: ({ signal }) => read<{ health: EndpointHealth | null }>("health", {}, signal),
+    refetchInterval: 30_000,
+  });
 
-/** Anything that emits events makes the log stale: it is read again as soon as the call returns. */
+export const useWebhookSettings = () => useQuery(webhookSettingsQueryOptions());
+export const useWebhookDeliveries = (filter: DeliveryLogFilter) => useInfiniteQuery(webhookDeliveriesQueryOptions(filter));
+export const useDeliveryCounts = (filter: DeliveryLogFilter) => useQuery(deliveryCountsQueryOptions(filter));
+export const useEndpointHealth = () => useQuery(endpointHealthQueryOptions());
+
+/** Anything that emits events makes the log, its counts and the health stale. */
 function useEventMutation<I, T>(action: (input: I) => Promise<ActionResult<T>>) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (input: I) => unwrap(action(input)),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...webhookKeys.all, "deliveries"] }),
+    onSuccess: () =>
+      Promise.all(
+        (["deliveries", "counts", "health"] as const).map((part) =>
+          queryClient.invalidateQueries({ queryKey: [...webhookKeys.all, part] }),
+        ),
+      ),
   });
 }
 
 export const useSendTestEvent = () => useEventMutation(sendTestEvent);
 export const useResendDelivery = () => useEventMutation((id: string) => resendWebhookDelivery({ id }));
+export const useResendSelected = () => useEventMutation(resendSelectedDeliveries);
 export const usePlayDirectCall = () => useEventMutation(playSandboxDirectCall);
 export const usePlayGroupCall = () => useEventMutation(playSandboxGroupCall);
 
@@ -80,6 +127,7 @@ export function useSaveWebhookSettings() {
         view ? { ...view, settings: result.data.settings } : view,
       );
       await queryClient.invalidateQueries({ queryKey: webhookKeys.settings() });
+      await queryClient.invalidateQueries({ queryKey: webhookKeys.health() });
     },
   });
 }

@@ -11,17 +11,29 @@ import { Switch } from "@/components/ui/switch";
 import { TextField } from "@/components/ui/text-field";
 import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
 import { applyActionResult } from "@/lib/actions/action-result";
-import type { WebhookSettingsView } from "@/lib/actions/webhooks";
+import type { WebhookSettingsView } from "@/lib/webhooks/reads";
 import { ALL_WEBHOOK_EVENTS, webhookSettingsSchema, type WebhookSettingsInput } from "@/lib/schemas/webhooks";
 import {
   diffWebhookSettings,
+  initialChoices,
   isPlainHttp,
   nothingDeliveredReason,
+  resolveStale,
+  staleFields,
+  type SettingsField,
+  type StaleChoice,
   type WebhookSettingsValues,
 } from "@/lib/webhooks/settings-diff";
 import { CategoryPicker } from "./category-picker";
 import { SaveSettingsDialog } from "./save-settings-dialog";
-import { useSaveWebhookSettings } from "./webhook-queries";
+import { fetchFreshSettings, fetchUrlWarning, useSaveWebhookSettings } from "./webhook-queries";
+
+/** What the platform held when Save was pressed, and what the guard thinks of the URL. */
+type Review = {
+  now: WebhookSettingsValues;
+  nowCategories: string[];
+  urlWarning: { warning: string; allowed: boolean } | null;
+};
 
 export type WebhookSettingsFormProps = { view: WebhookSettingsView };
 
@@ -31,9 +43,15 @@ const isAllEvents = (events: readonly string[]) => events.length === 1 && events
 
 /** The webhook configuration: edit, review the change as a diff, save, show the platform's answer. */
 export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
-  const { settings, allCategories } = view;
+  const { allCategories } = view;
+  // The values the form was made from. Not the live query: a refetch on focus must not move the
+  // base under the administrator's edits, or a stale save would look like a fresh one.
+  const [settings, setSettings] = useState(view.settings);
   const save = useSaveWebhookSettings();
   const [confirming, setConfirming] = useState(false);
+  const [reviewing, setReviewing] = useState(false);
+  const [review, setReview] = useState<Review | null>(null);
+  const [choices, setChoices] = useState<Partial<Record<SettingsField, StaleChoice>>>({});
   const [answer, setAnswer] = useState<WebhookSettingsValues | null>(null);
   const formRef = useHydratedMarker<HTMLFormElement>();
   const form = useForm<WebhookSettingsInput>({
@@ -44,24 +62,50 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
   const { errors, isDirty } = form.formState;
   const values = useWatch({ control: form.control }) as WebhookSettingsInput;
   const current: WebhookSettingsValues = { ...settings, ...values, enabled_events: values.enabled_events ?? [] };
-  const diff = diffWebhookSettings(settings, current, allCategories);
-  const warning = nothingDeliveredReason(current);
   const allEvents = isAllEvents(current.enabled_events);
+  // The confirmation compares with the platform as read when Save was pressed, not as loaded.
+  const stale = review ? staleFields(settings, review.now, current, review.nowCategories) : [];
+  const toSave = review ? resolveStale(current, review.now, choices) : current;
+  const diff = diffWebhookSettings(review?.now ?? settings, toSave, review?.nowCategories ?? allCategories);
+  const warning = nothingDeliveredReason(toSave);
 
-  const review = form.handleSubmit(() => {
+  const startReview = form.handleSubmit(async (submitted) => {
     save.reset();
-    setConfirming(true);
+    setReviewing(true);
+    try {
+      const [fresh, urlCheck] = await Promise.all([
+        fetchFreshSettings(),
+        submitted.url ? fetchUrlWarning(submitted.url).catch(() => null) : Promise.resolve(null),
+      ]);
+      const reviewed: Review = {
+        now: fresh.settings,
+        nowCategories: fresh.allCategories,
+        urlWarning: urlCheck?.warning ? { warning: urlCheck.warning, allowed: urlCheck.allowed } : null,
+      };
+      setReview(reviewed);
+      setChoices(initialChoices(staleFields(settings, reviewed.now, { ...settings, ...submitted }, reviewed.nowCategories)));
+      setConfirming(true);
+    } catch (error) {
+      form.setError("root.server", {
+        type: "server",
+        message: `The platform's current settings could not be read, so nothing was saved: ${error instanceof Error ? error.message : "unknown error"}`,
+      });
+    } finally {
+      setReviewing(false);
+    }
   });
 
   async function confirm() {
-    const submitted = form.getValues();
+    const submitted = review ? resolveStale(form.getValues(), review.now, choices) : form.getValues();
     const result = await save.mutateAsync(submitted).catch(() => ({
       serverError: "The request did not reach the server. Try again.",
     }));
     if (applyActionResult(result, form.setError, fieldNames)) {
       setAnswer(result.data.settings);
+      setSettings(result.data.settings);
       form.reset(result.data.settings);
       setConfirming(false);
+      setReview(null);
       return;
     }
     // Field errors are shown beside their fields once the dialog is gone.
@@ -69,7 +113,7 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
   }
 
   return (
-    <form ref={formRef} onSubmit={review} noValidate aria-label="Webhook settings" className="space-y-5">
+    <form ref={formRef} onSubmit={startReview} noValidate aria-label="Webhook settings" className="space-y-5">
       <div className="flex flex-wrap gap-8">
         <SwitchField control={form.control} name="enabled" label="Enabled" />
         <SwitchField
@@ -162,7 +206,9 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
       )}
 
       <div className="flex gap-2">
-        <Button type="submit">Review and save</Button>
+        <Button type="submit" pending={reviewing}>
+          Review and save
+        </Button>
         <Button
           variant="secondary"
           disabled={!isDirty}
@@ -180,6 +226,10 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
         onOpenChange={setConfirming}
         diff={diff}
         warning={warning}
+        urlWarning={review?.urlWarning ?? null}
+        stale={stale}
+        choices={choices}
+        onChoose={(field, choice) => setChoices((previous) => ({ ...previous, [field]: choice }))}
         pending={save.isPending}
         onConfirm={confirm}
       />

@@ -6,7 +6,7 @@ import { verifyAdminPassword } from "@/lib/auth/admin-password";
 import { clientAddress } from "@/lib/auth/request-info";
 import { safeNextPath } from "@/lib/auth/safe-next";
 import { endAdminSession, startAdminSession } from "@/lib/auth/session";
-import { SignInThrottle } from "@/lib/auth/sign-in-throttle";
+import { SignInThrottle, addressKey } from "@/lib/auth/sign-in-throttle";
 import { getDb } from "@/lib/db/client";
 import { signInSchema } from "@/lib/forms/sign-in";
 import { z } from "zod";
@@ -26,23 +26,20 @@ function seconds(ms: number): string {
 }
 
 export const signIn = signedOutAction(signInSchema, async ({ password, next }) => {
-  const client = clientAddress(await headers());
-  const decision = throttle().check(client);
-  if (!decision.allowed) {
-    throw new ActionError(
-      decision.scope === "client"
-        ? `Too many failed sign-ins. Wait ${seconds(decision.retryAfterMs)} and try again.`
-        : `Too many failed sign-ins from several places recently. Wait ${seconds(decision.retryAfterMs)} and try again.`,
-    );
+  const client = addressKey(clientAddress(await headers()));
+  const db = await getDb();
+  const result = await throttle().attempt(client, () => verifyAdminPassword(db, password));
+  if (result.outcome === "throttled") {
+    throw new ActionError(`Too many failed sign-ins. Wait ${seconds(result.retryAfterMs)} and try again.`);
   }
-  if (!(await verifyAdminPassword(await getDb(), password))) {
-    const wait = throttle().recordFailure(client);
+  if (result.outcome === "wrong-password") {
     throw new ActionError(
-      wait > 0 ? `Wrong password. Wait ${seconds(wait)} before the next try.` : "Wrong password.",
+      result.retryAfterMs > 0
+        ? `Wrong password. Wait ${seconds(result.retryAfterMs)} before the next try.`
+        : "Wrong password.",
       { field: "password" },
     );
   }
-  throttle().recordSuccess(client);
   await startAdminSession();
   redirect(safeNextPath(next));
 });

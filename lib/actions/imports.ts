@@ -7,8 +7,9 @@ import { MAX_CHUNK_ROWS } from "@/lib/imports/jobs/limits";
 import { requestPlan } from "@/lib/imports/jobs/plan";
 import { nudgeImportJobs } from "@/lib/imports/jobs/process-runner";
 import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
+import { jobFromRowsNotDone } from "@/lib/imports/jobs/rows-not-done";
 import { appendRows, createJob } from "@/lib/imports/jobs/store";
-import { importResources, MAX_IMPORT_ROWS } from "@/lib/imports/types";
+import { importResources, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
 import { explained } from "./import-refusals";
 import { adminAction } from "./safe-action";
 
@@ -24,7 +25,10 @@ export const createImportJob = adminAction(
       .number()
       .int()
       .min(1, "The file has no data rows to import.")
-      .max(MAX_IMPORT_ROWS, `One import takes at most ${MAX_IMPORT_ROWS.toLocaleString("en")} rows; split the file.`),
+      // The kind's own limit is checked when the job is made (`importLimits`).
+      .max(MAX_MESSAGE_IMPORT_ROWS, `One import takes at most ${MAX_MESSAGE_IMPORT_ROWS.toLocaleString("en")} rows; split the file.`),
+    /** The row a spreadsheet shows for the first data row (header row included). */
+    firstRow: z.number().int().min(1).max(1_000_000).default(2),
   }),
   async (input) => explained(async () => ({ jobId: (await createJob(await getDb(), input)).id })),
 );
@@ -70,4 +74,13 @@ export const controlImportJob = adminAction(
       nudgeImportJobs();
       return { jobId, status: job.status };
     }),
+);
+
+/** A cancelled or finished job's rows that did not reach their final state, as a new job (planned at once). */
+export const newJobFromRowsNotDone = adminAction(jobRef, async ({ jobId }) =>
+  explained(async () => {
+    const job = await jobFromRowsNotDone(await getDb(), jobId);
+    nudgeImportJobs();
+    return { jobId: job.id };
+  }),
 );

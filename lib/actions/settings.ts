@@ -1,13 +1,15 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import {
   applicationRefSchema,
   createApplicationSchema,
   rateLimitSchema,
 } from "@/lib/forms/sandbox-applications";
-import { forgetEmbeddedCredentials } from "@/lib/platform";
+import { runCompatibilityCheck } from "@/lib/conformance/compatibility";
+import { forgetEmbeddedCredentials, getPlatformClient } from "@/lib/platform";
 import {
   createApplication,
   deleteApplication,
@@ -27,6 +29,10 @@ async function existingApplication(appId: string) {
   return app;
 }
 
+/** Read-only operations against the target, each answer checked against the shared schemas. */
+export const checkCompatibility = adminAction(z.object({}), async () =>
+  runCompatibilityCheck(await getPlatformClient({ rateLimitRetries: 1 })),
+);
 
 export const createSandboxApplication = adminAction(createApplicationSchema, async (input) => {
   const app = await createApplication(await getDb(), input);
@@ -44,9 +50,10 @@ export const deleteSandboxApplication = adminAction(applicationRefSchema, async 
   return { appId };
 });
 
-export const setSandboxRateLimit = adminAction(rateLimitSchema, async ({ appId, get, write }) => {
+export const setSandboxRateLimit = adminAction(rateLimitSchema, async ({ appId, get, write, migration }) => {
   await existingApplication(appId);
-  const rateLimit = get === undefined && write === undefined ? null : { get, write };
+  const rateLimit =
+    get === undefined && write === undefined && migration === undefined ? null : { get, write, migration };
   await setApplicationRateLimit(await getDb(), appId, rateLimit);
   // Buckets sized for the old limit would otherwise linger until they refill.
   getSandboxApp().resetRateLimit(appId);

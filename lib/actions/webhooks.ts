@@ -1,44 +1,16 @@
 "use server";
 
 import { z } from "zod";
-import { getPlatformClient, getPlatformTarget, PlatformError, type SandboxDelivery } from "@/lib/platform";
+import { env } from "@/lib/env";
+import { getPlatformClient, getPlatformTarget, PlatformError } from "@/lib/platform";
 import { emitEventSchema, playDirectCallSchema, playRoomSchema } from "@/lib/schemas/sandbox-events";
 import { samplePayload, type WebhookPayload } from "@/lib/schemas/webhook-payloads";
 import { webhookCategories, webhookSettingsSchema } from "@/lib/schemas/webhooks";
-import {
-  findTestDelivery,
-  listTestDeliveries,
-  startTestDelivery,
-} from "@/lib/webhooks/console-test-deliveries";
-import { deliveryOutcomes, filterDeliveries, type DeliveryLogEntry } from "@/lib/webhooks/delivery-log";
+import { findTestDelivery, startTestDelivery } from "@/lib/webhooks/console-test-deliveries";
+import { deliveryLogFilterSchema } from "@/lib/webhooks/delivery-log";
 import type { WebhookSettingsValues } from "@/lib/webhooks/settings-diff";
 import { payloadToOverrides } from "@/lib/webhooks/test-event";
 import { ActionError, adminAction } from "./safe-action";
-
-export type WebhookSettingsView = {
-  settings: WebhookSettingsValues;
-  /** Every category the platform supports, as it answered (never a list of our own). */
-  allCategories: string[];
-  target: { kind: "sandbox" | "remote"; appId: string };
-};
-
-async function readSettings(): Promise<WebhookSettingsView> {
-  const [client, target] = await Promise.all([getPlatformClient(), getPlatformTarget()]);
-  const { webhook } = await client.webhooks.getSettings({ displayAllCategories: true });
-  const { all_webhook_categories: allCategories = [], ...settings } = webhook;
-  return {
-    settings: {
-      enabled: settings.enabled,
-      url: settings.url,
-      include_members: settings.include_members ?? false,
-      enabled_events: settings.enabled_events,
-    },
-    allCategories,
-    target: { kind: target.kind, appId: target.appId },
-  };
-}
-
-export const getWebhookSettings = adminAction(z.object({}), async () => readSettings());
 
 /**
  * The form's values as typed: `enabled_events` may be `["*"]`, which is sent as is so the
@@ -118,7 +90,7 @@ async function dispatch(kind: "sandbox" | "remote", payload: WebhookPayload): Pr
   }
   const { webhook } = await client.webhooks.getSettings();
   if (!webhook.url) throw new ActionError("Save an endpoint URL first: there is nowhere to send the event.");
-  const deliveryId = await startTestDelivery(webhook.url, payload);
+  const deliveryId = await startTestDelivery(webhook.url, payload, env().PLATFORM_API_TOKEN ?? "");
   return {
     deliveryId,
     delivered: true,
@@ -127,58 +99,13 @@ async function dispatch(kind: "sandbox" | "remote", payload: WebhookPayload): Pr
   };
 }
 
-const listDeliveriesSchema = z.object({
-  category: z.string().max(100).optional(),
-  outcome: z.enum(deliveryOutcomes).optional(),
-  limit: z.number().int().min(1).max(100).default(50),
-});
-
-export type DeliveryLog = { source: "sandbox" | "console"; entries: DeliveryLogEntry[] };
-
-/** The sandbox's own delivery log, or the console's test deliveries when the target is remote. */
-export const listWebhookDeliveries = adminAction(listDeliveriesSchema, async ({ category, outcome, limit }) => {
-  const target = await getPlatformTarget();
-  // The outcome is not a query of either store; read a full page and filter it here.
-  const pageSize = outcome ? 100 : limit;
-  let entries: DeliveryLogEntry[];
-  if (target.kind === "sandbox") {
-    const client = await getPlatformClient();
-    const known = category && (webhookCategories as readonly string[]).includes(category) ? category : undefined;
-    if (category && !known) return { source: "sandbox", entries: [] } satisfies DeliveryLog;
-    const { deliveries } = await client.sandbox.deliveries({ limit: pageSize, category: known });
-    entries = deliveries.flatMap(toLogEntry);
-  } else {
-    entries = await listTestDeliveries({ limit: pageSize, category });
-  }
-  return {
-    source: target.kind === "sandbox" ? "sandbox" : "console",
-    entries: filterDeliveries(entries, { outcome }).slice(0, limit),
-  } satisfies DeliveryLog;
-});
-
-function toLogEntry(delivery: SandboxDelivery): DeliveryLogEntry[] {
-  if (delivery.status === "not_subscribed") return [];
-  return [
-    {
-      id: delivery.event_id,
-      source: "sandbox",
-      category: delivery.category,
-      url: delivery.url,
-      status: delivery.status,
-      createdAt: delivery.created_at,
-      payload: delivery.payload,
-      attempts: delivery.attempts,
-    },
-  ];
-}
-
 /** Sends a logged event's payload again, as a new delivery to the endpoint configured now. */
 export const resendWebhookDelivery = adminAction(z.object({ id: z.string().min(1).max(100) }), async ({ id }) => {
   const target = await getPlatformTarget();
   let payload: Record<string, unknown> | undefined;
   if (target.kind === "sandbox") {
     const client = await getPlatformClient();
-    const { deliveries } = await client.sandbox.deliveries({ eventId: id, limit: 1 });
+    const { deliveries } = await client.sandbox.deliveries({ event_id: id, limit: 1 });
     payload = deliveries[0]?.payload;
   } else {
     payload = (await findTestDelivery(id))?.payload;
@@ -189,10 +116,24 @@ export const resendWebhookDelivery = adminAction(z.object({ id: z.string().min(1
   return dispatch(target.kind, payload as unknown as WebhookPayload);
 });
 
-async function requireSandbox(): Promise<void> {
+/**
+ * Sends again every delivery the log's filter selects ("recover all failed since…"), as new
+ * deliveries to the endpoint configured now. Sandbox only: a remote platform keeps no log.
+ */
+export const resendSelectedDeliveries = adminAction(deliveryLogFilterSchema, async (filter) => {
+  await requireSandbox("Sending a selection again works on the sandbox's log; a remote platform keeps none.");
+  if (filter.category && !(webhookCategories as readonly string[]).includes(filter.category)) return { count: 0 };
+  const client = await getPlatformClient();
+  const { count } = await client.sandbox.resendDeliveries(filter as Parameters<typeof client.sandbox.resendDeliveries>[0]);
+  return { count };
+});
+
+async function requireSandbox(
+  message = "Playing calls is a sandbox operation; the console is connected to a remote platform.",
+): Promise<void> {
   const target = await getPlatformTarget();
   if (target.kind !== "sandbox") {
-    throw new ActionError("Playing calls is a sandbox operation; the console is connected to a remote platform.");
+    throw new ActionError(message);
   }
 }
 

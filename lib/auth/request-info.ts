@@ -1,13 +1,15 @@
+/** Set by the request guard from the socket (and trusted proxies); a client's own value is dropped. */
+export const clientAddressHeader = "x-switchboard-client-address";
+
 type HeaderReader = { get(name: string): string | null };
 
 /**
- * The client's address as Next.js hands it on: `next start` fills `x-forwarded-for` from the
- * socket unless a proxy already set it. The last entry is the one the nearest proxy added.
+ * The client's address, as the request guard (lib/server/request-guard.ts) resolved it from
+ * the socket and, behind TRUSTED_PROXIES only, X-Forwarded-For. A client's own
+ * X-Forwarded-For is never read here: any client can write one.
  */
 export function clientAddress(headers: HeaderReader): string {
-  const forwarded = headers.get("x-forwarded-for");
-  const last = forwarded?.split(",").at(-1)?.trim();
-  return last || headers.get("x-real-ip")?.trim() || "unknown";
+  return headers.get(clientAddressHeader)?.trim() || "unknown";
 }
 
 /** Whether the browser reached us over https (directly or through a TLS-terminating proxy). */

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { FollowUps, ImportResource, JobPlan, JobStatus, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib/imports/types";
+import type { MigratedFile, SortedMetaarray } from "@/lib/schemas/messages";
 import type { DeliveryAttempt } from "@/lib/schemas/sandbox-events";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
 import {
@@ -53,7 +54,8 @@ export type WebhookSettings = {
   enabled_events: string[];
 };
 
-export type RateLimitSettings = { get?: number; write?: number };
+/** Requests per second; `migration` covers POST /v3/migration/..., which falls under `write` when unset. */
+export type RateLimitSettings = { get?: number; write?: number; migration?: number };
 
 export const sandboxApps = pgTable("sandbox_apps", {
   id: text("id").primaryKey(),
@@ -160,11 +162,17 @@ export const sandboxMessages = pgTable(
       .references(() => sandboxApps.id, { onDelete: "cascade" }),
     channelUrl: text("channel_url").notNull(),
     channelType: text("channel_type").$type<"open" | "group">().notNull(),
-    userId: text("user_id").notNull(),
+    /** Null for admin messages (ADMM), which have no sender. */
+    userId: text("user_id"),
     messageType: text("message_type").$type<"MESG" | "FILE" | "ADMM">().notNull(),
     message: text("message").notNull().default(""),
     customType: text("custom_type").notNull().default(""),
     data: text("data").notNull().default(""),
+    /** FILE messages only: the file as migrated. */
+    file: jsonb("file").$type<MigratedFile>(),
+    mentionedUserIds: jsonb("mentioned_user_ids").$type<string[]>().notNull().default([]),
+    sortedMetaarray: jsonb("sorted_metaarray").$type<SortedMetaarray>().notNull().default([]),
+    isSilent: boolean("is_silent").notNull().default(false),
     dedupId: text("dedup_id"),
     /** Milliseconds since the epoch. */
     timestamp: bigint("timestamp", { mode: "number" }).notNull(),
@@ -193,6 +201,13 @@ export const sandboxFiles = pgTable("sandbox_files", {
 // ---------------------------------------------------------------------------
 
 export type WebhookEventStatus = "pending" | "delivered" | "failed" | "not_subscribed";
+/**
+ * What became of a delivery (sandbox contract, "Webhook deliveries, further"): a 2xx answer,
+ * another status, no answer after every attempt, or refused by the address guard.
+ */
+export type WebhookOutcome = "pending" | "delivered" | "failed" | "no_response" | "refused";
+/** What became of one attempt; `interrupted` when the server stopped while it was under way. */
+export type WebhookAttemptOutcome = "delivered" | "failed" | "no_response" | "refused" | "interrupted";
 
 export const webhookEvents = pgTable(
   "webhook_events",
@@ -207,7 +222,15 @@ export const webhookEvents = pgTable(
     /** The endpoint at the time the event was accepted. */
     url: text("url").notNull(),
     status: text("status").$type<WebhookEventStatus>().notNull().default("pending"),
+    outcome: text("outcome").$type<WebhookOutcome>().notNull().default("pending"),
+    /**
+     * The direct call or room the event belongs to (`direct_call:<call_id>`, `room:<room_id>`):
+     * events with the same key are delivered in order, and the log searches by it.
+     */
+    orderKey: text("order_key").notNull().default(""),
     attemptCount: integer("attempt_count").notNull().default(0),
+    /** Set when an attempt starts, cleared when it is recorded: still set after a crash. */
+    attemptStartedAt: timestamp("attempt_started_at", { withTimezone: true }),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
     /** A worker holds the event until this time; a crashed worker's claim simply runs out. */
     lockedUntil: timestamp("locked_until", { withTimezone: true }),
@@ -217,6 +240,11 @@ export const webhookEvents = pgTable(
   (t) => [
     index("webhook_events_due").on(t.status, t.nextAttemptAt),
     index("webhook_events_app_seq").on(t.appId, t.seq),
+    index("webhook_events_app_outcome_seq").on(t.appId, t.outcome, t.seq),
+    index("webhook_events_app_order_key").on(t.appId, t.orderKey, t.seq),
+    index("webhook_events_created_at").on(t.createdAt),
+    // The claim reads pending events in order; without this it sorts every pending event each time.
+    index("webhook_events_pending_seq").on(t.seq).where(sql`${t.status} = 'pending'`),
   ],
 );
 
@@ -231,11 +259,17 @@ export const webhookAttempts = pgTable(
     at: timestamp("at", { withTimezone: true }).notNull(),
     status: integer("status"),
     error: text("error"),
+    outcome: text("outcome").$type<WebhookAttemptOutcome>().notNull().default("no_response"),
     latencyMs: integer("latency_ms").notNull(),
+    requestHeaders: jsonb("request_headers").$type<Record<string, string>>(),
+    responseHeaders: jsonb("response_headers").$type<Record<string, string>>(),
     /** The first 2 KiB of the response body. */
     responseExcerpt: text("response_excerpt"),
   },
-  (t) => [uniqueIndex("webhook_attempts_event_attempt").on(t.eventId, t.attempt)],
+  (t) => [
+    uniqueIndex("webhook_attempts_event_attempt").on(t.eventId, t.attempt),
+    index("webhook_attempts_at").on(t.at),
+  ],
 );
 
 // ---------------------------------------------------------------------------
@@ -276,6 +310,8 @@ export const importJobs = pgTable(
     columns: jsonb("columns").$type<string[]>().notNull(),
     mapping: jsonb("mapping").$type<Record<string, string>>().notNull(),
     totalRows: integer("total_rows").notNull(),
+    /** The row a spreadsheet shows for the first data row (header row included): row numbers everywhere count from it. */
+    firstRow: integer("first_row").notNull().default(2),
     status: text("status").$type<JobStatus>().notNull().default("draft"),
     /** What the plan found (counts, warnings); null until planned. */
     plan: jsonb("plan").$type<JobPlan>(),
@@ -334,5 +370,7 @@ export const importRows = pgTable(
     primaryKey({ columns: [t.jobId, t.rowIndex] }),
     index("import_rows_state").on(t.jobId, t.state, t.rowIndex),
     index("import_rows_finished").on(t.jobId, t.finishedAt),
+    // Messages are claimed a channel at a time.
+    index("import_rows_channel").on(t.jobId, t.resourceKey, t.state),
   ],
 );

@@ -1,17 +1,32 @@
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
-import { guardedLookup, refusalReason, type AddressPolicy } from "./address-guard";
+import { createHmac } from "node:crypto";
+import { guardedLookup, REFUSED_CODE, refusalReason, type AddressPolicy } from "./address-guard";
 
 export type AttemptOutcome = {
   /** HTTP status of the response; null when none arrived. */
   status: number | null;
   /** Why no response arrived (timeout, refused, reset...). */
   error: string | null;
+  /** The address guard refused the destination: final, never retried. */
+  refused: boolean;
   latencyMs: number;
+  /** The headers sent with the request. */
+  requestHeaders: Record<string, string>;
+  /** The response's headers, when one arrived. */
+  responseHeaders: Record<string, string> | null;
   /** The first 2 KiB of the response body. */
   responseExcerpt: string | null;
 };
+
+/** The header the platform signs its webhooks with (sandbox contract, "Webhook deliveries, further"). */
+export const SIGNATURE_HEADER = "x-sendbird-signature";
+
+/** The hex HMAC-SHA256 of the raw body, keyed with the application's API token. */
+export function signBody(body: string, apiToken: string): string {
+  return createHmac("sha256", apiToken).update(body, "utf8").digest("hex");
+}
 
 export const RESPONSE_EXCERPT_BYTES = 2048;
 
@@ -22,7 +37,8 @@ function agentFor(protocol: "http:" | "https:", policy: AddressPolicy): http.Age
   const key = `${protocol}${policy.allowLoopback}${policy.allowPrivate}`;
   let agent = agents.get(key);
   if (!agent) {
-    const options = { keepAlive: true, maxSockets: 32, lookup: guardedLookup(policy) };
+    // 64 sockets per host: the webhook worker's bound on requests in flight per endpoint.
+    const options = { keepAlive: true, maxSockets: 64, lookup: guardedLookup(policy) };
     agent = protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
     agents.set(key, agent);
   }
@@ -36,11 +52,26 @@ function agentFor(protocol: "http:" | "https:", policy: AddressPolicy): http.Age
 export function postJson(
   url: string,
   body: string,
-  options: { timeoutMs: number; policy: AddressPolicy; headers?: Record<string, string> },
+  options: { timeoutMs: number; policy: AddressPolicy; headers?: Record<string, string>; signingKey?: string },
 ): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const failed = (error: string): AttemptOutcome => ({ status: null, error, latencyMs: elapsed(), responseExcerpt: null });
+  const requestHeaders: Record<string, string> = {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(body)),
+    "user-agent": "Switchboard-Webhooks/1.0",
+    ...(options.signingKey ? { [SIGNATURE_HEADER]: signBody(body, options.signingKey) } : {}),
+    ...options.headers,
+  };
+  const failed = (error: string, refused = false): AttemptOutcome => ({
+    status: null,
+    error,
+    refused,
+    latencyMs: elapsed(),
+    requestHeaders,
+    responseHeaders: null,
+    responseExcerpt: null,
+  });
 
   let target: URL;
   try {
@@ -55,7 +86,7 @@ export function postJson(
   const literal = target.hostname.replace(/^\[|\]$/g, "");
   if (net.isIP(literal)) {
     const reason = refusalReason(literal, options.policy);
-    if (reason) return Promise.resolve(failed(`Refused to connect: ${reason}.`));
+    if (reason) return Promise.resolve(failed(`Refused to connect: ${reason}.`, true));
   }
 
   return new Promise((resolve) => {
@@ -72,12 +103,7 @@ export function postJson(
       {
         method: "POST",
         agent: agentFor(target.protocol as "http:" | "https:", options.policy),
-        headers: {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(body),
-          "user-agent": "Switchboard-Webhooks/1.0",
-          ...options.headers,
-        },
+        headers: requestHeaders,
       },
       (response) => {
         const status = response.statusCode ?? 0;
@@ -98,18 +124,33 @@ export function postJson(
         });
         const done = () => {
           clearTimeout(bodyTimer);
-          finish({ status, error: null, latencyMs, responseExcerpt: Buffer.concat(chunks).toString("utf8") });
+          finish({
+            status,
+            error: null,
+            refused: false,
+            latencyMs,
+            requestHeaders,
+            responseHeaders: flatHeaders(response.headers),
+            responseExcerpt: Buffer.concat(chunks).toString("utf8"),
+          });
         };
         response.on("end", done);
         response.on("close", done);
         response.on("error", done);
       },
     );
-    const timer = setTimeout(() => {
-      request.destroy();
-      finish(failed(`No response within ${options.timeoutMs} ms.`));
-    }, options.timeoutMs);
-    request.on("error", (error: NodeJS.ErrnoException) => finish(failed(describe(error))));
+    // When the timer fires late because the event loop was busy, a response may be waiting to be
+    // read: let pending I/O run first (setImmediate comes after the poll phase), then decide.
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (settled) return;
+          request.destroy();
+          finish(failed(`No response within ${options.timeoutMs} ms.`));
+        }),
+      options.timeoutMs,
+    );
+    request.on("error", (error: NodeJS.ErrnoException) => finish(failed(describe(error), error.code === REFUSED_CODE)));
     request.end(body);
   });
 }
@@ -118,6 +159,14 @@ function describe(error: NodeJS.ErrnoException): string {
   if (error.code === "ECONNREFUSED") return "Connection refused.";
   if (error.code === "ECONNRESET") return "Connection reset before a response.";
   if (error.code === "ENOTFOUND" || error.code === "EAI_AGAIN") return "Host not found.";
-  if (error.code === "EADDRREFUSED") return error.message;
+  if (error.code === REFUSED_CODE) return error.message;
   return error.message || "The request failed.";
+}
+
+function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return flat;
 }

@@ -30,6 +30,8 @@ export const rateLimitSchema = z.object({
   appId: applicationIdSchema,
   get: ratePerSecond,
   write: ratePerSecond,
+  /** POST /v3/migration/...; blank: migration requests count as writes. */
+  migration: ratePerSecond,
 });
 export type RateLimitInput = z.input<typeof rateLimitSchema>;
 

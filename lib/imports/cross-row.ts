@@ -7,6 +7,8 @@ import type { ImportResource, PreparedRow, RowIssue } from "./types";
  */
 
 export type CrossRowOptions = {
+  /** The row a spreadsheet shows for row index 0 (header row included); messages name rows by it. 1 when absent. */
+  firstRow?: number;
   /**
    * The user ids this migration imports (e.g. the rows of its users imports). When given,
    * channel members and operators outside it are warned about; when absent, nothing is said
@@ -22,7 +24,7 @@ export function crossRowIssues(
   options: CrossRowOptions = {},
 ): Map<number, RowIssue[]> {
   const index = new CrossRowIndex(resource, options);
-  for (const row of rows) index.add(row);
+  for (const row of rows) index.add(identityOf(row));
   const issues = new Map<number, RowIssue[]>();
   for (const row of rows) {
     const rowIssues = index.issuesFor(row);
@@ -31,7 +33,13 @@ export function crossRowIssues(
   return issues;
 }
 
-type Identity = { index: number; key: string | null; sourceId?: string; excluded?: boolean };
+type Identity = { index: number; key: string | null; sourceId?: string; excluded?: boolean; dedupId?: string };
+
+/** A prepared row as the index sees it. */
+export function identityOf(row: PreparedRow & { dedupId?: string }): Identity {
+  const dedupId = row.dedupId ?? row.body?.dedup_id;
+  return typeof dedupId === "string" ? { ...row, dedupId } : row;
+}
 
 /**
  * The incremental form, for the preview: rows are added once, and when a cell is fixed or a
@@ -49,18 +57,35 @@ export class CrossRowIndex {
   /** Registers a row; returns the indexes of the other rows that share its key or source id. */
   add(row: Identity): number[] {
     if (row.excluded) return [];
-    return [...insert(this.keys, row.key, row.index), ...insert(this.sourceIds, row.sourceId, row.index)];
+    return [...insert(this.keys, this.identity(row), row.index), ...insert(this.sourceIds, row.sourceId, row.index)];
   }
 
   /** Forgets a row; returns the indexes of the rows that shared its key or source id. */
   remove(row: Identity): number[] {
     if (row.excluded) return [];
-    return [...drop(this.keys, row.key, row.index), ...drop(this.sourceIds, row.sourceId, row.index)];
+    return [...drop(this.keys, this.identity(row), row.index), ...drop(this.sourceIds, row.sourceId, row.index)];
   }
 
-  issuesFor(row: PreparedRow): RowIssue[] {
+  /** What must be unique: a user id, a channel URL, or a message's dedup id within its channel. */
+  private identity(row: Identity): string | null {
+    if (this.resource !== "messages") return row.key;
+    return row.key === null || row.dedupId === undefined ? null : `${row.key}\u0000${row.dedupId}`;
+  }
+
+  issuesFor(row: PreparedRow & { dedupId?: string }): RowIssue[] {
     if (row.excluded) return [];
     const issues: RowIssue[] = [];
+    if (this.resource === "messages") {
+      const first = firstOther(this.keys, this.identity(identityOf(row)), row.index);
+      if (first !== undefined) {
+        issues.push({
+          field: "dedup_id",
+          severity: "error",
+          message: `The same dedup id in the same channel as row ${first + 1}: the platform would store only one of them.`,
+        });
+      }
+      return issues;
+    }
     const keyField = this.resource === "users" ? "user_id" : "channel_url";
     const keyLabel = this.resource === "users" ? "user id" : "channel URL";
     const firstWithKey = firstOther(this.keys, row.key, row.index);
@@ -69,7 +94,7 @@ export class CrossRowIndex {
         field: keyField,
         severity: "error",
         code: 400202,
-        message: `The same ${keyLabel} as row ${firstWithKey + 1}: each ${this.resource === "users" ? "user" : "channel"} is created once, so this row would fail.`,
+        message: `The same ${keyLabel} as row ${firstWithKey + (this.options.firstRow ?? 1)}: each ${this.resource === "users" ? "user" : "channel"} is created once, so this row would fail.`,
       });
     }
     const firstWithSource = firstOther(this.sourceIds, row.sourceId, row.index);
@@ -77,7 +102,7 @@ export class CrossRowIndex {
       issues.push({
         field: "source_id",
         severity: "error",
-        message: `The same source id as row ${firstWithSource + 1}: both would get the same channel URL.`,
+        message: `The same source id as row ${firstWithSource + (this.options.firstRow ?? 1)}: both would get the same channel URL.`,
       });
     }
     const known = this.options.importedUserIds;

@@ -13,7 +13,13 @@ export type ImportFieldKind =
   /** true/false, yes/no, 1/0 (any case). */
   | "boolean"
   /** Ids separated by `;` or `|`. */
-  | "id-list";
+  | "id-list"
+  /** A whole number. */
+  | "integer"
+  /** A point in time: milliseconds, seconds or ISO 8601 (`./timestamps.ts`). */
+  | "timestamp"
+  /** A message type: the platform's MESG/FILE/ADMM or words such as text, file, admin. */
+  | "message-type";
 
 export type ImportField = {
   /** The property of the creation body, or a field the import itself understands (`source_id`, `is_active`, `frozen`). */
@@ -106,6 +112,154 @@ const channelCommonFields: readonly ImportField[] = [
     required: false,
     aliases: ["freeze", "isfrozen", "readonly", "isreadonly"],
     hint: "When true, the channel is frozen after it is created.",
+  },
+];
+
+/** A migrated message (`POST /v3/migration/{channel_url}`, the MESG, FILE and ADMM shapes). */
+const messageFields: readonly ImportField[] = [
+  {
+    key: "channel_url",
+    label: "Channel",
+    kind: "text",
+    required: true,
+    aliases: ["channel", "channelid", "room", "roomid", "conversation", "conversationid", "chat", "chatid", "thread"],
+    hint: "The channel URL, or the source id of a channel imported here before.",
+  },
+  {
+    key: "message_type",
+    label: "Type",
+    kind: "message-type",
+    required: false,
+    aliases: ["type", "msgtype", "kind"],
+    hint: "MESG, FILE or ADMM (text, file, admin work too). Left out: FILE when there is a file URL, else MESG.",
+  },
+  {
+    key: "user_id",
+    label: "Sender id",
+    kind: "text",
+    required: false,
+    aliases: ["sender", "senderid", "from", "fromid", "author", "authorid", "user"],
+    hint: "A user; admin messages have none.",
+  },
+  {
+    key: "message",
+    label: "Text",
+    kind: "text",
+    required: false,
+    aliases: ["text", "body", "content", "msg"],
+    hint: "At most 5,000 characters.",
+  },
+  {
+    key: "timestamp",
+    label: "Sent at",
+    kind: "timestamp",
+    required: true,
+    aliases: ["createdat", "sentat", "ts", "time", "date", "datetime", "sent", "created"],
+    hint: "Milliseconds or seconds since 1970, or ISO 8601 (2024-03-01T09:30:00Z).",
+  },
+  {
+    key: "source_id",
+    label: "Source id",
+    kind: "text",
+    required: false,
+    aliases: ["id", "messageid", "msgid", "externalid", "legacyid", "oldid", "originalid"],
+    hint: "The message's id in the old system; its dedup id is derived from it when there is none.",
+  },
+  {
+    key: "dedup_id",
+    label: "Dedup id",
+    kind: "text",
+    required: false,
+    aliases: ["dedup", "idempotencykey", "uniqueid"],
+    hint: "Unique in its channel; a message whose dedup id is stored already is skipped.",
+  },
+  {
+    key: "custom_type",
+    label: "Custom type",
+    kind: "text",
+    required: false,
+    aliases: ["category"],
+    hint: "At most 128 characters.",
+  },
+  {
+    key: "data",
+    label: "Data",
+    kind: "text",
+    required: false,
+    aliases: ["extra", "payload", "customdata"],
+    hint: "Free text, often JSON (text and admin messages).",
+  },
+  {
+    key: "mentioned_user_ids",
+    label: "Mentioned users",
+    kind: "id-list",
+    required: false,
+    aliases: ["mentions", "mentioned", "mentionedusers"],
+    hint: "User ids separated by ; or |.",
+  },
+  {
+    key: "url",
+    label: "File URL",
+    kind: "text",
+    required: false,
+    aliases: ["fileurl", "attachment", "attachmenturl", "file"],
+    hint: "Where the file stays; required for file messages.",
+  },
+  {
+    key: "file_name",
+    label: "File name",
+    kind: "text",
+    required: false,
+    aliases: ["attachmentname", "name"],
+    hint: "Shown for file messages.",
+  },
+  {
+    key: "file_size",
+    label: "File size",
+    kind: "integer",
+    required: false,
+    aliases: ["size", "bytes"],
+    hint: "In bytes.",
+  },
+  {
+    key: "file_type",
+    label: "File type",
+    kind: "text",
+    required: false,
+    aliases: ["mimetype", "mime", "contenttype"],
+    hint: "A media type such as image/png.",
+  },
+  {
+    key: "thumbnails",
+    label: "Thumbnails",
+    kind: "id-list",
+    required: false,
+    aliases: ["thumbnail", "thumbnailurl", "thumbnailurls"],
+    hint: "Thumbnail URLs separated by ; or |.",
+  },
+  {
+    key: "require_auth",
+    label: "Requires auth",
+    kind: "boolean",
+    required: false,
+    aliases: ["private"],
+    hint: "When true, the file is fetched with the user's session.",
+  },
+  {
+    key: "custom_field",
+    label: "File data",
+    kind: "text",
+    required: false,
+    aliases: ["filedata"],
+    hint: "Free text stored with a file message.",
+  },
+  {
+    key: "is_silent",
+    label: "Silent",
+    kind: "boolean",
+    required: false,
+    aliases: ["silent"],
+    hint: "Admin messages only: when true, nobody's unread count moves.",
   },
 ];
 
@@ -212,12 +366,14 @@ export const importFields: Record<ImportResource, readonly ImportField[]> = {
       hint: "When true, creation fails if a member does not exist.",
     },
   ],
+  messages: messageFields,
 };
 
 export const resourceLabels: Record<ImportResource, { plural: string; singular: string }> = {
   users: { plural: "Users", singular: "user" },
   open_channels: { plural: "Open channels", singular: "open channel" },
   group_channels: { plural: "Group channels", singular: "group channel" },
+  messages: { plural: "Messages", singular: "message" },
 };
 
 /** Case, spaces, `_`, `-` and `.` do not matter when a header is matched to a field. */

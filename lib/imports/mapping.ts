@@ -7,12 +7,18 @@ import {
   targetLabel,
   type ColumnMapping,
 } from "./fields";
-import type { ImportResource } from "./types";
+import { distance } from "fastest-levenshtein";
+import { isChannelResource, type ImportResource } from "./types";
+
+/** How alike two normalized names must be (1 - edits / length) for a column to be matched by similarity. */
+export const SIMILARITY_THRESHOLD = 0.75;
 
 /**
  * Maps a file's columns to fields by name: case, spaces, `_`, `-` and `.` do not matter, a
  * field's own key beats an alias, and each field takes one column (the first that matches).
- * Users' `metadata.<key>` (or `meta.<key>`) columns become metadata items.
+ * Users' `metadata.<key>` (or `meta.<key>`) columns become metadata items. Columns still
+ * unmatched then take the field whose key or alias is most alike (a misspelt `nicknmae`), when
+ * the likeness passes SIMILARITY_THRESHOLD and no other field is as alike.
  */
 export function autoMap(resource: ImportResource, columns: readonly string[]): ColumnMapping {
   const mapping: ColumnMapping = {};
@@ -42,7 +48,53 @@ export function autoMap(resource: ImportResource, columns: readonly string[]): C
       taken.add(METADATA_PREFIX + key);
     }
   }
+  for (const column of columns) {
+    if (mapping[column]) continue;
+    const target = mostAlike(resource, column, taken);
+    if (target) {
+      mapping[column] = target;
+      taken.add(target);
+    }
+  }
   return mapping;
+}
+
+/** 1 for equal names, 0 for nothing in common: edits needed over the longer name's length. */
+export function similarity(a: string, b: string): number {
+  const longest = Math.max(a.length, b.length);
+  return longest === 0 ? 1 : 1 - distance(a, b) / longest;
+}
+
+function mostAlike(resource: ImportResource, column: string, taken: ReadonlySet<string>): string | null {
+  const name = normalizeHeader(column);
+  if (name.length < 3) return null;
+  let best: { target: string; score: number } | null = null;
+  let tied = false;
+  for (const field of importFields[resource]) {
+    if (taken.has(field.key)) continue;
+    const score = Math.max(...[field.key, ...field.aliases].map((candidate) => similarity(name, normalizeHeader(candidate))));
+    if (score < SIMILARITY_THRESHOLD) continue;
+    if (!best || score > best.score) {
+      best = { target: field.key, score };
+      tied = false;
+    } else if (score === best.score) tied = true;
+  }
+  return best && !tied ? best.target : null;
+}
+
+/** How a column came to its field, for the mapping screen: by name or alias, or only by likeness. */
+export function matchKind(resource: ImportResource, column: string, target: string): "name" | "similar" | null {
+  const field = importFields[resource].find((item) => item.key === target);
+  if (!field) return null;
+  const name = normalizeHeader(column);
+  return normalizeHeader(field.key) === name || field.aliases.includes(name) ? "name" : "similar";
+}
+
+/** The platform refuses metadata keys with a comma; the fix is renaming the key. */
+export function metadataKeyFix(target: string): string | null {
+  if (!isMetadataTarget(target)) return null;
+  const key = metadataKeyOf(target);
+  return key.includes(",") ? key.replace(/\s*,\s*/g, "_") : null;
 }
 
 /** `metadata.team`, `Metadata_Team`, `meta-team` -> `team`; anything else -> null. */
@@ -63,7 +115,7 @@ export function mappingProblems(resource: ImportResource, columns: readonly stri
   for (const field of importFields[resource]) {
     if (field.required && !columnsOf.has(field.key)) problems.push(`Choose the column that holds the ${field.label.toLowerCase()}.`);
   }
-  if (resource !== "users" && !columnsOf.has("channel_url") && !columnsOf.has("source_id")) {
+  if (isChannelResource(resource) && !columnsOf.has("channel_url") && !columnsOf.has("source_id")) {
     problems.push("Choose the column that holds the channel URL or the source id: every channel needs one.");
   }
   for (const [target, targetColumns] of columnsOf) {
@@ -72,6 +124,10 @@ export function mappingProblems(resource: ImportResource, columns: readonly stri
     }
     if (isMetadataTarget(target) && metadataKeyOf(target).trim() === "") {
       problems.push(`Give the metadata key of column "${targetColumns[0]}".`);
+    }
+    const renamed = metadataKeyFix(target);
+    if (renamed !== null) {
+      problems.push(`The metadata key "${metadataKeyOf(target)}" of column "${targetColumns[0]}" has a comma, which the platform does not accept in a key: rename it (for example "${renamed}").`);
     }
   }
   return problems;

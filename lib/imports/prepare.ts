@@ -8,7 +8,15 @@ import {
   USERS_PER_REQUEST_MAX,
 } from "@/lib/schemas/channels";
 import { toPlatformIssue } from "@/lib/schemas/platform-errors";
+import {
+  migratedAdminMessageSchema,
+  migratedFileMessageSchema,
+  migratedMessageSchema,
+  migratedTextMessageSchema,
+  type MessageType,
+} from "@/lib/schemas/messages";
 import { createUserSchema } from "@/lib/schemas/users";
+import { deriveDedupId } from "./dedup-id";
 import {
   findField,
   importFields,
@@ -17,7 +25,8 @@ import {
   type ColumnMapping,
   type ImportField,
 } from "./fields";
-import type { FollowUps, ImportResource, PreparedRow, RowIssue } from "./types";
+import { parseTimestamp } from "./timestamps";
+import { isChannelResource, type FollowUps, type ImportResource, type PreparedRow, type RowIssue } from "./types";
 
 /**
  * One row of a file turned into the creation request it will send, checked with the same
@@ -53,6 +62,7 @@ export function prepareRow(
   if (cells.metadata.size > 0) input.metadata = Object.fromEntries(cells.metadata);
 
   const sourceId = cells.fields.get("source_id");
+  if (resource === "messages") return prepareMessage(input, { index, values, sourceId, issues });
   if (resource === "users") {
     // Empty means "no profile image" (interface 4.3), so a file without images still imports.
     input.profile_url ??= "";
@@ -65,7 +75,10 @@ export function prepareRow(
         "Give the channel a channel URL or a source id: without either, the plan cannot name it, and a retried request could create it twice.",
     });
   }
-  if (resource === "group_channels") issues.push(...memberWarnings(input));
+  if (resource === "group_channels") {
+    issues.push(...memberWarnings(input));
+    splitMembers(input, followUps, issues);
+  }
 
   validate(resource, input, issues);
 
@@ -80,9 +93,82 @@ export function prepareRow(
     followUps,
     issues,
   };
-  if (resource !== "users" && sourceId !== undefined) row.sourceId = sourceId;
+  if (isChannelResource(resource) && sourceId !== undefined) row.sourceId = sourceId;
   return row;
 }
+
+const messageSchemas = {
+  MESG: migratedTextMessageSchema,
+  FILE: migratedFileMessageSchema,
+  ADMM: migratedAdminMessageSchema,
+} as const;
+
+/**
+ * A message row: its channel is the row's key (a channel URL, or a channel's source id the
+ * plan turns into one), its body one item of a migration request's `messages`, with a dedup
+ * id the file's or derived from it, so that no retry or rerun stores it twice.
+ */
+function prepareMessage(
+  input: Record<string, unknown>,
+  row: { index: number; values: readonly string[]; sourceId: string | undefined; issues: RowIssue[] },
+): PreparedRow {
+  const { issues } = row;
+  const channel = typeof input.channel_url === "string" ? input.channel_url : null;
+  delete input.channel_url;
+  if (channel === null) {
+    issues.push({ field: "channel_url", severity: "error", code: 400105, message: "Channel is required: name the channel URL, or the source id of a channel imported here." });
+  }
+  const type = (input.message_type as MessageType | undefined) ?? (typeof input.url === "string" ? "FILE" : "MESG");
+  input.message_type = type;
+  if (type === "ADMM" && input.user_id !== undefined) {
+    issues.push({ field: "user_id", severity: "warning", message: "Admin messages have no sender: the sender is left out." });
+  }
+  // Only the fields of the message's own shape are sent.
+  const shape = messageSchemas[type].shape as Record<string, unknown>;
+  for (const key of Object.keys(input)) if (!(key in shape)) delete input[key];
+  if (input.dedup_id === undefined && channel !== null && typeof input.timestamp === "number") {
+    input.dedup_id = deriveDedupId({
+      channel,
+      sourceId: row.sourceId,
+      content: [type, input.user_id ?? "", input.message ?? "", input.url ?? "", input.timestamp],
+    });
+  }
+  validate("messages", input, issues);
+  const hasError = issues.some((issue) => issue.severity === "error");
+  const prepared: PreparedRow = {
+    index: row.index,
+    values: [...row.values],
+    body: hasError || channel === null ? null : input,
+    key: channel,
+    followUps: {},
+    issues,
+  };
+  if (row.sourceId !== undefined) prepared.sourceId = row.sourceId;
+  return prepared;
+}
+
+const MESSAGE_TYPE_WORDS: Record<string, MessageType> = {
+  mesg: "MESG",
+  text: "MESG",
+  message: "MESG",
+  msg: "MESG",
+  user: "MESG",
+  usermessage: "MESG",
+  chat: "MESG",
+  file: "FILE",
+  filemessage: "FILE",
+  image: "FILE",
+  photo: "FILE",
+  video: "FILE",
+  audio: "FILE",
+  attachment: "FILE",
+  media: "FILE",
+  admm: "ADMM",
+  admin: "ADMM",
+  adminmessage: "ADMM",
+  system: "ADMM",
+  notice: "ADMM",
+};
 
 type Cells = { fields: Map<string, string>; metadata: Map<string, string> };
 
@@ -120,6 +206,28 @@ const FALSE_WORDS = new Set(["false", "no", "n", "0"]);
 function readValue(field: ImportField, raw: string, issues: RowIssue[]): unknown {
   if (field.kind === "text") return raw;
   if (field.kind === "id-list") return splitIds(raw);
+  if (field.kind === "integer") {
+    if (/^\d+$/.test(raw) && Number.isSafeInteger(Number(raw))) return Number(raw);
+    issues.push({ field: field.key, severity: "error", code: 400100, message: `${field.label} must be a whole number, not "${clip(raw)}".` });
+    return undefined;
+  }
+  if (field.kind === "timestamp") {
+    const parsed = parseTimestamp(raw);
+    if ("ms" in parsed) return parsed.ms;
+    issues.push({ field: field.key, severity: "error", code: 400100, message: `${field.label}: ${parsed.error}` });
+    return undefined;
+  }
+  if (field.kind === "message-type") {
+    const type = MESSAGE_TYPE_WORDS[raw.toLowerCase().replace(/[\s_-]+/g, "")];
+    if (type) return type;
+    issues.push({
+      field: field.key,
+      severity: "error",
+      code: 400100,
+      message: `${field.label} must be MESG, FILE or ADMM (text, file and admin work too), not "${clip(raw)}".`,
+    });
+    return undefined;
+  }
   const word = raw.toLowerCase();
   if (TRUE_WORDS.has(word)) return true;
   if (FALSE_WORDS.has(word)) return false;
@@ -138,6 +246,37 @@ export function splitIds(raw: string): string[] {
     .split(/[;|]/)
     .map((id) => id.trim())
     .filter((id) => id !== "");
+}
+
+/**
+ * A creation adds at most 100 members: a larger channel is created with its first 100
+ * (operators first, so they are members from the start) and the rest are invited after it,
+ * up to the channel's cap (2,000 for a supergroup, 100 otherwise); past the cap, an error.
+ */
+function splitMembers(input: Record<string, unknown>, followUps: FollowUps, issues: RowIssue[]): void {
+  const listed = input.user_ids;
+  if (!Array.isArray(listed) || listed.length <= USERS_PER_REQUEST_MAX) return;
+  const members = [...new Set(listed as string[])];
+  if (members.length <= USERS_PER_REQUEST_MAX) {
+    input.user_ids = members;
+    return;
+  }
+  const capacity = groupMemberCapacity({ is_super: input.is_super === true });
+  if (members.length > capacity) {
+    issues.push({
+      field: "user_ids",
+      severity: "error",
+      code: 400111,
+      message: `${members.length.toLocaleString("en-US")} member ids, but ${
+        input.is_super === true ? "a supergroup" : "a group channel"
+      } holds at most ${capacity.toLocaleString("en-US")}${input.is_super === true ? "" : " (set Supergroup to true for up to 2,000)"}.`,
+    });
+    return;
+  }
+  const operators = new Set(Array.isArray(input.operator_ids) ? (input.operator_ids as string[]) : []);
+  const ordered = [...members.filter((id) => operators.has(id)), ...members.filter((id) => !operators.has(id))];
+  input.user_ids = ordered.slice(0, USERS_PER_REQUEST_MAX);
+  followUps.invite = ordered.slice(USERS_PER_REQUEST_MAX);
 }
 
 function memberWarnings(input: Record<string, unknown>): RowIssue[] {
@@ -175,6 +314,7 @@ const schemas = {
   users: createUserSchema,
   open_channels: openChannelCreateSchema,
   group_channels: groupChannelCreateSchema,
+  messages: migratedMessageSchema,
 } satisfies Record<ImportResource, z.ZodType>;
 
 /**

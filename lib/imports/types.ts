@@ -4,10 +4,17 @@
  * internals.
  */
 
-/** What can be imported, in the platform's order: users, then channels (then messages). */
-export type ImportResource = "users" | "open_channels" | "group_channels";
+/** What can be imported, in the platform's order: users, then channels, then messages. */
+export type ImportResource = "users" | "open_channels" | "group_channels" | "messages";
 
-export const importResources: readonly ImportResource[] = ["users", "open_channels", "group_channels"];
+export const importResources: readonly ImportResource[] = ["users", "open_channels", "group_channels", "messages"];
+
+/** The kinds whose rows are channels. */
+export type ChannelResource = "open_channels" | "group_channels";
+
+export function isChannelResource(resource: ImportResource): resource is ChannelResource {
+  return resource === "open_channels" || resource === "group_channels";
+}
 
 export type IssueSeverity = "error" | "warning";
 
@@ -29,6 +36,11 @@ export type FollowUps = {
   freeze?: boolean;
   /** Metadata that a multipart creation could not carry: `PUT /v3/users/{id}/metadata`. */
   metadata?: Record<string, string>;
+  /**
+   * Group channel members past the first 100 (a creation adds at most 100): invited after
+   * the creation with `POST /v3/group_channels/{url}/invite`, 100 ids a request.
+   */
+  invite?: string[];
 };
 
 /** A row of the file turned into what will be sent for it. */
@@ -39,7 +51,7 @@ export type PreparedRow = {
   values: string[];
   /** The creation request body; null when the row cannot be sent. */
   body: Record<string, unknown> | null;
-  /** `user_id`, or `channel_url` (the file's, or derived in the plan). */
+  /** `user_id`, or `channel_url` (the file's, or derived in the plan); for a message, the channel it goes to. */
   key: string | null;
   /** The old system's id of a channel without a channel_url, from which the plan derives one. */
   sourceId?: string;
@@ -79,6 +91,16 @@ export type PlanProgress = { step: "lookups" | "members" | "saving"; done: numbe
 /** Limits of what the console accepts for one import. */
 export const MAX_IMPORT_BYTES = 200 * 1024 * 1024;
 export const MAX_IMPORT_ROWS = 1_000_000;
+/** A message history is far larger than a users or channels file (issue 7, item 4). */
+export const MAX_MESSAGE_IMPORT_BYTES = 2 * 1024 * 1024 * 1024;
+export const MAX_MESSAGE_IMPORT_ROWS = 5_000_000;
+
+/** The most bytes and rows one file of a kind may hold. */
+export function importLimits(resource: ImportResource): { bytes: number; rows: number } {
+  return resource === "messages"
+    ? { bytes: MAX_MESSAGE_IMPORT_BYTES, rows: MAX_MESSAGE_IMPORT_ROWS }
+    : { bytes: MAX_IMPORT_BYTES, rows: MAX_IMPORT_ROWS };
+}
 
 /** What the dry run found, shown on the job page before anything is sent. */
 export type JobPlan = {
@@ -86,7 +108,8 @@ export type JobPlan = {
   existing: number;
   invalid: number;
   excluded: number;
-  followUps: { deactivate: number; freeze: number; metadata: number };
+  /** `invitations`: invitation requests (100 member ids each) for channels of more than 100 members. */
+  followUps: { deactivate: number; freeze: number; metadata: number; invitations: number };
   /** Rows with a warning (e.g. members that will be left out). */
   warnings: number;
   /** Distinct member or operator ids neither in an import nor on the platform. */
@@ -94,7 +117,26 @@ export type JobPlan = {
   /** Users imports this channel import depends on that have not completed. */
   orderChecks: Array<{ jobId: string; fileName: string; status: string; channels: number }>;
   lookups: { requests: number; ms: number };
+  /** Messages imports: channels, requests, time range, what is missing. */
+  messages?: MessagePlan;
 };
+
+/** What the plan of a messages import found, per channel and in all. */
+export type MessagePlan = {
+  channels: number;
+  /** Migration requests the run will send: at most 100 messages of one channel each. */
+  requests: number;
+  firstTimestamp: number | null;
+  lastTimestamp: number | null;
+  byType: { MESG: number; FILE: number; ADMM: number };
+  /** Channels named by the file that are neither on the platform nor in a channel import. */
+  missingChannels: string[];
+  /** Senders that are neither users on the platform nor in a users import. */
+  missingSenders: string[];
+  /** The channels with the most messages (at most 100 of them), largest first. */
+  largestChannels: Array<{ channelUrl: string; messages: number; requests: number; first: number; last: number }>;
+};
+
 
 /** A rehearsal's request and outcome, kept on the job (`import_jobs.rehearsal`). */
 export type Rehearsal = {

@@ -1,21 +1,34 @@
+import { z } from "zod";
+import {
+  groupChannelMembersResponseSchema,
+  groupChannelResourceSchema,
+  openChannelResourceSchema,
+} from "@/lib/schemas/channels";
+import { messageListResponseSchema } from "@/lib/schemas/messages";
+import {
+  userListResponseSchema,
+  userMetadataResponseSchema,
+  userResourceSchema,
+} from "@/lib/schemas/users";
+import {
+  webhookSettingsAnswerResponseSchema,
+  webhookSettingsAnswerSchema,
+} from "@/lib/schemas/webhooks";
 import { PlatformError } from "./errors";
 import { withRetries } from "@/lib/retry";
 import { parseRateLimitHeaders, type RateLimitInfo } from "./rate-limit";
 import { rateLimitWaits } from "./retries";
+import { checkResponse } from "./response-check";
+import type { DeliveryCounts, DeliveryFilter, EndpointHealth } from "@/lib/schemas/sandbox-events";
 import type {
   CreateGroupChannelBody,
   CreateOpenChannelBody,
   CreateUserBody,
-  GroupChannel,
-  MigratedMessage,
-  OpenChannel,
-  Page,
+  InviteMembersBody,
+  MigrationBody,
   SandboxDelivery,
   SandboxEmitResult,
   UpdateUserBody,
-  User,
-  WebhookSettings,
-  WebhookSettingsResponse,
   WebhookSettingsUpdate,
 } from "./types";
 
@@ -130,60 +143,192 @@ export function createPlatformClient(options: PlatformClientOptions) {
     return response;
   }
 
-  const chat = <T>(method: string, path: string, init?: RequestOptions) => request<T>("chat", method, path, init);
   const calls = <T>(method: string, path: string, init?: RequestOptions) => request<T>("calls", method, path, init);
+  /** A chat operation whose answer is checked against its shared schema (see checkResponse). */
+  const checked = <S extends z.ZodType>(
+    operation: string,
+    schema: S,
+    method: string,
+    path: string,
+    init?: RequestOptions,
+  ): Promise<z.output<S>> =>
+    request<unknown>("chat", method, path, init).then((body) => checkResponse(operation, schema, body));
+  const json = (body: unknown, signal?: AbortSignal) =>
+    body instanceof FormData ? { form: body, signal } : { json: body, signal };
+  const list = (values: string[] | undefined) => (values?.length ? values.join(",") : undefined);
+
   /** Open and group channels share the shape of their operations, under their own path. */
-  function channelOperations<Channel, CreateBody>(resource: "open_channels" | "group_channels") {
+  function channelOperations<S extends z.ZodType, CreateBody>(
+    resource: "open_channels" | "group_channels",
+    schema: S,
+  ) {
     const one = (channelUrl: string) => `/v3/${resource}/${segment(channelUrl)}`;
+    const page = z.object({ channels: z.array(schema), next: z.string() });
     return {
       /** JSON body, or a FormData when uploading `cover_file`. */
       create: (body: CreateBody | FormData, signal?: AbortSignal) =>
-        chat<Channel>("POST", `/v3/${resource}`, body instanceof FormData ? { form: body, signal } : { json: body, signal }),
-      get: (channelUrl: string, signal?: AbortSignal) => chat<Channel>("GET", one(channelUrl), { signal }),
-      list: (query: { limit?: number; next?: string } = {}, signal?: AbortSignal) =>
-        chat<Page<"channels", Channel>>("GET", `/v3/${resource}`, {
-          query: { limit: query.limit, next: query.next || undefined },
+        checked(`${resource}.create`, schema, "POST", `/v3/${resource}`, json(body, signal)),
+      get: (channelUrl: string, signal?: AbortSignal) =>
+        checked(`${resource}.get`, schema, "GET", one(channelUrl), { signal }),
+      /** One page; pass the previous page's `next` as `token`. */
+      list: (query: ChannelListQuery = {}, signal?: AbortSignal) =>
+        checked(`${resource}.list`, page, "GET", `/v3/${resource}`, {
+          query: {
+            limit: query.limit,
+            token: query.token || undefined,
+            channel_urls: list(query.channelUrls),
+            custom_types: list(query.customTypes),
+            name: query.name,
+            name_contains: query.nameContains,
+            name_startswith: query.nameStartswith,
+            url_contains: query.urlContains,
+            members_exactly_in: list(query.membersExactlyIn),
+            members_include_in: list(query.membersIncludeIn),
+            query_type: query.queryType,
+            show_empty: query.showEmpty,
+            show_member: query.showMember,
+          },
           signal,
         }),
       freeze: (channelUrl: string, freeze: boolean, signal?: AbortSignal) =>
-        chat<Channel>("PUT", `${one(channelUrl)}/freeze`, { json: { freeze }, signal }),
+        checked(`${resource}.freeze`, schema, "PUT", `${one(channelUrl)}/freeze`, { json: { freeze }, signal }),
+      delete: (channelUrl: string, signal?: AbortSignal) =>
+        checked(`${resource}.delete`, z.object({}), "DELETE", one(channelUrl), { signal }),
     };
   }
 
   const webhookPath = `/v1/applications/${segment(appId)}/settings/webhook`;
+  const userPath = (userId: string) => `/v3/users/${segment(userId)}`;
+  const metadataPath = (userId: string, key?: string) =>
+    `${userPath(userId)}/metadata${key === undefined ? "" : `/${segment(key)}`}`;
+  const empty = z.object({});
 
   return {
     appId,
     request,
     webhooks: {
       getSettings: (query: { displayAllCategories?: boolean } = {}, signal?: AbortSignal) =>
-        calls<WebhookSettingsResponse>("GET", webhookPath, {
+        calls<unknown>("GET", webhookPath, {
           query: { display_all_webhook_categories: query.displayAllCategories || undefined },
           signal,
-        }),
+        }).then((body) => checkResponse("webhooks.getSettings", webhookSettingsAnswerResponseSchema, body)),
       updateSettings: (update: WebhookSettingsUpdate, signal?: AbortSignal) =>
-        calls<WebhookSettings>("PUT", webhookPath, { json: { application_id: appId, ...update }, signal }),
+        calls<unknown>("PUT", webhookPath, { json: { application_id: appId, ...update }, signal }).then((body) =>
+          checkResponse("webhooks.updateSettings", webhookSettingsAnswerSchema, body),
+        ),
     },
     users: {
       /** JSON body, or a FormData when uploading `profile_file`. */
       create: (body: CreateUserBody | FormData, signal?: AbortSignal) =>
-        chat<User>("POST", "/v3/users", body instanceof FormData ? { form: body, signal } : { json: body, signal }),
-      get: (userId: string, signal?: AbortSignal) => chat<User>("GET", `/v3/users/${segment(userId)}`, { signal }),
-      list: (query: { userIds?: string[]; limit?: number; next?: string } = {}, signal?: AbortSignal) =>
-        chat<Page<"users", User>>("GET", "/v3/users", {
-          query: { user_ids: query.userIds?.join(","), limit: query.limit, next: query.next || undefined },
+        checked("users.create", userResourceSchema, "POST", "/v3/users", json(body, signal)),
+      get: (userId: string, signal?: AbortSignal) =>
+        checked("users.get", userResourceSchema, "GET", userPath(userId), { signal }),
+      /**
+       * One page; pass the previous page's `next` as `token`. `activeMode` defaults to the
+       * platform's `activated`: a look-up of ids that must find deactivated users says `all`.
+       */
+      list: (query: UserListQuery = {}, signal?: AbortSignal) =>
+        checked("users.list", userListResponseSchema, "GET", "/v3/users", {
+          query: {
+            user_ids: list(query.userIds),
+            limit: query.limit,
+            token: query.token || undefined,
+            nickname: query.nickname,
+            nickname_startswith: query.nicknameStartswith,
+            active_mode: query.activeMode,
+            metadatakey: query.metadataKey,
+            metadatavalues_in: list(query.metadataValuesIn),
+          },
           signal,
         }),
       update: (userId: string, body: UpdateUserBody, signal?: AbortSignal) =>
-        chat<User>("PUT", `/v3/users/${segment(userId)}`, { json: body, signal }),
+        checked("users.update", userResourceSchema, "PUT", userPath(userId), { json: body, signal }),
+      delete: (userId: string, signal?: AbortSignal) =>
+        checked("users.delete", empty, "DELETE", userPath(userId), { signal }),
+      metadata: {
+        get: (userId: string, signal?: AbortSignal) =>
+          checked("users.metadata.get", userMetadataResponseSchema, "GET", metadataPath(userId), { signal }),
+        create: (userId: string, metadata: Record<string, string>, signal?: AbortSignal) =>
+          checked("users.metadata.create", userMetadataResponseSchema, "POST", metadataPath(userId), {
+            json: { metadata },
+            signal,
+          }),
+        update: (userId: string, metadata: Record<string, string>, upsert = false, signal?: AbortSignal) =>
+          checked("users.metadata.update", userMetadataResponseSchema, "PUT", metadataPath(userId), {
+            json: { metadata, upsert },
+            signal,
+          }),
+        deleteAll: (userId: string, signal?: AbortSignal) =>
+          checked("users.metadata.deleteAll", empty, "DELETE", metadataPath(userId), { signal }),
+        getItem: (userId: string, key: string, signal?: AbortSignal) =>
+          checked("users.metadata.getItem", userMetadataResponseSchema, "GET", metadataPath(userId, key), {
+            signal,
+          }),
+        updateItem: (userId: string, key: string, value: string, upsert = false, signal?: AbortSignal) =>
+          checked("users.metadata.updateItem", userMetadataResponseSchema, "PUT", metadataPath(userId, key), {
+            json: { value, upsert },
+            signal,
+          }),
+        deleteItem: (userId: string, key: string, signal?: AbortSignal) =>
+          checked("users.metadata.deleteItem", empty, "DELETE", metadataPath(userId, key), { signal }),
+      },
+      /** Adds or updates items (upsert), as before the metadata family was complete. */
       updateMetadata: (userId: string, metadata: Record<string, string>, signal?: AbortSignal) =>
-        chat<Record<string, string>>("PUT", `/v3/users/${segment(userId)}/metadata`, {
-          json: { metadata },
+        checked("users.metadata.update", userMetadataResponseSchema, "PUT", metadataPath(userId), {
+          json: { metadata, upsert: true },
           signal,
         }),
     },
-    openChannels: channelOperations<OpenChannel, CreateOpenChannelBody>("open_channels"),
-    groupChannels: channelOperations<GroupChannel, CreateGroupChannelBody>("group_channels"),
+    openChannels: channelOperations<typeof openChannelResourceSchema, CreateOpenChannelBody>(
+      "open_channels",
+      openChannelResourceSchema,
+    ),
+    groupChannels: {
+      ...channelOperations<typeof groupChannelResourceSchema, CreateGroupChannelBody>(
+        "group_channels",
+        groupChannelResourceSchema,
+      ),
+      /** Adds up to 100 members, within the channel's cap. */
+      invite: (channelUrl: string, body: InviteMembersBody, signal?: AbortSignal) =>
+        checked(
+          "group_channels.invite",
+          groupChannelResourceSchema,
+          "POST",
+          `/v3/group_channels/${segment(channelUrl)}/invite`,
+          { json: body, signal },
+        ),
+      /** One page of members; pass the previous page's `next` as `token`. */
+      members: (channelUrl: string, query: { limit?: number; token?: string } = {}, signal?: AbortSignal) =>
+        checked(
+          "group_channels.members",
+          groupChannelMembersResponseSchema,
+          "GET",
+          `/v3/group_channels/${segment(channelUrl)}/members`,
+          { query: { limit: query.limit, token: query.token || undefined }, signal },
+        ),
+    },
+    messages: {
+      list: (
+        channelType: "open_channels" | "group_channels",
+        channelUrl: string,
+        query: MessageListQuery = {},
+        signal?: AbortSignal,
+      ) =>
+        checked("messages.list", messageListResponseSchema, "GET", `/v3/${channelType}/${segment(channelUrl)}/messages`, {
+          query: {
+            message_ts: query.messageTs,
+            message_id: query.messageId,
+            prev_limit: query.prevLimit,
+            next_limit: query.nextLimit,
+            include: query.include,
+            reverse: query.reverse,
+            message_type: query.messageType,
+            sender_id: query.senderId,
+            custom_types: query.customTypes?.join(","),
+          },
+          signal,
+        }),
+    },
     /** Sandbox-only operations (sandbox contract); a real platform answers them 404. */
     sandbox: {
       emitEvent: (body: { category: string } & Record<string, unknown>, signal?: AbortSignal) =>
@@ -194,22 +339,70 @@ export function createPlatformClient(options: PlatformClientOptions) {
       ) => calls<{ call_id: string; events: SandboxEmitResult[] }>("POST", "/v1/sandbox/direct_calls", { json: body, signal }),
       playRoom: (body: { created_by: string; invitee_ids: string[] }, signal?: AbortSignal) =>
         calls<{ room_id: string; events: SandboxEmitResult[] }>("POST", "/v1/sandbox/rooms", { json: body, signal }),
-      deliveries: (query: { limit?: number; category?: string; eventId?: string } = {}, signal?: AbortSignal) =>
-        calls<{ deliveries: SandboxDelivery[] }>("GET", "/v1/sandbox/deliveries", {
-          query: { limit: query.limit, category: query.category, event_id: query.eventId },
-          signal,
-        }),
+      deliveries: (query: DeliveryFilter & { limit?: number; token?: string } = {}, signal?: AbortSignal) =>
+        calls<{ deliveries: SandboxDelivery[]; next: string }>("GET", "/v1/sandbox/deliveries", { query, signal }),
+      deliveryCounts: (filter: DeliveryFilter = {}, signal?: AbortSignal) =>
+        calls<{ counts: DeliveryCounts }>("GET", "/v1/sandbox/deliveries/counts", { query: filter, signal }),
+      endpointHealth: (signal?: AbortSignal) =>
+        calls<{ health: EndpointHealth }>("GET", "/v1/sandbox/deliveries/health", { signal }),
+      resendDeliveries: (filter: DeliveryFilter, signal?: AbortSignal) =>
+        calls<{ count: number; event_ids: string[] }>("POST", "/v1/sandbox/deliveries/resend", { json: filter, signal }),
     },
     migration: {
       /** At most 100 messages into one channel per call. */
-      migrateMessages: (
-        channelUrl: string,
-        body: { messages: MigratedMessage[]; update_read_ts?: boolean },
-        signal?: AbortSignal,
-      ) => chat<Record<string, never>>("POST", `/v3/migration/${segment(channelUrl)}`, { json: body, signal }),
+      migrateMessages: (channelUrl: string, body: MigrationBody, signal?: AbortSignal) =>
+        checked("migration.migrateMessages", empty, "POST", `/v3/migration/${segment(channelUrl)}`, {
+          json: body,
+          signal,
+        }),
     },
   };
 }
+
+export type UserListQuery = {
+  userIds?: string[];
+  limit?: number;
+  /** The previous page's `next`. */
+  token?: string;
+  nickname?: string;
+  nicknameStartswith?: string;
+  activeMode?: "activated" | "deactivated" | "all";
+  metadataKey?: string;
+  metadataValuesIn?: string[];
+};
+
+export type ChannelListQuery = {
+  limit?: number;
+  /** The previous page's `next`. */
+  token?: string;
+  channelUrls?: string[];
+  customTypes?: string[];
+  /** Group channels only. */
+  name?: string;
+  nameContains?: string;
+  /** Group channels only. */
+  nameStartswith?: string;
+  /** Open channels only. */
+  urlContains?: string;
+  /** Group channels only, as the rest below. */
+  membersExactlyIn?: string[];
+  membersIncludeIn?: string[];
+  queryType?: "AND" | "OR";
+  showEmpty?: boolean;
+  showMember?: boolean;
+};
+
+export type MessageListQuery = {
+  messageTs?: number;
+  messageId?: number;
+  prevLimit?: number;
+  nextLimit?: number;
+  include?: boolean;
+  reverse?: boolean;
+  messageType?: "MESG" | "FILE" | "ADMM";
+  senderId?: string;
+  customTypes?: string[];
+};
 
 export type PlatformClient = ReturnType<typeof createPlatformClient>;
 

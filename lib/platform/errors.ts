@@ -10,6 +10,10 @@ export class PlatformError extends Error {
   readonly code: number | null;
   /** How long the platform asked us to wait (429), in milliseconds. */
   readonly retryAfterMs: number | null;
+  /** The client operation (e.g. `users.list`) whose answer did not match its schema. */
+  readonly operation: string | null;
+  /** The dotted path of the unexpected field in that answer. */
+  readonly field: string | null;
 
   constructor(options: {
     kind: PlatformErrorKind;
@@ -17,6 +21,8 @@ export class PlatformError extends Error {
     status?: number;
     code?: number | null;
     retryAfterMs?: number | null;
+    operation?: string | null;
+    field?: string | null;
     cause?: unknown;
   }) {
     super(options.message, { cause: options.cause });
@@ -25,6 +31,8 @@ export class PlatformError extends Error {
     this.status = options.status ?? 0;
     this.code = options.code ?? null;
     this.retryAfterMs = options.retryAfterMs ?? null;
+    this.operation = options.operation ?? null;
+    this.field = options.field ?? null;
   }
 
   /** Timeouts, lost connections, 5xx and 429 may succeed when tried again. */

@@ -1,13 +1,15 @@
 import { timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
+import { refuseRequestTarget } from "@/lib/schemas/request-target";
 import type { Database } from "@/lib/db/client";
 import { requestOrigin } from "@/lib/request-origin";
-import { ensureDefaultApplication, findApplication } from "./apps";
+import { cachedApplication } from "./app-cache";
+import { ensureDefaultApplication } from "./apps";
 import { limitBody } from "./body-limit";
 import type { SandboxConfig } from "./config";
 import type { SandboxEnv } from "./context";
 import { ErrorCode, SandboxError, errorResponse } from "./errors";
-import { RateLimiter } from "./rate-limit";
+import { RateLimiter, type RateLimitKind } from "./rate-limit";
 import { isMultipart } from "./request";
 import { registerRoutes } from "./routes";
 
@@ -51,6 +53,14 @@ export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }:
   });
   root.notFound(() => errorResponse(new SandboxError(ErrorCode.noSuchRoute, "No such route.")));
 
+  // The Node request guard answers these before any routing; this covers in-process callers.
+  root.use("*", async (c, next) => {
+    const url = new URL(c.req.url);
+    const refusal = refuseRequestTarget(`${url.pathname}${url.search}`);
+    if (refusal) return errorResponse(new SandboxError(ErrorCode.invalidValue, refusal.message, refusal.status));
+    await next();
+  });
+
   api.use("*", async (c, next) => {
     const db = await init();
     c.set("db", db);
@@ -58,7 +68,7 @@ export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }:
     c.set("origin", requestOrigin(c.req.raw.headers, c.req.raw.url));
     c.set("onEventsAccepted", onEventsAccepted);
     const appId = c.req.param("appId") ?? "";
-    const app = await findApplication(db, appId);
+    const app = await cachedApplication(db, appId);
     if (!app) {
       throw new SandboxError(ErrorCode.noSuchApplication, `No application with id "${appId}".`);
     }
@@ -73,7 +83,7 @@ export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }:
     if (!tokensMatch(c.req.header("api-token"), c.get("app").apiToken)) {
       throw new SandboxError(ErrorCode.unauthorized, "Missing or wrong Api-Token header.");
     }
-    const kind = c.req.method === "GET" || c.req.method === "HEAD" ? "get" : "write";
+    const kind = rateLimitKind(c.req.method, c.req.path);
     const decision = rateLimiter.take(c.get("app").id, kind, c.get("app").rateLimit ?? config.rateLimit);
     if (decision && !decision.allowed) {
       return errorResponse(
@@ -113,6 +123,12 @@ export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }:
 }
 
 export type SandboxApp = ReturnType<typeof createSandboxApp>;
+
+/** The migration endpoint has a class of its own, as on the real platform. */
+function rateLimitKind(method: string, path: string): RateLimitKind {
+  if (method === "GET" || method === "HEAD") return "get";
+  return /^\/sandbox\/[^/]+\/v3\/migration\//.test(path) ? "migration" : "write";
+}
 
 function tokensMatch(given: string | undefined, expected: string): boolean {
   if (!given) return false;

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { sandboxApps, type RateLimitSettings } from "@/lib/db/schema";
+import { applicationChanged } from "./app-cache";
 
 export type SandboxApplication = typeof sandboxApps.$inferSelect;
 
@@ -37,6 +38,7 @@ export async function ensureDefaultApplication(
     .onConflictDoNothing();
   if (apiToken) {
     await db.update(sandboxApps).set({ apiToken }).where(eq(sandboxApps.id, appId));
+    await applicationChanged(db, appId);
   }
   const app = await findApplication(db, appId);
   if (!app) throw new Error(`Default sandbox application ${appId} could not be created`);
@@ -75,6 +77,7 @@ export async function deleteApplication(db: Database, appId: string): Promise<bo
   const app = await findApplication(db, appId);
   if (!app || app.isDefault) return false;
   await db.delete(sandboxApps).where(eq(sandboxApps.id, appId));
+  await applicationChanged(db, appId);
   return true;
 }
 
@@ -84,10 +87,12 @@ export async function setApplicationRateLimit(
   rateLimit: RateLimitSettings | null,
 ): Promise<void> {
   await db.update(sandboxApps).set({ rateLimit }).where(eq(sandboxApps.id, appId));
+  await applicationChanged(db, appId);
 }
 
 export async function rotateApiToken(db: Database, appId: string): Promise<string> {
   const apiToken = generateApiToken();
   await db.update(sandboxApps).set({ apiToken }).where(eq(sandboxApps.id, appId));
+  await applicationChanged(db, appId);
   return apiToken;
 }

@@ -1,20 +1,25 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import {
   sandboxGroupChannels,
+  sandboxMessages,
   sandboxOpenChannels,
   sandboxUsers,
   type GroupChannelMember,
 } from "@/lib/db/schema";
-import type {
-  ChannelListQuery,
-  ChannelUserSummary,
-  GroupChannelCreate,
-  GroupChannelMemberResource,
-  GroupChannelResource,
-  OpenChannelCreate,
-  OpenChannelResource,
+import {
+  groupMemberCapacity,
+  type GroupChannelListQuery,
+  type OpenChannelListQuery,
+  type ChannelUserSummary,
+  type GroupChannelCreate,
+  type GroupChannelInvite,
+  type GroupChannelMembersQuery,
+  type GroupChannelMemberResource,
+  type GroupChannelResource,
+  type OpenChannelCreate,
+  type OpenChannelResource,
 } from "@/lib/schemas/channels";
 import {
   collectFormFields,
@@ -24,7 +29,8 @@ import {
 import type { SandboxContext } from "./context";
 import { ErrorCode, SandboxError } from "./errors";
 import { storeImage } from "./files";
-import { isMultipart, readJsonObject } from "./request";
+import { pageBySeq } from "./paging";
+import { isMultipart, readJsonObject, refuseUnstorable } from "./request";
 
 /** Every channel holds this; the platform's example value. */
 const MAX_LENGTH_MESSAGE = 5000;
@@ -56,7 +62,7 @@ export async function readChannelCreateBody(
     if (error instanceof SandboxError) throw error;
     throw new SandboxError(ErrorCode.malformedBody, "The multipart body could not be read.");
   }
-  const body = formFieldsToInput(collectFormFields(form.entries()), formFields);
+  const body = refuseUnstorable(formFieldsToInput(collectFormFields(form.entries()), formFields));
   return { body, coverFile: form.get("cover_file") ?? undefined };
 }
 
@@ -110,34 +116,35 @@ export async function getOpenChannel(
   appId: string,
   channelUrl: string,
 ): Promise<OpenChannelResource> {
-  const [row] = await db
+  const rows = await db
     .select()
     .from(sandboxOpenChannels)
     .where(openChannelKey(appId, channelUrl))
     .limit(1);
-  if (!row) throw channelNotFound(channelUrl);
-  return toOpenChannelResource(row, await findUsers(db, appId, row.operatorIds));
+  return theOne(await openChannelResources(db, appId, rows), channelUrl);
 }
 
 export async function listOpenChannels(
   db: Database,
   appId: string,
-  query: ChannelListQuery,
+  query: OpenChannelListQuery,
 ): Promise<{ channels: OpenChannelResource[]; next: string }> {
-  const { page, next } = await pageOf("open", query, (after, limit) =>
+  const table = sandboxOpenChannels;
+  const filters = [
+    eq(table.appId, appId),
+    ...listFilters(table, query),
+    query.name_contains === undefined ? undefined : contains(table.name, query.name_contains),
+    query.url_contains === undefined ? undefined : contains(table.channelUrl, query.url_contains),
+  ];
+  const { page, next } = await pageBySeq("open_channels", query, (after, limit) =>
     db
       .select()
-      .from(sandboxOpenChannels)
-      .where(and(eq(sandboxOpenChannels.appId, appId), gt(sandboxOpenChannels.seq, after)))
-      .orderBy(asc(sandboxOpenChannels.seq))
+      .from(table)
+      .where(and(...filters, gt(table.seq, after)))
+      .orderBy(asc(table.seq))
       .limit(limit),
   );
-  const users = await findUsers(
-    db,
-    appId,
-    page.flatMap((row) => row.operatorIds),
-  );
-  return { channels: page.map((row) => toOpenChannelResource(row, users)), next };
+  return { channels: await openChannelResources(db, appId, page), next };
 }
 
 export async function freezeOpenChannel(
@@ -146,13 +153,25 @@ export async function freezeOpenChannel(
   channelUrl: string,
   freeze: boolean,
 ): Promise<OpenChannelResource> {
-  const [row] = await db
+  const rows = await db
     .update(sandboxOpenChannels)
     .set({ freeze })
     .where(openChannelKey(appId, channelUrl))
     .returning();
-  if (!row) throw channelNotFound(channelUrl);
-  return toOpenChannelResource(row, await findUsers(db, appId, row.operatorIds));
+  return theOne(await openChannelResources(db, appId, rows), channelUrl);
+}
+
+async function openChannelResources(
+  db: Database,
+  appId: string,
+  rows: OpenChannelRow[],
+): Promise<OpenChannelResource[]> {
+  const users = await findUsers(
+    db,
+    appId,
+    rows.flatMap((row) => row.operatorIds),
+  );
+  return rows.map((row) => toOpenChannelResource(row, users));
 }
 
 function toOpenChannelResource(
@@ -207,9 +226,7 @@ export async function createGroupChannel(
     state: input.invitation_status[user.userId]?.startsWith("invited") ? "invited" : "joined",
     hidden_status: input.hidden_status[user.userId] ?? "unhidden",
   }));
-  const distinctKey = input.is_distinct
-    ? JSON.stringify([input.custom_type, members.map((member) => member.user_id).sort()])
-    : null;
+  const distinctKey = input.is_distinct ? distinctKeyOf(input.custom_type, members) : null;
   const channelUrl = input.channel_url ?? generateChannelUrl("group");
 
   const row = await db.transaction(async (tx) => {
@@ -266,30 +283,59 @@ export async function getGroupChannel(
   appId: string,
   channelUrl: string,
 ): Promise<GroupChannelResource> {
-  const [row] = await db
+  const rows = await db
     .select()
     .from(sandboxGroupChannels)
     .where(groupChannelKey(appId, channelUrl))
     .limit(1);
-  if (!row) throw channelNotFound(channelUrl);
-  return toGroupChannelResource(row, await findUsers(db, appId, groupChannelUserIds(row)));
+  return theOne(await groupChannelResources(db, appId, rows), channelUrl);
 }
 
+/**
+ * One page of group channels. As on the real platform, channels without messages are left
+ * out unless `show_empty`, and `members` only with `show_member`.
+ */
 export async function listGroupChannels(
   db: Database,
   appId: string,
-  query: ChannelListQuery,
+  query: GroupChannelListQuery,
 ): Promise<{ channels: GroupChannelResource[]; next: string }> {
-  const { page, next } = await pageOf("group", query, (after, limit) =>
+  const table = sandboxGroupChannels;
+  const memberIn = (userId: string) =>
+    sql`${table.members} @> ${JSON.stringify([{ user_id: userId }])}::jsonb`;
+  const exactly = query.members_exactly_in ?? [];
+  const including = query.members_include_in ?? [];
+  const filters = [
+    eq(table.appId, appId),
+    ...listFilters(table, query),
+    query.name === undefined ? undefined : eq(table.name, query.name),
+    query.name_contains === undefined ? undefined : contains(table.name, query.name_contains),
+    query.name_startswith === undefined
+      ? undefined
+      : sql`starts_with(${table.name}, ${query.name_startswith})`,
+    exactly.length === 0
+      ? undefined
+      : and(...exactly.map(memberIn), sql`jsonb_array_length(${table.members}) = ${exactly.length}`),
+    including.length === 0
+      ? undefined
+      : (query.query_type === "OR" ? or : and)(...including.map(memberIn)),
+    query.show_empty
+      ? undefined
+      : sql`exists (select 1 from ${sandboxMessages} where ${sandboxMessages.appId} = ${table.appId} and ${sandboxMessages.channelUrl} = ${table.channelUrl})`,
+  ];
+  const { page, next } = await pageBySeq("group_channels", query, (after, limit) =>
     db
       .select()
-      .from(sandboxGroupChannels)
-      .where(and(eq(sandboxGroupChannels.appId, appId), gt(sandboxGroupChannels.seq, after)))
-      .orderBy(asc(sandboxGroupChannels.seq))
+      .from(table)
+      .where(and(...filters, gt(table.seq, after)))
+      .orderBy(asc(table.seq))
       .limit(limit),
   );
-  const users = await findUsers(db, appId, page.flatMap(groupChannelUserIds));
-  return { channels: page.map((row) => toGroupChannelResource(row, users)), next };
+  const channels = await groupChannelResources(db, appId, page);
+  return {
+    channels: query.show_member ? channels : channels.map(({ members: _, ...channel }) => channel),
+    next,
+  };
 }
 
 export async function freezeGroupChannel(
@@ -298,13 +344,187 @@ export async function freezeGroupChannel(
   channelUrl: string,
   freeze: boolean,
 ): Promise<GroupChannelResource> {
-  const [row] = await db
+  const rows = await db
     .update(sandboxGroupChannels)
     .set({ freeze })
     .where(groupChannelKey(appId, channelUrl))
     .returning();
-  if (!row) throw channelNotFound(channelUrl);
+  return theOne(await groupChannelResources(db, appId, rows), channelUrl);
+}
+
+async function groupChannelResources(
+  db: Database,
+  appId: string,
+  rows: GroupChannelRow[],
+): Promise<GroupChannelResource[]> {
+  const users = await findUsers(db, appId, rows.flatMap(groupChannelUserIds));
+  return rows.map((row) => toGroupChannelResource(row, users));
+}
+
+/**
+ * Adds members to a group channel, up to its cap (100, supergroups 2000). The channel row is
+ * locked while members are added, so concurrent invitations cannot together pass the cap; a
+ * request that would pass it adds no one (400111). Users already members stay as they are.
+ */
+export async function inviteGroupChannelMembers(
+  db: Database,
+  appId: string,
+  channelUrl: string,
+  input: GroupChannelInvite,
+): Promise<GroupChannelResource> {
+  const row = await db.transaction(async (tx) => {
+    const [channel] = await tx
+      .select()
+      .from(sandboxGroupChannels)
+      .where(groupChannelKey(appId, channelUrl))
+      .for("update");
+    if (!channel) throw channelNotFound(channelUrl);
+    const users = await findUsers(tx, appId, input.member_ids);
+    const unknown = input.member_ids.find((id) => !users.has(id));
+    if (unknown !== undefined) throw userNotFound(unknown);
+    const present = new Set(channel.members.map((member) => member.user_id));
+    const added: GroupChannelMember[] = input.member_ids
+      .filter((id) => !present.has(id))
+      .map((id) => ({
+        user_id: id,
+        state: input.invitation_status[id]?.startsWith("invited") ? "invited" : "joined",
+        hidden_status: input.hidden_status[id] ?? "unhidden",
+      }));
+    const capacity = groupMemberCapacity({ is_super: channel.isSuper });
+    if (channel.members.length + added.length > capacity) {
+      throw new SandboxError(
+        ErrorCode.invalidValue,
+        `The channel would have ${channel.members.length + added.length} members: at most ${capacity}.`,
+      );
+    }
+    if (added.length === 0) return channel;
+    const members = [...channel.members, ...added];
+    const [updated] = await tx
+      .update(sandboxGroupChannels)
+      .set({
+        members,
+        distinctKey: channel.isDistinct ? distinctKeyOf(channel.customType, members) : null,
+      })
+      .where(groupChannelKey(appId, channelUrl))
+      .returning();
+    return updated ?? channel;
+  });
   return toGroupChannelResource(row, await findUsers(db, appId, groupChannelUserIds(row)));
+}
+
+/**
+ * One page of a group channel's members, by nickname (operators first with
+ * `operator_then_member_alphabetical`). The token holds the sort key of the page's last
+ * member, so members added meanwhile never shift the pages not read yet.
+ */
+export async function listGroupChannelMembers(
+  db: Database,
+  appId: string,
+  channelUrl: string,
+  query: GroupChannelMembersQuery,
+): Promise<{ members: GroupChannelMemberResource[]; next: string }> {
+  const [row] = await db
+    .select()
+    .from(sandboxGroupChannels)
+    .where(groupChannelKey(appId, channelUrl))
+    .limit(1);
+  if (!row) throw channelNotFound(channelUrl);
+  const users = await findUsers(
+    db,
+    appId,
+    row.members.map((member) => member.user_id),
+  );
+  const operatorIds = new Set(row.operatorIds);
+  const operatorsFirst = query.order === "operator_then_member_alphabetical";
+  const sortKey = (member: GroupChannelMemberResource): MemberSortKey => [
+    operatorsFirst && member.role === "operator" ? 0 : 1,
+    member.nickname,
+    member.user_id,
+  ];
+  const after = decodeMembersToken(query.token ?? query.next ?? "");
+  const members = row.members
+    .flatMap((member) => {
+      const user = users.get(member.user_id);
+      if (!user) return [];
+      const role = operatorIds.has(user.userId) ? ("operator" as const) : ("" as const);
+      return [{ ...toMemberProfile(user, member.state), role }];
+    })
+    .filter(
+      (member) =>
+        (query.operator_filter === "all" ||
+          (query.operator_filter === "operator") === (member.role === "operator")) &&
+        (query.member_state_filter === "all" ||
+          (query.member_state_filter === "joined_only") === (member.state === "joined")) &&
+        (query.member_active_mode_filter === "all" ||
+          (query.member_active_mode_filter === "activated") === member.is_active) &&
+        (query.nickname_startswith === undefined ||
+          member.nickname.startsWith(query.nickname_startswith)) &&
+        (after === undefined || compareKeys(sortKey(member), after) > 0),
+    )
+    .sort((a, b) => compareKeys(sortKey(a), sortKey(b)));
+  const page = members.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    members: page,
+    next:
+      members.length > query.limit && last
+        ? Buffer.from(`members:${JSON.stringify(sortKey(last))}`).toString("base64url")
+        : "",
+  };
+}
+
+type MemberSortKey = [number, string, string];
+
+function compareKeys(a: MemberSortKey, b: MemberSortKey): number {
+  for (let i = 0; i < a.length; i++) {
+    if (a[i]! < b[i]!) return -1;
+    if (a[i]! > b[i]!) return 1;
+  }
+  return 0;
+}
+
+function decodeMembersToken(token: string): MemberSortKey | undefined {
+  if (token === "") return undefined;
+  const text = Buffer.from(token, "base64url").toString("utf8");
+  try {
+    const key: unknown = text.startsWith("members:") ? JSON.parse(text.slice(8)) : undefined;
+    if (
+      Array.isArray(key) &&
+      key.length === 3 &&
+      typeof key[0] === "number" &&
+      typeof key[1] === "string" &&
+      typeof key[2] === "string"
+    )
+      return key as MemberSortKey;
+  } catch {
+    // Not a token of this list; refused below.
+  }
+  throw new SandboxError(ErrorCode.invalidValue, '"token" is not a token this list returned.');
+}
+
+function distinctKeyOf(customType: string, members: GroupChannelMember[]): string {
+  return JSON.stringify([customType, members.map((member) => member.user_id).sort()]);
+}
+
+/** Takes a user out of the members of every group channel (a deactivation, by default). */
+export async function leaveAllGroupChannels(
+  db: Database | Transaction,
+  appId: string,
+  userId: string,
+): Promise<void> {
+  await db
+    .update(sandboxGroupChannels)
+    .set({
+      members: sql`(select coalesce(jsonb_agg(member order by position), '[]'::jsonb)
+        from jsonb_array_elements(${sandboxGroupChannels.members}) with ordinality as t(member, position)
+        where member ->> 'user_id' <> ${userId})`,
+    })
+    .where(
+      and(
+        eq(sandboxGroupChannels.appId, appId),
+        sql`${sandboxGroupChannels.members} @> ${JSON.stringify([{ user_id: userId }])}::jsonb`,
+      ),
+    );
 }
 
 function groupChannelUserIds(row: GroupChannelRow): string[] {
@@ -413,6 +633,47 @@ export async function findChannelType(
   return group ? "group" : undefined;
 }
 
+/** Deletes a channel of either kind and its messages; 400201 when there is none. */
+export async function deleteChannel(
+  db: Database,
+  appId: string,
+  type: ChannelType,
+  channelUrl: string,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const deleted =
+      type === "open"
+        ? await tx.delete(sandboxOpenChannels).where(openChannelKey(appId, channelUrl)).returning({ url: sandboxOpenChannels.channelUrl })
+        : await tx.delete(sandboxGroupChannels).where(groupChannelKey(appId, channelUrl)).returning({ url: sandboxGroupChannels.channelUrl });
+    if (deleted.length === 0) throw channelNotFound(channelUrl);
+    await tx
+      .delete(sandboxMessages)
+      .where(and(eq(sandboxMessages.appId, appId), eq(sandboxMessages.channelUrl, channelUrl)));
+  });
+}
+
+/** The filters both channel lists take. */
+function listFilters(
+  table: typeof sandboxOpenChannels | typeof sandboxGroupChannels,
+  query: { channel_urls?: string[]; custom_types?: string[] },
+): Array<SQL | undefined> {
+  return [
+    query.channel_urls?.length ? inArray(table.channelUrl, query.channel_urls) : undefined,
+    query.custom_types?.length ? inArray(table.customType, query.custom_types) : undefined,
+  ];
+}
+
+function contains(column: SQLWrapper, text: string): SQL {
+  return sql`strpos(${column}, ${text}) > 0`;
+}
+
+/** The resource of a get or freeze, which found one row or none. */
+function theOne<Resource>(resources: Resource[], channelUrl: string): Resource {
+  const [resource] = resources;
+  if (!resource) throw channelNotFound(channelUrl);
+  return resource;
+}
+
 export function channelNotFound(channelUrl: string): SandboxError {
   return new SandboxError(ErrorCode.notFound, `No channel with channel_url "${channelUrl}".`);
 }
@@ -473,35 +734,6 @@ function existing(ids: readonly string[], users: Map<string, UserRow>): UserRow[
 
 function toUserSummary(user: UserRow): ChannelUserSummary {
   return { user_id: user.userId, nickname: user.nickname, profile_url: user.profileUrl };
-}
-
-/**
- * One page of a list in creation order. `next` holds the position after the page's last
- * channel, so channels created meanwhile never shift a page.
- */
-async function pageOf<Row extends { seq: number }>(
-  type: ChannelType,
-  query: ChannelListQuery,
-  select: (afterSeq: number, limit: number) => Promise<Row[]>,
-): Promise<{ page: Row[]; next: string }> {
-  const rows = await select(decodeNextToken(type, query.next), query.limit + 1);
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  const next =
-    rows.length > query.limit && last
-      ? Buffer.from(`${type}_channels:${last.seq}`).toString("base64url")
-      : "";
-  return { page, next };
-}
-
-function decodeNextToken(type: ChannelType, token: string): number {
-  if (token === "") return 0;
-  const position = new RegExp(`^${type}_channels:(\\d{1,15})$`).exec(
-    Buffer.from(token, "base64url").toString("utf8"),
-  );
-  if (!position?.[1])
-    throw new SandboxError(ErrorCode.invalidValue, '"next" is not a token this list returned.');
-  return Number(position[1]);
 }
 
 function openChannelKey(appId: string, channelUrl: string) {

@@ -21,13 +21,13 @@ export type SandboxConfig = {
 
 const noFaults: FaultSettings = { errorRate: 0, hangRate: 0, latencyMs: 0 };
 
-/** Parses `get=600,write=200` (requests per second per application). */
+/** Parses `get=600,write=200,migration=5` (requests per second per application). */
 export function parseRateLimit(value: string | undefined): RateLimitSettings | null {
   if (!value?.trim()) return null;
   const limit: RateLimitSettings = {};
   for (const [key, raw] of pairs(value, "SANDBOX_RATE_LIMIT")) {
-    if (key !== "get" && key !== "write") {
-      throw new Error(`SANDBOX_RATE_LIMIT: unknown key "${key}" (use get and write)`);
+    if (key !== "get" && key !== "write" && key !== "migration") {
+      throw new Error(`SANDBOX_RATE_LIMIT: unknown key "${key}" (use get, write and migration)`);
     }
     const perSecond = Number(raw);
     if (!Number.isFinite(perSecond) || perSecond <= 0) {

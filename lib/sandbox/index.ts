@@ -46,6 +46,7 @@ export function startSandboxWebhookWorker(): WebhookWorker {
       getDb,
       timeoutMs: e.SANDBOX_WEBHOOK_TIMEOUT_MS,
       policy: { allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: e.WEBHOOK_ALLOW_PRIVATE },
+      retentionDays: e.WEBHOOK_LOG_RETENTION_DAYS,
     });
   }
   return store[workerKey];

@@ -1,7 +1,13 @@
-import { and, asc, eq, gte } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, lt, or, type SQL } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { sandboxMessages } from "@/lib/db/schema";
-import type { MessageListQuery, MessageResource, Migration } from "@/lib/schemas/messages";
+import {
+  messageSender,
+  type MessageListQuery,
+  type MessageListResponse,
+  type MessageResource,
+  type Migration,
+} from "@/lib/schemas/messages";
 import {
   channelNotFound,
   findChannelType,
@@ -9,6 +15,9 @@ import {
   userNotFound,
   type ChannelType,
 } from "./channels";
+import { ErrorCode, SandboxError } from "./errors";
+
+type MessageRow = typeof sandboxMessages.$inferSelect;
 
 /**
  * Stores migrated messages in an open or group channel. Everything is checked first and the
@@ -24,13 +33,10 @@ export async function migrateMessages(
 ): Promise<void> {
   const channelType = await findChannelType(db, appId, channelUrl);
   if (!channelType) throw channelNotFound(channelUrl);
-  const users = await findUsers(
-    db,
-    appId,
-    migration.messages.map((message) => message.user_id),
-  );
-  const unknown = migration.messages.find((message) => !users.has(message.user_id));
-  if (unknown) throw userNotFound(unknown.user_id);
+  const senders = migration.messages.flatMap((message) => messageSender(message) ?? []);
+  const users = await findUsers(db, appId, senders);
+  const unknown = senders.find((userId) => !users.has(userId));
+  if (unknown !== undefined) throw userNotFound(unknown);
 
   const dedupIds = new Set<string>();
   const messages = migration.messages.filter((message) => {
@@ -47,11 +53,26 @@ export async function migrateMessages(
         appId,
         channelUrl,
         channelType,
-        userId: message.user_id,
+        userId: messageSender(message) ?? null,
         messageType: message.message_type,
-        message: message.message,
+        message: message.message_type === "FILE" ? "" : message.message,
         customType: message.custom_type,
-        data: message.data,
+        data: message.message_type === "FILE" ? "" : message.data,
+        file:
+          message.message_type === "FILE"
+            ? {
+                url: message.url,
+                name: message.file_name,
+                type: message.file_type,
+                size: message.file_size,
+                data: message.custom_field,
+                thumbnails: message.thumbnails,
+                require_auth: message.require_auth,
+              }
+            : null,
+        mentionedUserIds: message.mentioned_user_ids,
+        sortedMetaarray: message.sorted_metaarray,
+        isSilent: message.message_type === "ADMM" && message.is_silent,
         dedupId: message.dedup_id ?? null,
         timestamp: message.timestamp,
       })),
@@ -59,52 +80,144 @@ export async function migrateMessages(
     .onConflictDoNothing();
 }
 
-/** The channel's messages sent at or after `message_ts`, oldest first. */
+/**
+ * The channel's messages around a point in time (`message_ts`) or a message (`message_id`):
+ * up to `prev_limit` before it and `next_limit` after it, in (created_at, message_id) order.
+ * Messages sent exactly at `message_ts` (or the message itself) count among the next ones
+ * and are left out with `include=false`.
+ */
 export async function listMessages(
   db: Database,
   appId: string,
   channelType: ChannelType,
   channelUrl: string,
   query: MessageListQuery,
-): Promise<{ messages: MessageResource[] }> {
+): Promise<MessageListResponse> {
   if ((await findChannelType(db, appId, channelUrl)) !== channelType)
     throw channelNotFound(channelUrl);
-  const rows = await db
-    .select()
+
+  const filters: SQL[] = [
+    eq(sandboxMessages.appId, appId),
+    eq(sandboxMessages.channelUrl, channelUrl),
+  ];
+  if (query.message_type) filters.push(eq(sandboxMessages.messageType, query.message_type));
+  const senderIds = [
+    ...(query.sender_id === undefined ? [] : [query.sender_id]),
+    ...(query.sender_ids ?? []),
+  ];
+  if (senderIds.length > 0) filters.push(inArray(sandboxMessages.userId, senderIds));
+  if (query.custom_types !== undefined && query.custom_types !== "*") {
+    filters.push(inArray(sandboxMessages.customType, query.custom_types.split(",")));
+  }
+
+  const { before, after } = await referencePoint(db, appId, channelUrl, query);
+  const select = (where: SQL | undefined, order: "asc" | "desc", limit: number) =>
+    limit === 0
+      ? Promise.resolve([] as MessageRow[])
+      : db
+          .select()
+          .from(sandboxMessages)
+          .where(and(...filters, where))
+          .orderBy(
+            ...(order === "asc"
+              ? [asc(sandboxMessages.timestamp), asc(sandboxMessages.messageId)]
+              : [desc(sandboxMessages.timestamp), desc(sandboxMessages.messageId)]),
+          )
+          .limit(limit);
+  const [previous, next] = await Promise.all([
+    select(before, "desc", query.prev_limit),
+    select(after, "asc", query.next_limit),
+  ]);
+  const rows = [...previous.reverse(), ...next];
+  if (query.reverse) rows.reverse();
+
+  const users = await findUsers(
+    db,
+    appId,
+    rows.flatMap((row) => [...(row.userId === null ? [] : [row.userId]), ...row.mentionedUserIds]),
+  );
+  const userOf = (userId: string) => {
+    const user = users.get(userId);
+    // A user deleted since the migration keeps their id; the profile is gone.
+    return { user_id: userId, nickname: user?.nickname ?? "", profile_url: user?.profileUrl ?? "" };
+  };
+  return {
+    messages: rows.map((row) => toMessageResource(row, userOf, query.with_sorted_meta_array)),
+  };
+}
+
+/** Conditions for the messages before and after the query's reference point. */
+async function referencePoint(
+  db: Database,
+  appId: string,
+  channelUrl: string,
+  query: MessageListQuery,
+): Promise<{ before: SQL | undefined; after: SQL | undefined }> {
+  const { timestamp, messageId } = sandboxMessages;
+  if (query.message_id === undefined) {
+    const ts = query.message_ts ?? 0;
+    return { before: lt(timestamp, ts), after: query.include ? gte(timestamp, ts) : gt(timestamp, ts) };
+  }
+  const [reference] = await db
+    .select({ timestamp, messageId })
     .from(sandboxMessages)
     .where(
       and(
         eq(sandboxMessages.appId, appId),
         eq(sandboxMessages.channelUrl, channelUrl),
-        gte(sandboxMessages.timestamp, query.message_ts),
+        eq(messageId, query.message_id),
       ),
     )
-    .orderBy(asc(sandboxMessages.timestamp), asc(sandboxMessages.messageId))
-    .limit(query.next_limit);
-  const users = await findUsers(
-    db,
-    appId,
-    rows.map((row) => row.userId),
-  );
+    .limit(1);
+  if (!reference) {
+    throw new SandboxError(
+      ErrorCode.notFound,
+      `No message with message_id ${query.message_id} in channel "${channelUrl}".`,
+    );
+  }
+  const ts = reference.timestamp;
+  const id = reference.messageId;
   return {
-    messages: rows.map((row) => {
-      const user = users.get(row.userId);
-      return {
-        message_id: row.messageId,
-        type: row.messageType,
-        message: row.message,
-        custom_type: row.customType,
-        data: row.data,
-        created_at: row.timestamp,
-        channel_url: row.channelUrl,
-        channel_type: row.channelType,
-        // A sender deleted since the migration keeps their id; the profile is gone.
-        user: {
-          user_id: row.userId,
-          nickname: user?.nickname ?? "",
-          profile_url: user?.profileUrl ?? "",
-        },
-      };
+    before: or(lt(timestamp, ts), and(eq(timestamp, ts), lt(messageId, id))),
+    after: or(
+      gt(timestamp, ts),
+      and(eq(timestamp, ts), query.include ? gte(messageId, id) : gt(messageId, id)),
+    ),
+  };
+}
+
+function toMessageResource(
+  row: MessageRow,
+  userOf: (userId: string) => NonNullable<MessageResource["user"]>,
+  withSortedMetaarray: boolean,
+): MessageResource {
+  return {
+    message_id: row.messageId,
+    type: row.messageType,
+    message: row.message,
+    custom_type: row.customType,
+    data: row.data,
+    created_at: row.timestamp,
+    updated_at: 0,
+    channel_url: row.channelUrl,
+    channel_type: row.channelType,
+    mention_type: "users",
+    mentioned_users: row.mentionedUserIds.map(userOf),
+    is_removed: false,
+    silent: row.isSilent,
+    message_survival_seconds: -1,
+    ...(row.userId !== null && { user: userOf(row.userId) }),
+    ...(row.file && {
+      file: {
+        url: row.file.url,
+        name: row.file.name,
+        type: row.file.type,
+        size: row.file.size,
+        data: row.file.data,
+      },
+      thumbnails: row.file.thumbnails,
+      require_auth: row.file.require_auth,
     }),
+    ...(withSortedMetaarray && { sorted_metaarray: row.sortedMetaarray }),
   };
 }

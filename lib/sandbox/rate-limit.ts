@@ -1,11 +1,13 @@
 import type { RateLimitSettings } from "@/lib/db/schema";
 
+export type RateLimitKind = "get" | "write" | "migration";
+
 export type RateLimitDecision =
   | { allowed: true; headers: Record<string, string> }
   | { allowed: false; headers: Record<string, string>; retryAfterSeconds: number };
 
 /**
- * A token bucket per application and kind (get / write), refilled continuously at
+ * A token bucket per application and kind (get / write / migration), refilled continuously at
  * the configured rate with a one-second burst, which is what `limit;w=1` says.
  */
 export class RateLimiter {
@@ -13,7 +15,9 @@ export class RateLimiter {
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
-  take(appId: string, kind: "get" | "write", limit: RateLimitSettings | null): RateLimitDecision | null {
+  take(appId: string, kind: RateLimitKind, limit: RateLimitSettings | null): RateLimitDecision | null {
+    // Migration requests are writes unless they have a limit of their own.
+    if (kind === "migration" && !limit?.migration) kind = "write";
     const perSecond = limit?.[kind];
     if (!perSecond) return null;
     const key = `${appId}\u0000${kind}`;

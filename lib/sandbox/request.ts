@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { firstPlatformIssue } from "@/lib/schemas/platform-errors";
+import { findUnstorableText } from "@/lib/schemas/text-values";
 import { ErrorCode, SandboxError } from "./errors";
 
 /** Reads the body as a JSON object, or fails with 400403 as the contract says. */
@@ -15,7 +16,22 @@ export async function readJsonObject(c: Context): Promise<Record<string, unknown
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     throw new SandboxError(ErrorCode.malformedBody, "The request body must be a JSON object.");
   }
-  return body as Record<string, unknown>;
+  return refuseUnstorable(body as Record<string, unknown>);
+}
+
+/**
+ * Refuses (400111, nothing stored) a body holding a string PostgreSQL cannot store as it is:
+ * NUL, or an unpaired surrogate that would come back as U+FFFD (sandbox contract, "Hostile input").
+ */
+export function refuseUnstorable<T>(body: T): T {
+  const found = findUnstorableText(body);
+  if (found !== undefined) {
+    throw new SandboxError(
+      ErrorCode.invalidValue,
+      `The request body holds a string with a NUL character or an unpaired surrogate: ${JSON.stringify(found.slice(0, 40))}.`,
+    );
+  }
+  return body;
 }
 
 /** Validates input against a shared schema; the first problem becomes the platform's error. */

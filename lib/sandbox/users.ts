@@ -1,16 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
+import { GroupCommit } from "@/lib/db/group-commit";
+import { isEmbedded, preparedQuery } from "@/lib/db/raw";
 import { sandboxUsers, type SessionToken } from "@/lib/db/schema";
 import {
-  METADATA_MAX_ITEMS,
   SESSION_TOKEN_LIFETIME_MS,
+  type ListUsersQuery,
   type UpdateUser,
   type UserResource,
 } from "@/lib/schemas/users";
+import { leaveAllGroupChannels, userNotFound } from "./channels";
 import type { SandboxContext } from "./context";
 import { ErrorCode, SandboxError } from "./errors";
 import { readImage, storeImage } from "./files";
+import { pageBySeq } from "./paging";
 
 type UserRow = typeof sandboxUsers.$inferSelect;
 
@@ -42,11 +46,13 @@ export async function createUser(
         const profileUrl = await storeImage(c, profileImage, tx);
         return insertUniqueUser(tx, appId, { ...user, profileUrl });
       })
-    : await insertUniqueUser(db, appId, user);
+    : await userWriter(db).submit(newUserRow(appId, user));
   return toUserResource(row);
 }
 
-async function insertUniqueUser(db: Database, appId: string, user: NewUser): Promise<UserRow> {
+type NewUserRow = Omit<UserRow, "seq" | "isActive">;
+
+function newUserRow(appId: string, user: NewUser): NewUserRow {
   const now = Date.now();
   const sessionTokens: SessionToken[] = user.issueSessionToken
     ? [
@@ -56,27 +62,104 @@ async function insertUniqueUser(db: Database, appId: string, user: NewUser): Pro
         },
       ]
     : [];
+  return {
+    appId,
+    userId: user.userId,
+    nickname: user.nickname,
+    profileUrl: user.profileUrl,
+    accessToken: user.issueAccessToken ? generateToken() : "",
+    metadata: user.metadata,
+    sessionTokens,
+    createdAt: now,
+  };
+}
+
+// One statement for any number of users: the rows travel as one JSON parameter, so the text
+// (and PostgreSQL's prepared plan) never changes with the group's size.
+const insertUsersSql = `insert into sandbox_users
+  (app_id, user_id, nickname, profile_url, access_token, metadata, session_tokens, created_at)
+select r.app_id, r.user_id, r.nickname, r.profile_url, r.access_token, r.metadata, r.session_tokens, r.created_at
+from json_to_recordset($1::json) as r(app_id text, user_id text, nickname text, profile_url text,
+  access_token text, metadata jsonb, session_tokens jsonb, created_at bigint)
+on conflict do nothing
+returning app_id, user_id, metadata, seq`;
+
+const userWriters = new WeakMap<Database, GroupCommit<NewUserRow, UserRow>>();
+
+/** Creations without an image, gathered by group commit into one INSERT per group. */
+function userWriter(db: Database): GroupCommit<NewUserRow, UserRow> {
+  let writer = userWriters.get(db);
+  if (!writer) {
+    writer = new GroupCommit((rows) => insertUsers(db, rows), {
+      maxItems: 500,
+      // PGlite runs one statement at a time anyway; PostgreSQL overlaps two groups.
+      maxInFlight: isEmbedded(db) ? 1 : 2,
+    });
+    userWriters.set(db, writer);
+  }
+  return writer;
+}
+
+async function insertUsers(db: Database, rows: NewUserRow[]): Promise<Array<UserRow | Error>> {
+  const key = (appId: string, userId: string) => `${appId}\u0000${userId}`;
+  // A user_id twice in one group: the first goes to the database, the others are refused.
+  const seen = new Set<string>();
+  const unique = rows.filter((row) => {
+    const k = key(row.appId, row.userId);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  const inserted = await preparedQuery<{
+    app_id: string;
+    user_id: string;
+    metadata: Record<string, string>;
+    seq: string | number | bigint;
+  }>(
+    db,
+    "sandbox_insert_users",
+    insertUsersSql,
+    [
+      JSON.stringify(
+        unique.map((row) => ({
+          app_id: row.appId,
+          user_id: row.userId,
+          nickname: row.nickname,
+          profile_url: row.profileUrl,
+          access_token: row.accessToken,
+          metadata: row.metadata,
+          session_tokens: row.sessionTokens,
+          created_at: row.createdAt,
+        })),
+      ),
+    ],
+  );
+  const stored = new Map(inserted.map((row) => [key(row.app_id, row.user_id), row]));
+  return rows.map((row) => {
+    const k = key(row.appId, row.userId);
+    const storedRow = stored.get(k);
+    // The primary key decided: exactly one creation of a user_id gets the row back.
+    if (!storedRow) return alreadyExists(row.userId);
+    stored.delete(k);
+    return { ...row, metadata: storedRow.metadata, isActive: true, seq: Number(storedRow.seq) };
+  });
+}
+
+function alreadyExists(userId: string): SandboxError {
+  return new SandboxError(ErrorCode.alreadyExists, `A user with user_id "${userId}" already exists.`);
+}
+
+/** With a stored image, inside the image's transaction. */
+async function insertUniqueUser(db: Database, appId: string, user: NewUser): Promise<UserRow> {
+  const values = newUserRow(appId, user);
   // The primary key decides between concurrent creations: exactly one gets the row back.
   const [row] = await db
     .insert(sandboxUsers)
-    .values({
-      appId,
-      userId: user.userId,
-      nickname: user.nickname,
-      profileUrl: user.profileUrl,
-      accessToken: user.issueAccessToken ? generateToken() : "",
-      metadata: user.metadata,
-      sessionTokens,
-      createdAt: now,
-    })
+    .values(values)
     .onConflictDoNothing()
     .returning();
   // Thrown inside a transaction, this also rolls back the stored image.
-  if (!row)
-    throw new SandboxError(
-      ErrorCode.alreadyExists,
-      `A user with user_id "${user.userId}" already exists.`,
-    );
+  if (!row) throw alreadyExists(user.userId);
   return row;
 }
 
@@ -106,25 +189,35 @@ export async function getUser(db: Database, appId: string, userId: string): Prom
 export async function listUsers(
   db: Database,
   appId: string,
-  query: { userIds?: string[]; limit: number; next: string },
+  query: ListUsersQuery,
 ): Promise<{ users: UserResource[]; next: string }> {
-  const after = query.next === "" ? 0 : decodeNextToken(query.next);
-  const conditions = [eq(sandboxUsers.appId, appId), gt(sandboxUsers.seq, after)];
-  if (query.userIds?.length) conditions.push(inArray(sandboxUsers.userId, query.userIds));
-  const rows = await db
-    .select()
-    .from(sandboxUsers)
-    .where(and(...conditions))
-    .orderBy(asc(sandboxUsers.seq))
-    .limit(query.limit + 1);
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  return {
-    users: page.map(toUserResource),
-    next: rows.length > query.limit && last ? encodeNextToken(last.seq) : "",
-  };
+  const conditions = [eq(sandboxUsers.appId, appId)];
+  if (query.user_ids?.length) conditions.push(inArray(sandboxUsers.userId, query.user_ids));
+  if (query.nickname !== undefined) conditions.push(eq(sandboxUsers.nickname, query.nickname));
+  if (query.nickname_startswith !== undefined)
+    conditions.push(sql`starts_with(${sandboxUsers.nickname}, ${query.nickname_startswith})`);
+  if (query.active_mode !== "all")
+    conditions.push(eq(sandboxUsers.isActive, query.active_mode === "activated"));
+  if (query.metadatakey !== undefined) {
+    const values = (query.metadatavalues_in ?? "").split(",").map((value) => value.trim());
+    conditions.push(inArray(sql`${sandboxUsers.metadata} ->> ${query.metadatakey}`, values));
+  }
+  const { page, next } = await pageBySeq("users", query, (after, limit) =>
+    db
+      .select()
+      .from(sandboxUsers)
+      .where(and(...conditions, gt(sandboxUsers.seq, after)))
+      .orderBy(asc(sandboxUsers.seq))
+      .limit(limit),
+  );
+  return { users: page.map(toUserResource), next };
 }
 
+/**
+ * Changes a user. A new access token is issued with `issue_access_token`; a deactivation
+ * with `leave_all_when_deactivated` (the default) takes the user out of every group channel
+ * in the same transaction, as the real platform does.
+ */
 export async function updateUser(
   db: Database,
   appId: string,
@@ -135,46 +228,22 @@ export async function updateUser(
     ...(changes.is_active !== undefined && { isActive: changes.is_active }),
     ...(changes.nickname !== undefined && { nickname: changes.nickname }),
     ...(changes.profile_url !== undefined && { profileUrl: changes.profile_url }),
+    ...(changes.issue_access_token && { accessToken: generateToken() }),
   };
   if (Object.keys(set).length === 0) return getUser(db, appId, userId);
-  const [row] = await db
-    .update(sandboxUsers)
-    .set(set)
-    .where(and(eq(sandboxUsers.appId, appId), eq(sandboxUsers.userId, userId)))
-    .returning();
-  if (!row) throw userNotFound(userId);
+  const row = await db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(sandboxUsers)
+      .set(set)
+      .where(and(eq(sandboxUsers.appId, appId), eq(sandboxUsers.userId, userId)))
+      .returning();
+    if (!updated) throw userNotFound(userId);
+    if (changes.is_active === false && changes.leave_all_when_deactivated) {
+      await leaveAllGroupChannels(tx, appId, userId);
+    }
+    return updated;
+  });
   return toUserResource(row);
-}
-
-/**
- * Merges items into the user's metadata: given keys are added or overwritten, others kept.
- * One statement checks the item cap on the merged result, so concurrent updates cannot
- * together push a user past it.
- */
-export async function mergeUserMetadata(
-  db: Database,
-  appId: string,
-  userId: string,
-  metadata: Record<string, string>,
-): Promise<Record<string, string>> {
-  const merged = sql`${sandboxUsers.metadata} || ${JSON.stringify(metadata)}::jsonb`;
-  const [row] = await db
-    .update(sandboxUsers)
-    .set({ metadata: merged })
-    .where(
-      and(
-        eq(sandboxUsers.appId, appId),
-        eq(sandboxUsers.userId, userId),
-        sql`(select count(*) from jsonb_object_keys(${merged})) <= ${METADATA_MAX_ITEMS}`,
-      ),
-    )
-    .returning({ metadata: sandboxUsers.metadata });
-  if (row) return row.metadata;
-  await getUser(db, appId, userId);
-  throw new SandboxError(
-    ErrorCode.invalidValue,
-    `"metadata" has too many items: a user has at most ${METADATA_MAX_ITEMS} metadata items.`,
-  );
 }
 
 export async function deleteUser(db: Database, appId: string, userId: string): Promise<void> {
@@ -205,22 +274,7 @@ export function toUserResource(row: UserRow): UserResource {
   };
 }
 
-function userNotFound(userId: string): SandboxError {
-  return new SandboxError(ErrorCode.notFound, `No user with user_id "${userId}".`);
-}
-
 /** 40 hex characters, the shape of the platform's access and session tokens. */
 function generateToken(): string {
   return randomBytes(20).toString("hex");
-}
-
-function encodeNextToken(seq: number): string {
-  return Buffer.from(`users:${seq}`).toString("base64url");
-}
-
-function decodeNextToken(token: string): number {
-  const match = /^users:(\d{1,15})$/.exec(Buffer.from(token, "base64url").toString("utf8"));
-  if (!match?.[1])
-    throw new SandboxError(ErrorCode.invalidValue, '"next" is not a token this list returned.');
-  return Number(match[1]);
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { FormFieldKinds } from "./form-fields";
-import { textInteger } from "./text-values";
+import { storableString, textBoolean, textInteger } from "./text-values";
 
 // Limits of the platform interface (sections 4.4, 4.5 and 8).
 export const CHANNEL_URL_MIN = 4;
@@ -46,11 +46,11 @@ export const channelUrlSchema = z
     message: '"channel_url" may contain only letters, digits, underscore and hyphen.',
   });
 
-export const channelNameSchema = z.string().max(CHANNEL_NAME_MAX);
-export const coverUrlSchema = z.string().max(COVER_URL_MAX);
-export const customTypeSchema = z.string().max(CUSTOM_TYPE_MAX);
+export const channelNameSchema = storableString("name").max(CHANNEL_NAME_MAX);
+export const coverUrlSchema = storableString("cover_url").max(COVER_URL_MAX);
+export const customTypeSchema = storableString("custom_type").max(CUSTOM_TYPE_MAX);
 /** Ids that must name users; whether they exist is the platform's business, not the schema's. */
-export const userIdListSchema = z.array(z.string());
+export const userIdListSchema = z.array(storableString("user_ids"));
 
 /** Which members a normal, public or super group channel may hold at most. */
 export function groupMemberCapacity(channel: { is_super: boolean }): number {
@@ -75,7 +75,7 @@ export const openChannelCreateSchema = z
     channel_url: channelUrlSchema.optional(),
     cover_url: coverUrlSchema.default(""),
     custom_type: customTypeSchema.default(""),
-    data: z.string().default(""),
+    data: storableString("data").default(""),
     is_ephemeral: z.boolean().default(false),
     // True for every application created after 15 December 2020, as the sandbox's are.
     is_dynamic_partitioned: z.boolean().default(true),
@@ -111,6 +111,16 @@ export const openChannelFormFields: FormFieldKinds = {
 // Group channels (section 4.5)
 // ---------------------------------------------------------------------------
 
+const invitationStatusMap = z
+  .record(
+    z.string(),
+    z.enum(INVITATION_STATUSES, { message: oneOf("invitation_status", INVITATION_STATUSES) }),
+  )
+  .default({});
+const hiddenStatusMap = z
+  .record(z.string(), z.enum(HIDDEN_STATUSES, { message: oneOf("hidden_status", HIDDEN_STATUSES) }))
+  .default({});
+
 export const groupChannelCreateSchema = z
   .object({
     users: z
@@ -122,7 +132,7 @@ export const groupChannelCreateSchema = z
     channel_url: channelUrlSchema.optional(),
     cover_url: coverUrlSchema.default(""),
     custom_type: customTypeSchema.default(""),
-    data: z.string().default(""),
+    data: storableString("data").default(""),
     is_distinct: z.boolean().default(false),
     is_public: z.boolean().default(false),
     is_super: z.boolean().default(false),
@@ -130,18 +140,8 @@ export const groupChannelCreateSchema = z
     access_code: z.string().optional(),
     inviter_id: z.string().optional(),
     strict: z.boolean().default(false),
-    invitation_status: z
-      .record(
-        z.string(),
-        z.enum(INVITATION_STATUSES, { message: oneOf("invitation_status", INVITATION_STATUSES) }),
-      )
-      .default({}),
-    hidden_status: z
-      .record(
-        z.string(),
-        z.enum(HIDDEN_STATUSES, { message: oneOf("hidden_status", HIDDEN_STATUSES) }),
-      )
-      .default({}),
+    invitation_status: invitationStatusMap,
+    hidden_status: hiddenStatusMap,
     operator_ids: userIdListSchema.max(OPERATORS_MAX).default([]),
     block_sdk_user_channel_join: z.boolean().default(false),
   })
@@ -217,85 +217,233 @@ export const channelFreezeSchema = z.object({ freeze: z.boolean() });
 
 const limitMessage = `"limit" must be between 1 and ${CHANNEL_LIST_LIMIT_MAX}.`;
 
-/** Query of the list operations; query values are text, so `limit` is read from it. */
-export const channelListQuerySchema = z.object({
-  limit: textInteger(
+/** `limit` of every list: 1 to 100, default 10; query values are text. */
+export function listLimitSchema() {
+  return textInteger(
     z
       .number({ error: '"limit" must be a number.' })
       .int()
       .min(1, { error: limitMessage })
       .max(CHANNEL_LIST_LIMIT_MAX, { error: limitMessage }),
-  ).default(CHANNEL_LIST_LIMIT_DEFAULT),
-  /** Opaque token from the previous page; empty for the first page. */
-  next: z.string().default(""),
+  ).default(CHANNEL_LIST_LIMIT_DEFAULT);
+}
+
+/** A comma-separated list in a query; empty items are dropped, and no items means no filter. */
+export function commaListSchema() {
+  return z.string().transform((value) => [...new Set(value.split(",").filter((item) => item !== ""))]);
+}
+
+/** Paging of every list: `limit`, and `token` (the previous page's `next`; `next` is its older name). */
+export const pagingQueryShape = {
+  limit: listLimitSchema(),
+  token: z.string().optional(),
+  next: z.string().optional(),
+};
+
+/** The page token of a list query, whichever name carried it; "" for the first page. */
+export function pageToken(query: { token?: string; next?: string }): string {
+  return query.token ?? query.next ?? "";
+}
+
+/** `GET /v3/open_channels`. */
+export const openChannelListQuerySchema = z.object({
+  ...pagingQueryShape,
+  channel_urls: commaListSchema().optional(),
+  custom_types: commaListSchema().optional(),
+  name_contains: z.string().optional(),
+  url_contains: z.string().optional(),
 });
 
-export type ChannelListQuery = z.output<typeof channelListQuerySchema>;
+export type OpenChannelListQuery = z.output<typeof openChannelListQuerySchema>;
+
+export const QUERY_TYPES = ["AND", "OR"] as const;
+
+/** `GET /v3/group_channels`. Like the real platform, it leaves out empty channels and members unless asked. */
+export const groupChannelListQuerySchema = z.object({
+  ...pagingQueryShape,
+  channel_urls: commaListSchema().optional(),
+  custom_types: commaListSchema().optional(),
+  name: z.string().optional(),
+  name_contains: z.string().optional(),
+  name_startswith: z.string().optional(),
+  members_exactly_in: commaListSchema().optional(),
+  members_include_in: commaListSchema().optional(),
+  query_type: z
+    .preprocess(
+      (value) => (typeof value === "string" ? value.toUpperCase() : value),
+      z.enum(QUERY_TYPES, { message: oneOf("query_type", QUERY_TYPES) }),
+    )
+    .default("AND"),
+  /** Channels without messages; the real platform's default is false. */
+  show_empty: textBoolean().default(false),
+  /** `members` of each channel; the real platform's default is false. */
+  show_member: textBoolean().default(false),
+});
+
+export type GroupChannelListQuery = z.output<typeof groupChannelListQuerySchema>;
+
+// ---------------------------------------------------------------------------
+// Group channel members (invite, list)
+// ---------------------------------------------------------------------------
+
+/** `POST /v3/group_channels/{channel_url}/invite`: 1 to 100 users, by `user_ids` or `users`. */
+export const groupChannelInviteSchema = z
+  .object({
+    user_ids: userIdListSchema.max(USERS_PER_REQUEST_MAX).optional(),
+    users: z
+      .array(z.object({ user_id: z.string() }))
+      .max(USERS_PER_REQUEST_MAX)
+      .optional(),
+    invitation_status: invitationStatusMap,
+    hidden_status: hiddenStatusMap,
+    inviter_id: z.string().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.users === undefined && body.user_ids === undefined) {
+      ctx.addIssue({ code: "invalid_type", expected: "array", path: ["user_ids"], input: undefined });
+      return;
+    }
+    const count = requestedMemberIds(body).length;
+    if (count === 0 || count > USERS_PER_REQUEST_MAX) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["user_ids"],
+        message: `"user_ids" must name 1 to ${USERS_PER_REQUEST_MAX} users.`,
+      });
+    }
+  })
+  .transform(({ users, user_ids, ...body }) => ({
+    ...body,
+    member_ids: requestedMemberIds({ users, user_ids }),
+  }));
+
+export type GroupChannelInvite = z.output<typeof groupChannelInviteSchema>;
+
+export const MEMBER_ORDERS = ["member_nickname_alphabetical", "operator_then_member_alphabetical"] as const;
+export const OPERATOR_FILTERS = ["all", "operator", "nonoperator"] as const;
+/** The platform's `invited_by_friend` / `invited_by_non_friend` are not kept apart by the sandbox. */
+export const MEMBER_STATE_FILTERS = ["all", "invited_only", "joined_only"] as const;
+export const ACTIVE_MODES = ["activated", "deactivated", "all"] as const;
+
+/** `GET /v3/group_channels/{channel_url}/members`. */
+export const groupChannelMembersQuerySchema = z.object({
+  ...pagingQueryShape,
+  order: z.enum(MEMBER_ORDERS, { message: oneOf("order", MEMBER_ORDERS) }).default(
+    "member_nickname_alphabetical",
+  ),
+  operator_filter: z
+    .enum(OPERATOR_FILTERS, { message: oneOf("operator_filter", OPERATOR_FILTERS) })
+    .default("all"),
+  member_state_filter: z
+    .enum(MEMBER_STATE_FILTERS, { message: oneOf("member_state_filter", MEMBER_STATE_FILTERS) })
+    .default("all"),
+  member_active_mode_filter: z
+    .enum(ACTIVE_MODES, { message: oneOf("member_active_mode_filter", ACTIVE_MODES) })
+    .default("activated"),
+  nickname_startswith: z.string().optional(),
+});
+
+export type GroupChannelMembersQuery = z.output<typeof groupChannelMembersQuerySchema>;
+
 
 // ---------------------------------------------------------------------------
 // Resources (sections 2.7 and 2.8), as the sandbox answers them
 // ---------------------------------------------------------------------------
 
-export type ChannelUserSummary = { user_id: string; nickname: string; profile_url: string };
+export const channelUserSummarySchema = z.object({
+  user_id: z.string(),
+  nickname: z.string(),
+  profile_url: z.string(),
+});
 
-export type OpenChannelResource = {
-  name: string;
-  channel_url: string;
-  custom_type: string;
-  is_ephemeral: boolean;
-  participant_count: number;
-  max_length_message: number;
-  created_at: number;
-  cover_url: string;
-  data: string;
-  operators: ChannelUserSummary[];
-  freeze: boolean;
-};
+export type ChannelUserSummary = z.output<typeof channelUserSummarySchema>;
 
-export type GroupChannelMemberResource = {
-  user_id: string;
-  nickname: string;
-  profile_url: string;
-  is_active: boolean;
-  is_online: boolean;
-  last_seen_at: number;
-  state: "joined" | "invited" | "";
-  role: "operator" | "";
-  metadata: Record<string, string>;
-};
+export const openChannelResourceSchema = z.object({
+  name: z.string(),
+  channel_url: z.string(),
+  custom_type: z.string(),
+  is_ephemeral: z.boolean(),
+  participant_count: z.number().int(),
+  max_length_message: z.number().int(),
+  created_at: z.number().int(),
+  cover_url: z.string(),
+  data: z.string(),
+  operators: z.array(channelUserSummarySchema),
+  freeze: z.boolean(),
+});
 
-export type GroupChannelResource = {
-  name: string;
-  channel_url: string;
-  cover_url: string;
-  custom_type: string;
-  unread_message_count: number;
-  data: string;
-  is_distinct: boolean;
-  is_public: boolean;
-  is_super: boolean;
-  is_ephemeral: boolean;
-  is_access_code_required: boolean;
-  member_count: number;
-  joined_member_count: number;
-  unread_mention_count: number;
-  created_by: (ChannelUserSummary & { require_auth_for_profile_image: boolean }) | null;
-  members: GroupChannelMemberResource[];
-  operators: Omit<GroupChannelMemberResource, "role">[];
-  last_message: null;
-  message_survival_seconds: number;
-  max_length_message: number;
-  created_at: number;
-  freeze: boolean;
+export type OpenChannelResource = z.output<typeof openChannelResourceSchema>;
+
+/** A member as the channel resource and the member list answer it. */
+export const groupChannelMemberResourceSchema = z.object({
+  user_id: z.string(),
+  nickname: z.string(),
+  profile_url: z.string(),
+  is_active: z.boolean(),
+  is_online: z.boolean(),
+  last_seen_at: z.number().int(),
+  state: z.enum(["joined", "invited", ""]),
+  // The real platform may also answer "none" or null for a member without a role.
+  role: z.enum(["operator", "", "none"]).nullable(),
+  metadata: z.record(z.string(), z.string()),
+});
+
+export type GroupChannelMemberResource = z.output<typeof groupChannelMemberResourceSchema>;
+
+export const groupChannelResourceSchema = z.object({
+  name: z.string(),
+  channel_url: z.string(),
+  cover_url: z.string(),
+  custom_type: z.string(),
+  unread_message_count: z.number().int(),
+  data: z.string(),
+  is_distinct: z.boolean(),
+  is_public: z.boolean(),
+  is_super: z.boolean(),
+  is_ephemeral: z.boolean(),
+  is_access_code_required: z.boolean(),
+  member_count: z.number().int(),
+  joined_member_count: z.number().int(),
+  unread_mention_count: z.number().int(),
+  created_by: channelUserSummarySchema
+    .extend({ require_auth_for_profile_image: z.boolean().optional() })
+    .nullable(),
+  /** Left out of lists unless `show_member=true`, as on the real platform. */
+  members: z.array(groupChannelMemberResourceSchema).optional(),
+  operators: z.array(groupChannelMemberResourceSchema.omit({ role: true })).optional(),
+  last_message: z.unknown(),
+  message_survival_seconds: z.number().int(),
+  max_length_message: z.number().int(),
+  created_at: z.number().int(),
+  freeze: z.boolean(),
   /** Deprecated by the platform; kept for clients that still read it. */
-  channel: {
-    name: string;
-    channel_url: string;
-    cover_url: string;
-    custom_type: string;
-    data: string;
-    member_count: number;
-    max_length_message: number;
-    created_at: number;
-  };
-};
+  channel: z
+    .object({
+      name: z.string(),
+      channel_url: z.string(),
+      cover_url: z.string(),
+      custom_type: z.string(),
+      data: z.string(),
+      member_count: z.number().int(),
+      max_length_message: z.number().int(),
+      created_at: z.number().int(),
+    })
+    .optional(),
+});
+
+export type GroupChannelResource = z.output<typeof groupChannelResourceSchema>;
+
+export const openChannelListResponseSchema = z.object({
+  channels: z.array(openChannelResourceSchema),
+  next: z.string(),
+});
+
+export const groupChannelListResponseSchema = z.object({
+  channels: z.array(groupChannelResourceSchema),
+  next: z.string(),
+});
+
+export const groupChannelMembersResponseSchema = z.object({
+  members: z.array(groupChannelMemberResourceSchema),
+  next: z.string(),
+});

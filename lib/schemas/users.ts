@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { textBoolean, textInteger } from "./text-values";
+import { storableString, textBoolean, textInteger } from "./text-values";
 
 /**
  * The user resource's input rules (platform interface sections 4.3 and 8), written once
@@ -25,31 +25,56 @@ export const USER_LIST_IDS_MAX = 250;
 const MIN_13_DIGIT_MS = 1_000_000_000_000;
 const MAX_13_DIGIT_MS = 9_999_999_999_999;
 
-export const userIdSchema = z
-  .string()
+export const userIdSchema = storableString("user_id")
   .min(1, { error: '"user_id" must not be empty.' })
-  .max(USER_ID_MAX);
+  .max(USER_ID_MAX)
+  // A path segment of "." or ".." is normalised away, so such a user could never be read again.
+  .refine((userId) => userId !== "." && userId !== "..", { error: '"user_id" must not be "." or "..".' });
 
-export const nicknameSchema = z.string().max(NICKNAME_MAX);
+export const nicknameSchema = storableString("nickname").max(NICKNAME_MAX);
 
 /** Empty means "no profile image". */
-export const profileUrlSchema = z.string().max(PROFILE_URL_MAX);
+export const profileUrlSchema = storableString("profile_url").max(PROFILE_URL_MAX);
 
-export const metadataKeySchema = z
-  .string()
+export const metadataKeySchema = storableString("metadata")
   .min(1, { error: '"metadata" keys must not be empty.' })
   .refine((key) => !key.includes(","), { error: '"metadata" keys must not contain a comma.' });
 
-export const metadataSchema = z
-  .record(metadataKeySchema, z.string(), {
-    error: (issue) =>
-      issue.code === "invalid_key"
-        ? (issue.issues[0]?.message ?? '"metadata" has an invalid key.')
-        : undefined,
-  })
-  .refine((metadata) => Object.keys(metadata).length <= METADATA_MAX_ITEMS, {
-    error: `"metadata" has too many items: at most ${METADATA_MAX_ITEMS}.`,
-  });
+export const metadataValueSchema = storableString("metadata");
+
+/**
+ * Metadata items, stored faithfully whatever their keys: z.record drops a `__proto__` key
+ * (and leaves its value unchecked), so the items are checked one by one and rebuilt with
+ * Object.fromEntries, which makes every key an own property, `__proto__` included.
+ */
+export const metadataSchema = z.unknown().transform((input, ctx) => {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    ctx.addIssue({ code: "invalid_type", expected: "record", input });
+    return z.NEVER;
+  }
+  const entries = Object.entries(input);
+  for (const [key, value] of entries) {
+    const keyResult = metadataKeySchema.safeParse(key);
+    if (!keyResult.success) {
+      ctx.addIssue({ code: "custom", path: [key], message: keyResult.error.issues[0]?.message ?? '"metadata" has an invalid key.' });
+      return z.NEVER;
+    }
+    if (typeof value !== "string") {
+      ctx.addIssue({ code: "invalid_type", expected: "string", path: [key], input: value });
+      return z.NEVER;
+    }
+    const valueResult = metadataValueSchema.safeParse(value);
+    if (!valueResult.success) {
+      ctx.addIssue({ code: "custom", path: [key], message: valueResult.error.issues[0]?.message ?? "" });
+      return z.NEVER;
+    }
+  }
+  if (entries.length > METADATA_MAX_ITEMS) {
+    ctx.addIssue({ code: "custom", message: `"metadata" has too many items: at most ${METADATA_MAX_ITEMS}.` });
+    return z.NEVER;
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
+}) as unknown as z.ZodType<Record<string, string>, Record<string, string>>;
 
 export const sessionTokenExpiresAtSchema = z
   .number()
@@ -107,21 +132,46 @@ export const createUserMultipartSchema = z
 
 export type CreateUserMultipart = z.output<typeof createUserMultipartSchema>;
 
-/** `PUT /v3/users/{user_id}`: every property optional; deactivation is `{"is_active": false}`. */
+/**
+ * `PUT /v3/users/{user_id}`: every property optional; deactivation is `{"is_active": false}`.
+ * `leave_all_when_deactivated` (default true, as on the real platform) makes a deactivated user
+ * leave every group channel; `issue_access_token: true` replaces the access token.
+ */
 export const updateUserSchema = z.object({
   is_active: z.boolean().optional(),
   nickname: nicknameSchema.optional(),
   profile_url: profileUrlSchema.optional(),
+  issue_access_token: z.boolean().default(false),
+  leave_all_when_deactivated: z.boolean().default(true),
 });
 
 export type UpdateUser = z.output<typeof updateUserSchema>;
 
-/** `PUT /v3/users/{user_id}/metadata`: items are merged into the stored ones (docs/sandbox.md). */
-export const updateUserMetadataSchema = z.object({
+/** `POST /v3/users/{user_id}/metadata`: creates items; a key that exists is refused. */
+export const createUserMetadataSchema = z.object({
   metadata: metadataSchema,
 });
 
+/**
+ * `PUT /v3/users/{user_id}/metadata`: updates the given items. With `upsert` (default false,
+ * as on the real platform) a key that does not exist is added; without it, refused.
+ */
+export const updateUserMetadataSchema = z.object({
+  metadata: metadataSchema,
+  upsert: z.boolean().default(false),
+});
+
 export type UpdateUserMetadata = z.output<typeof updateUserMetadataSchema>;
+
+/** `PUT /v3/users/{user_id}/metadata/{key}`. */
+export const updateUserMetadataItemSchema = z.object({
+  value: z.string(),
+  upsert: z.boolean().default(false),
+});
+
+export const USER_ACTIVE_MODES = ["activated", "deactivated", "all"] as const;
+
+const limitMessage = `"limit" must be between 1 and ${USER_LIST_LIMIT_MAX}.`;
 
 /** `GET /v3/users` query: every value arrives as text. */
 export const listUsersQuerySchema = z.object({
@@ -136,32 +186,68 @@ export const listUsersQuerySchema = z.object({
     z
       .number({ error: '"limit" must be a number.' })
       .int()
-      .min(USER_LIST_LIMIT_MIN, { error: `"limit" must be between 1 and ${USER_LIST_LIMIT_MAX}.` })
-      .max(USER_LIST_LIMIT_MAX, { error: `"limit" must be between 1 and ${USER_LIST_LIMIT_MAX}.` }),
+      .min(USER_LIST_LIMIT_MIN, { error: limitMessage })
+      .max(USER_LIST_LIMIT_MAX, { error: limitMessage }),
   ).default(USER_LIST_LIMIT_DEFAULT),
-  next: z.string().default(""),
+  /** The previous page's `next`. */
+  token: z.string().optional(),
+  /** The older name of `token`, still accepted. */
+  next: z.string().optional(),
+  nickname: z.string().optional(),
+  nickname_startswith: z.string().optional(),
+  active_mode: z
+    .enum(USER_ACTIVE_MODES, {
+      error: `"active_mode" must be one of ${USER_ACTIVE_MODES.join(", ")}.`,
+    })
+    .default("activated"),
+  metadatakey: z.string().optional(),
+  /** Comma-separated values of the `metadatakey` item. */
+  metadatavalues_in: z.string().optional(),
+}).superRefine((query, ctx) => {
+  // The two go together; the one left out is reported missing (400105).
+  for (const [given, missing] of [["metadatakey", "metadatavalues_in"], ["metadatavalues_in", "metadatakey"]] as const) {
+    if (query[given] !== undefined && query[missing] === undefined)
+      ctx.addIssue({ code: "invalid_type", expected: "string", path: [missing], input: undefined });
+  }
 });
 
 export type ListUsersQuery = z.output<typeof listUsersQuerySchema>;
 
-/** The user resource (section 2.6) as every user operation answers it. */
-export type UserResource = {
-  user_id: string;
-  nickname: string;
-  profile_url: string;
-  access_token: string;
-  is_online: boolean;
-  is_active: boolean;
-  is_created: boolean;
-  phone_number: string;
-  require_auth_for_profile_image: boolean;
-  session_tokens: Array<{ session_token: string; expires_at: number }>;
-  last_seen_at: number;
-  discovery_keys: string[];
-  preferred_languages: string[];
-  has_ever_logged_in: boolean;
-  metadata: Record<string, string>;
-};
+// ---------------------------------------------------------------------------
+// Resources (section 2.6). One definition: the sandbox answers it, the console's client checks
+// what any platform answers against it. Fields the real platform does not answer in every
+// operation are optional.
+// ---------------------------------------------------------------------------
+
+export const sessionTokenSchema = z.object({ session_token: z.string(), expires_at: z.number() });
+
+export const userResourceSchema = z.object({
+  user_id: z.string(),
+  nickname: z.string(),
+  profile_url: z.string(),
+  access_token: z.string().optional(),
+  is_online: z.boolean(),
+  is_active: z.boolean(),
+  is_created: z.boolean().optional(),
+  phone_number: z.string().optional(),
+  require_auth_for_profile_image: z.boolean().optional(),
+  session_tokens: z.array(sessionTokenSchema).optional(),
+  last_seen_at: z.number().int(),
+  discovery_keys: z.array(z.string()).optional(),
+  preferred_languages: z.array(z.string()).optional(),
+  has_ever_logged_in: z.boolean().optional(),
+  metadata: z.record(z.string(), z.string()),
+});
+
+export type UserResource = z.output<typeof userResourceSchema>;
 
 /** `GET /v3/users` response; `next` is "" on the last page. */
-export type UserListResponse = { users: UserResource[]; next: string };
+export const userListResponseSchema = z.object({
+  users: z.array(userResourceSchema),
+  next: z.string(),
+});
+
+export type UserListResponse = z.output<typeof userListResponseSchema>;
+
+/** Metadata operations answer items: all of them, the created or the updated ones. */
+export const userMetadataResponseSchema = z.record(z.string(), z.string());

@@ -175,3 +175,20 @@ export type WebhookSettingsResponse = {
 
 /** `PUT .../settings/webhook` response: the bare object, not wrapped in `webhook` (section 4.2). */
 export type WebhookSettingsUpdateResponse = WebhookSettings;
+
+/**
+ * The settings as any platform may answer them, for the console's client: categories are
+ * plain strings, since a platform may know categories added after this was written.
+ */
+export const webhookSettingsAnswerSchema = z.object({
+  enabled: z.boolean(),
+  url: z.string(),
+  include_members: z.boolean(),
+  enabled_events: z.array(z.string()),
+});
+
+export const webhookSettingsAnswerResponseSchema = z.object({
+  webhook: webhookSettingsAnswerSchema.extend({
+    all_webhook_categories: z.array(z.string()).optional(),
+  }),
+});

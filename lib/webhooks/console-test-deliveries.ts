@@ -1,15 +1,15 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq, lt } from "drizzle-orm";
 import { getDb } from "@/lib/db/client";
 import { consoleTestDeliveries } from "@/lib/db/schema";
-import type { DeliveryAttempt } from "@/lib/schemas/sandbox-events";
+import { deliveryPageToken, type DeliveryAttempt } from "@/lib/schemas/sandbox-events";
 import { deliveryRetries, NoAnswer } from "@/lib/delivery/delivery-retries";
 import { postJson } from "@/lib/delivery/post-json";
 import { withRetries } from "@/lib/retry";
 import { env } from "@/lib/env";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
-import type { DeliveryLogEntry } from "./delivery-log";
+import { deliveryOutcome, type DeliveryLogEntry, type DeliveryLogFilter, type DeliveryLogPage } from "./delivery-log";
 
 /** The platform's delivery rules (interface 6.1 and 8), applied by the console to its own test events. */
 export const TEST_DELIVERY_TIMEOUT_MS = 5_000;
@@ -23,7 +23,7 @@ type Row = typeof consoleTestDeliveries.$inferSelect;
  * seconds' wait, up to three attempts until any response, no redirects, the address guard.
  * Returns at once with the delivery's id; the attempts are recorded as they happen.
  */
-export async function startTestDelivery(url: string, payload: WebhookPayload): Promise<string> {
+export async function startTestDelivery(url: string, payload: WebhookPayload, signingKey: string): Promise<string> {
   const db = await getDb();
   const id = randomUUID();
   await db.insert(consoleTestDeliveries).values({
@@ -33,46 +33,75 @@ export async function startTestDelivery(url: string, payload: WebhookPayload): P
     payload,
   });
   // Not awaited: the administrator sees the attempts arrive in the log.
-  void runAttempts(id, url, JSON.stringify(payload)).catch((error: unknown) =>
+  void runAttempts(id, url, JSON.stringify(payload), signingKey).catch((error: unknown) =>
     console.error("[webhooks] test delivery failed:", error),
   );
   return id;
 }
 
-async function runAttempts(id: string, url: string, body: string): Promise<void> {
+async function runAttempts(id: string, url: string, body: string, signingKey: string): Promise<void> {
   const db = await getDb();
   const e = env();
   const policy = { allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: e.WEBHOOK_ALLOW_PRIVATE };
   const attempts: DeliveryAttempt[] = [];
   await withRetries(async (attempt) => {
     const at = Date.now();
-    const outcome = await postJson(url, body, { timeoutMs: TEST_DELIVERY_TIMEOUT_MS, policy });
+    // Signed as the platform signs its own deliveries, with the application's API token.
+    const outcome = await postJson(url, body, { timeoutMs: TEST_DELIVERY_TIMEOUT_MS, policy, signingKey });
+    const answered = outcome.status !== null;
     attempts.push({
       attempt,
       at,
       status: outcome.status,
       error: outcome.error,
+      outcome: outcome.refused
+        ? "refused"
+        : !answered
+          ? "no_response"
+          : outcome.status! >= 200 && outcome.status! < 300
+            ? "delivered"
+            : "failed",
       latency_ms: outcome.latencyMs,
+      request_headers: outcome.requestHeaders,
+      response_headers: outcome.responseHeaders,
       response_excerpt: outcome.responseExcerpt,
     });
-    const answered = outcome.status !== null;
-    const status = answered ? "delivered" : attempt >= deliveryRetries.attempts ? "failed" : "pending";
+    // A refusal by the address guard is final, as on the platform.
+    const status = answered ? "delivered" : outcome.refused || attempt >= deliveryRetries.attempts ? "failed" : "pending";
     await db.update(consoleTestDeliveries).set({ attempts, status }).where(eq(consoleTestDeliveries.id, id));
-    if (!answered) throw new NoAnswer(outcome.error);
+    // Only an attempt with no answer and no refusal is tried again.
+    if (!answered && !outcome.refused) throw new NoAnswer(outcome.error);
   }, deliveryRetries).catch((error: unknown) => {
     if (!(error instanceof NoAnswer)) throw error;
   });
 }
 
-export async function listTestDeliveries(options: { limit: number; category?: string }): Promise<DeliveryLogEntry[]> {
+/**
+ * A page of the console's test deliveries, newest first. Category, event id and paging run in
+ * the database; the outcome is read from the attempts, so it filters within the page (these
+ * are a handful of test events, not a platform's traffic).
+ */
+export async function listTestDeliveries(
+  options: DeliveryLogFilter & { limit: number; token?: string },
+): Promise<DeliveryLogPage> {
   const db = await getDb();
+  const after = options.token ? deliveryPageToken.decode(options.token) : null;
   const rows = await db
     .select()
     .from(consoleTestDeliveries)
-    .where(options.category ? eq(consoleTestDeliveries.category, options.category) : undefined)
+    .where(
+      and(
+        options.category ? eq(consoleTestDeliveries.category, options.category) : undefined,
+        options.event_id ? eq(consoleTestDeliveries.id, options.event_id) : undefined,
+        after !== null ? lt(consoleTestDeliveries.seq, after) : undefined,
+      ),
+    )
     .orderBy(desc(consoleTestDeliveries.seq))
-    .limit(options.limit);
-  return rows.map(toEntry);
+    .limit(options.limit + 1);
+  const page = rows.slice(0, options.limit);
+  const next = rows.length > options.limit ? deliveryPageToken.encode(page.at(-1)!.seq) : "";
+  const entries = page.map(toEntry).filter((entry) => !options.outcome || entry.outcome === options.outcome);
+  return { source: "console", entries, next };
 }
 
 export async function findTestDelivery(id: string): Promise<DeliveryLogEntry | null> {
@@ -83,12 +112,14 @@ export async function findTestDelivery(id: string): Promise<DeliveryLogEntry | n
 
 function toEntry(row: Row): DeliveryLogEntry {
   const abandoned = row.status === "pending" && Date.now() - row.createdAt.getTime() > ABANDONED_AFTER_MS;
+  const status = abandoned ? "failed" : row.status;
   return {
     id: row.id,
     source: "console",
     category: row.category,
     url: row.url,
-    status: abandoned ? "failed" : row.status,
+    status,
+    outcome: deliveryOutcome({ status, attempts: row.attempts }),
     createdAt: row.createdAt.getTime(),
     payload: row.payload,
     attempts: row.attempts,

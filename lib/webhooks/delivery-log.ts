@@ -1,6 +1,14 @@
-import type { DeliveryAttempt } from "@/lib/schemas/sandbox-events";
+import { z } from "zod";
+import {
+  deliveryFilterSchema,
+  deliveryOutcomes,
+  type DeliveryAttempt,
+  type DeliveryCounts,
+  type DeliveryOutcome,
+} from "@/lib/schemas/sandbox-events";
 
-export type { DeliveryAttempt };
+export type { DeliveryAttempt, DeliveryCounts, DeliveryOutcome };
+export { deliveryOutcomes };
 
 /**
  * One event in the delivery log, whoever sent it: the sandbox's outbox, or the console
@@ -13,41 +21,57 @@ export type DeliveryLogEntry = {
   url: string;
   /** pending: attempts remain; delivered: the endpoint answered; failed: no answer after every attempt. */
   status: "pending" | "delivered" | "failed";
+  outcome: DeliveryOutcome;
   createdAt: number;
   payload: Record<string, unknown>;
   attempts: DeliveryAttempt[];
 };
 
-export const deliveryOutcomes = ["delivered_2xx", "delivered_non_2xx", "no_response", "pending"] as const;
-export type DeliveryOutcome = (typeof deliveryOutcomes)[number];
+export type DeliveryLogPage = { source: "sandbox" | "console"; entries: DeliveryLogEntry[]; next: string };
 
 export const deliveryOutcomeLabels: Record<DeliveryOutcome, string> = {
-  delivered_2xx: "Delivered (2xx)",
-  delivered_non_2xx: "Answered with an error (non-2xx)",
+  delivered: "Delivered (2xx)",
+  failed: "Answered with an error (non-2xx)",
   no_response: "No response",
+  refused: "Refused by the address guard",
   pending: "Pending",
 };
 
-/** Which of the log's four outcomes an entry has, from its status and last answer. */
-export function deliveryOutcome(entry: Pick<DeliveryLogEntry, "status" | "attempts">): DeliveryOutcome {
+/** The log's filter as the page keeps it: the sandbox's filter, with times as typed. */
+export const deliveryLogFilterSchema = deliveryFilterSchema.extend({
+  category: z.string().max(100).optional(),
+});
+export type DeliveryLogFilter = z.infer<typeof deliveryLogFilterSchema>;
+
+/** Which outcome an entry has, from its status and last answer (for logs that do not store it). */
+export function deliveryOutcome(entry: { status: DeliveryLogEntry["status"]; attempts: DeliveryAttempt[] }): DeliveryOutcome {
   if (entry.status === "pending") return "pending";
+  if (entry.attempts.some((attempt) => attempt.outcome === "refused")) return "refused";
   const answered = entry.attempts.findLast((attempt) => attempt.status !== null);
   if (!answered || answered.status === null) return "no_response";
-  return answered.status >= 200 && answered.status < 300 ? "delivered_2xx" : "delivered_non_2xx";
-}
-
-export function filterDeliveries(
-  entries: readonly DeliveryLogEntry[],
-  filter: { category?: string; outcome?: DeliveryOutcome },
-): DeliveryLogEntry[] {
-  return entries.filter(
-    (entry) =>
-      (!filter.category || entry.category === filter.category) &&
-      (!filter.outcome || deliveryOutcome(entry) === filter.outcome),
-  );
+  return answered.status >= 200 && answered.status < 300 ? "delivered" : "failed";
 }
 
 /** The log refreshes itself while any delivery may still change. */
 export function hasPendingDeliveries(entries: readonly DeliveryLogEntry[]): boolean {
   return entries.some((entry) => entry.status === "pending");
 }
+
+/** How a receiver checks `x-sendbird-signature`, shown on the page to copy. */
+export const signatureSnippets = {
+  node: `import { createHmac, timingSafeEqual } from "node:crypto";
+
+// rawBody: the request body exactly as received (a Buffer or string), before JSON.parse.
+export function isFromPlatform(rawBody, signatureHeader, apiToken) {
+  const expected = createHmac("sha256", apiToken).update(rawBody).digest("hex");
+  const given = String(signatureHeader ?? "");
+  return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+}`,
+  python: `import hashlib
+import hmac
+
+# raw_body: the request body exactly as received (bytes), before json.loads.
+def is_from_platform(raw_body: bytes, signature_header: str, api_token: str) -> bool:
+    expected = hmac.new(api_token.encode(), raw_body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, signature_header or "")`,
+};

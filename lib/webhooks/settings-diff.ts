@@ -75,3 +75,65 @@ export function nothingDeliveredReason(after: WebhookSettingsValues): string | n
 export function isPlainHttp(url: string): boolean {
   return /^http:\/\//i.test(url.trim());
 }
+
+export type SettingsField = keyof WebhookSettingsValues;
+export const settingsFields: readonly SettingsField[] = ["enabled", "url", "include_members", "enabled_events"];
+
+/** A field the platform changed after the page loaded it: the three values, for the administrator to choose. */
+export type StaleField = {
+  field: SettingsField;
+  loaded: WebhookSettingsValues[SettingsField];
+  now: WebhookSettingsValues[SettingsField];
+  yours: WebhookSettingsValues[SettingsField];
+  /** The administrator changed it too; nothing is chosen for them. */
+  editedHere: boolean;
+};
+
+/** Whose value a stale field takes: the platform's current one, or the one on the page. */
+export type StaleChoice = "platform" | "yours";
+
+function sameValue(field: SettingsField, a: WebhookSettingsValues, b: WebhookSettingsValues, allCategories: readonly string[]) {
+  if (field !== "enabled_events") return a[field] === b[field];
+  const left = concreteCategories(a.enabled_events, allCategories).sort();
+  const right = concreteCategories(b.enabled_events, allCategories).sort();
+  return left.length === right.length && left.every((category, index) => category === right[index]);
+}
+
+/** The fields that changed on the platform between `loaded` (when the page read it) and `now`. */
+export function staleFields(
+  loaded: WebhookSettingsValues,
+  now: WebhookSettingsValues,
+  yours: WebhookSettingsValues,
+  allCategories: readonly string[],
+): StaleField[] {
+  return settingsFields
+    .filter((field) => !sameValue(field, loaded, now, allCategories))
+    .map((field) => ({
+      field,
+      loaded: loaded[field],
+      now: now[field],
+      yours: yours[field],
+      editedHere: !sameValue(field, loaded, yours, allCategories),
+    }));
+}
+
+/**
+ * The choice made for each stale field before anyone clicks: the platform's value where the
+ * page left the field alone, none where both sides changed it.
+ */
+export function initialChoices(stale: readonly StaleField[]): Partial<Record<SettingsField, StaleChoice>> {
+  return Object.fromEntries(stale.filter((item) => !item.editedHere).map((item) => [item.field, "platform"]));
+}
+
+/** What a save sends: the page's values, with the platform's where the administrator chose them. */
+export function resolveStale(
+  yours: WebhookSettingsValues,
+  now: WebhookSettingsValues,
+  choices: Partial<Record<SettingsField, StaleChoice>>,
+): WebhookSettingsValues {
+  const resolved = { ...yours };
+  for (const field of settingsFields) {
+    if (choices[field] === "platform") (resolved as Record<SettingsField, unknown>)[field] = now[field];
+  }
+  return resolved;
+}

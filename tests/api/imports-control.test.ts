@@ -74,7 +74,7 @@ describe("import jobs: retries that meet 400202, channels, refusals", () => {
     let csv = "";
     for await (const part of failuresCsv(jobs.handle.db, job.id)) csv += part;
     const lines = csv.trim().split("\r\n");
-    expect(lines[0]).toBe(`${columns.join(",")},reason`);
+    expect(lines[0]).toBe(`${columns.join(",")},reason,row`);
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain(`${prefix}-c`);
     expect(lines[1]).toContain("strict");

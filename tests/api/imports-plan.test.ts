@@ -238,7 +238,7 @@ describe("rehearsals are run in the background", () => {
     const mapping = Object.fromEntries(columns.map((column) => [column, column]));
     const planned = await createPlannedJob(jobs.handle, sandbox, "group_channels", channels, mapping);
     // The target answers the look-up with a user the platform's own rules refuse to create.
-    const unseedable = { user_id: `${prefix}_member`, nickname: "n".repeat(200), profile_url: "" };
+    const unseedable = { user_id: `${prefix}_member`, nickname: "n".repeat(200), profile_url: "", is_online: false, is_active: true, last_seen_at: 0, metadata: {} };
     const target: FetchLike = async (url, init) =>
       url.includes("/v3/users?") ? Response.json({ users: [unseedable], next: "" }) : fetch(url, init);
     await startRehearsal(jobs.handle.db, planned.id);

@@ -34,7 +34,8 @@ describe("an import job against the sandbox", () => {
     const excluded = await call(sandbox, "GET", `/v3/users/${prefix}_5`);
     expect(excluded.body.code).toBe(400201);
     const [duplicate] = await listRows(jobs.handle.db, job.id, { states: ["invalid"], afterIndex: 300, limit: 5 });
-    expect(duplicate?.planIssues[0]?.message).toContain("row 8");
+    // Index 7 is the file's line 9 (the header is line 1): the number a spreadsheet shows.
+    expect(duplicate?.planIssues[0]?.message).toContain("row 9");
   });
 
   it("takes a chunk sent twice once, and refuses bad uploads without changing anything", async () => {

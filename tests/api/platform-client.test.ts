@@ -53,6 +53,11 @@ describe("platform client against a scripted peer", () => {
 
   it("sends the Api-Token header and the application id in the webhook path and body", async () => {
     reset();
+    script.push((res) =>
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ enabled: false, url: "", include_members: false, enabled_events: [] })),
+    );
     await clientFor(origin, { apiToken: "secret" }).webhooks.updateSettings({ enabled: false });
     expect(requests[0]).toMatchObject({
       method: "PUT",
@@ -84,7 +89,7 @@ describe("platform client against a scripted peer", () => {
     );
     const seen: ResponseInfo[] = [];
     const started = performance.now();
-    await clientFor(origin, { onResponse: (info) => seen.push(info) }).users.get("a");
+    await clientFor(origin, { onResponse: (info) => seen.push(info) }).users.delete("a");
     expect(performance.now() - started).toBeGreaterThanOrEqual(190);
     expect(requests).toHaveLength(2);
     expect(seen.map((info) => info.status)).toEqual([429, 200]);
@@ -119,6 +124,57 @@ describe("platform client against a scripted peer", () => {
     await expect(clientFor(origin).users.get("a")).rejects.toMatchObject({ kind: "invalid_response" });
   });
 
+  it("checks every answer against the shared schema, naming the operation and the field", async () => {
+    reset();
+    const user = {
+      user_id: "a",
+      nickname: "A",
+      profile_url: "",
+      is_online: false,
+      is_active: true,
+      last_seen_at: -1,
+      metadata: {},
+    };
+    // A real platform's extra fields are fine, and dropped.
+    script.push((res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...user, locale: "nb" })),
+    );
+    expect(await clientFor(origin).users.get("a")).toEqual(user);
+    // A renamed field is not.
+    const { user_id: _, ...renamed } = user;
+    script.push((res) =>
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ users: [{ ...renamed, userId: "a" }], next: "" })),
+    );
+    const error = await clientFor(origin).users.list().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PlatformError);
+    expect(error).toMatchObject({ kind: "invalid_response", operation: "users.list", field: "users.0.user_id" });
+    expect((error as PlatformError).message).toContain('users.list: the platform answered an unexpected "users.0.user_id"');
+  });
+
+  it("pages with token, the vendor's parameter name, and sends the filters by their platform names", async () => {
+    reset();
+    script.push((res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ channels: [], next: "" })),
+    );
+    await clientFor(origin).groupChannels.list({
+      token: "abc",
+      channelUrls: ["x", "y"],
+      membersIncludeIn: ["u"],
+      queryType: "OR",
+      showEmpty: true,
+    });
+    const url = new URL(requests[0]!.url!, origin);
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      token: "abc",
+      channel_urls: "x,y",
+      members_include_in: "u",
+      query_type: "OR",
+      show_empty: "true",
+    });
+  });
+
   it("keeps connections alive instead of opening one per request", async () => {
     const sockets = new Set<unknown>();
     const counting = scriptedPeer((req, res) => {
@@ -126,7 +182,7 @@ describe("platform client against a scripted peer", () => {
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
     const client = clientFor(await counting.start());
-    for (let i = 0; i < 20; i++) await client.users.get(`u${i}`);
+    for (let i = 0; i < 20; i++) await client.users.delete(`u${i}`);
     await counting.stop();
     // Node's fetch may open a second socket while the first is being released; never twenty.
     expect(sockets.size).toBeLessThanOrEqual(2);

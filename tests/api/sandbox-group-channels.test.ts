@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { GroupChannelResource as GroupChannel } from "@/lib/schemas/channels";
+import type { GroupChannelResource } from "@/lib/schemas/channels";
 import {
   callMultipart,
   channelApi,
@@ -10,6 +10,10 @@ import {
 import { call, expectPlatformError, sharedSandbox, uniqueId } from "./support/http";
 
 const sandbox = sharedSandbox();
+
+/** A single channel is answered with its members and operators. */
+type GroupChannel = GroupChannelResource &
+  Required<Pick<GroupChannelResource, "members" | "operators">>;
 
 const { create, get, freeze, expectRefused } = channelApi<GroupChannel>(
   sandbox,
@@ -399,6 +403,8 @@ describe("sandbox: group channels", () => {
           await call(sandbox, "PUT", `/v3/users/${member}`, {
             nickname: "New name",
             is_active: false,
+            // Stays a member, so the channel shows the change.
+            leave_all_when_deactivated: false,
           })
         ).status,
       ).toBe(200);

@@ -1,7 +1,8 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MessageResource as Message } from "@/lib/schemas/messages";
 import { createUsers } from "../fixtures/chat";
 import { call, expectPlatformError, sharedSandbox, uniqueId } from "./support/http";
+import { startSandboxServer, type SandboxServer } from "./support/sandbox-server";
 
 const sandbox = sharedSandbox();
 const t0 = 1_600_000_000_000;
@@ -50,19 +51,37 @@ describe("sandbox: message migration", () => {
     const channelUrl = await groupChannel();
     const response = await migrate(channelUrl, {
       messages: [
-        message(1, { custom_type: "greeting", data: '{"k":1}' }),
-        message(2, { message_type: "FILE", user_id: other }),
-        message(3, { message_type: "ADMM" }),
+        message(1, {
+          custom_type: "greeting",
+          data: '{"k":1}',
+          mentioned_user_ids: [other],
+          sorted_metaarray: [{ key: "lang", value: ["en"] }],
+        }),
+        {
+          message_type: "FILE",
+          user_id: other,
+          url: "https://files.example.com/a.png",
+          file_name: "a.png",
+          file_size: 1234,
+          file_type: "image/png",
+          thumbnails: ["https://files.example.com/a_small.png"],
+          require_auth: true,
+          custom_field: "scanned",
+          timestamp: t0 + 2,
+          dedup_id: "file-1",
+        },
+        { message_type: "ADMM", message: "welcome", timestamp: t0 + 3, is_silent: true },
       ],
       update_read_ts: true,
+      rewind_read_ts: false,
     });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({});
-    const stored = await messagesOf(channelUrl);
-    expect(stored.map((m) => [m.type, m.message, m.created_at, m.user.user_id])).toEqual([
+    const stored = await messagesOf(channelUrl, "group", "next_limit=200&with_sorted_meta_array=true");
+    expect(stored.map((m) => [m.type, m.message, m.created_at, m.user?.user_id])).toEqual([
       ["MESG", "message 1", t0 + 1, sender],
-      ["FILE", "message 2", t0 + 2, other],
-      ["ADMM", "message 3", t0 + 3, sender],
+      ["FILE", "", t0 + 2, other],
+      ["ADMM", "welcome", t0 + 3, undefined],
     ]);
     expect(stored[0]).toMatchObject({
       custom_type: "greeting",
@@ -70,7 +89,26 @@ describe("sandbox: message migration", () => {
       channel_url: channelUrl,
       channel_type: "group",
       user: { user_id: sender, nickname: `nick ${sender}`, profile_url: "" },
+      mentioned_users: [{ user_id: other, nickname: `nick ${other}`, profile_url: "" }],
+      sorted_metaarray: [{ key: "lang", value: ["en"] }],
+      silent: false,
     });
+    expect(stored[1]).toMatchObject({
+      file: {
+        url: "https://files.example.com/a.png",
+        name: "a.png",
+        type: "image/png",
+        size: 1234,
+        data: "scanned",
+      },
+      thumbnails: ["https://files.example.com/a_small.png"],
+      require_auth: true,
+    });
+    expect(stored[2]).not.toHaveProperty("user");
+    expect(stored[2]).not.toHaveProperty("file");
+    expect(stored[2]).toMatchObject({ silent: true });
+    // sorted_metaarray is answered only when asked for, as on the real platform.
+    expect((await messagesOf(channelUrl))[0]).not.toHaveProperty("sorted_metaarray");
   });
 
   it("stores messages in an open channel too", async () => {
@@ -175,8 +213,14 @@ describe("sandbox: message migration", () => {
       400100,
     ],
     [
+      // An int64 in the platform's description: a fraction is the wrong type.
       "a fractional timestamp",
       { messages: [{ user_id: "x", message_type: "MESG", message: "m", timestamp: 1.5 }] },
+      400100,
+    ],
+    [
+      "a negative timestamp",
+      { messages: [{ user_id: "x", message_type: "MESG", message: "m", timestamp: -1 }] },
       400111,
     ],
     [
@@ -199,6 +243,58 @@ describe("sandbox: message migration", () => {
       400110,
     ],
     ["update_read_ts as text", { messages: [], update_read_ts: "true" }, 400100],
+    [
+      "a FILE message without url",
+      { messages: [{ user_id: "x", message_type: "FILE", timestamp: t0 }] },
+      400105,
+    ],
+    [
+      "a FILE message with an empty url",
+      { messages: [{ user_id: "x", message_type: "FILE", url: "", timestamp: t0 }] },
+      400111,
+    ],
+    [
+      "a FILE message with file_size as text",
+      {
+        messages: [
+          { user_id: "x", message_type: "FILE", url: "https://a/b", file_size: "9", timestamp: t0 },
+        ],
+      },
+      400100,
+    ],
+    [
+      "an ADMM message without message",
+      { messages: [{ message_type: "ADMM", timestamp: t0 }] },
+      400105,
+    ],
+    [
+      "a MESG message without message",
+      { messages: [{ user_id: "x", message_type: "MESG", timestamp: t0 }] },
+      400105,
+    ],
+    [
+      "a custom_type of 129 characters",
+      {
+        messages: [
+          { user_id: "x", message_type: "MESG", message: "m", timestamp: t0, custom_type: "c".repeat(129) },
+        ],
+      },
+      400110,
+    ],
+    [
+      "mentioned_user_ids not an array",
+      {
+        messages: [
+          { user_id: "x", message_type: "MESG", message: "m", timestamp: t0, mentioned_user_ids: "a" },
+        ],
+      },
+      400100,
+    ],
+    [
+      "a missing message_type",
+      { messages: [{ user_id: "x", message: "m", timestamp: t0 }] },
+      400105,
+    ],
   ])("refuses %s", async (_, body, code) => {
     const channelUrl = await groupChannel();
     expectPlatformError(await migrate(channelUrl, body), 400, code);
@@ -214,24 +310,128 @@ describe("sandbox: message migration", () => {
     expectPlatformError(response, 400, 400403);
   });
 
-  it("lists messages from message_ts on, at most next_limit, oldest first", async () => {
+  it("lists messages around message_ts: prev_limit before, next_limit from it on, in time order", async () => {
     const channelUrl = await groupChannel();
-    await migrate(channelUrl, { messages: [message(5), message(1), message(3)] });
-    expect((await messagesOf(channelUrl, "group", "")).map((m) => m.created_at)).toEqual([
-      t0 + 1,
-      t0 + 3,
-      t0 + 5,
+    await migrate(channelUrl, {
+      messages: [message(5), message(1), message(3), message(7), message(9)],
+    });
+    const times = async (query: string) =>
+      (await messagesOf(channelUrl, "group", query)).map((m) => m.created_at - t0);
+    // Without a reference point: from the beginning, 15 at most.
+    expect(await times("")).toEqual([1, 3, 5, 7, 9]);
+    expect(await times(`message_ts=${t0 + 5}`)).toEqual([1, 3, 5, 7, 9]);
+    expect(await times(`message_ts=${t0 + 5}&prev_limit=1&next_limit=1`)).toEqual([3, 5]);
+    expect(await times(`message_ts=${t0 + 5}&include=false&prev_limit=1&next_limit=1`)).toEqual([
+      3, 7,
     ]);
-    expect(
-      (await messagesOf(channelUrl, "group", `message_ts=${t0 + 2}`)).map((m) => m.created_at),
-    ).toEqual([t0 + 3, t0 + 5]);
-    expect(await messagesOf(channelUrl, "group", "next_limit=1")).toHaveLength(1);
-    for (const query of ["next_limit=0", "next_limit=201", "message_ts=-1"]) {
+    expect(await times(`message_ts=${t0 + 5}&prev_limit=0&next_limit=2&reverse=true`)).toEqual([
+      7, 5,
+    ]);
+    expect(await times(`message_ts=${t0 + 4}&prev_limit=200&next_limit=0`)).toEqual([1, 3]);
+    for (const query of [
+      "next_limit=201",
+      "prev_limit=-1",
+      "message_ts=-1",
+      "message_type=TEXT",
+    ]) {
       expectPlatformError(
         await call(sandbox, "GET", `/v3/group_channels/${channelUrl}/messages?${query}`),
         400,
         400111,
       );
     }
+    for (const query of ["next_limit=x", "include=yes", "reverse=1"]) {
+      expectPlatformError(
+        await call(sandbox, "GET", `/v3/group_channels/${channelUrl}/messages?${query}`),
+        400,
+        400100,
+      );
+    }
+  });
+
+  it("pages forward by message_id without losing messages of one timestamp", async () => {
+    const channelUrl = await groupChannel();
+    await migrate(channelUrl, {
+      messages: Array.from({ length: 7 }, (_, i) => message(100, { message: `same ${i}` })),
+    });
+    const [first] = await messagesOf(channelUrl, "group", "next_limit=1");
+    const seen = [first!.message];
+    let last = first!.message_id;
+    for (;;) {
+      const page = await messagesOf(
+        channelUrl,
+        "group",
+        `message_id=${last}&include=false&prev_limit=0&next_limit=2`,
+      );
+      if (page.length === 0) break;
+      seen.push(...page.map((m) => m.message));
+      last = page.at(-1)!.message_id;
+    }
+    expect(seen).toEqual(Array.from({ length: 7 }, (_, i) => `same ${i}`));
+    // With include (the default) the reference message itself is listed, among the next ones.
+    const around = await messagesOf(channelUrl, "group", `message_id=${first!.message_id}&prev_limit=5&next_limit=1`);
+    expect(around.map((m) => m.message)).toEqual(["same 0"]);
+    expectPlatformError(
+      await call(sandbox, "GET", `/v3/group_channels/${channelUrl}/messages?message_id=999999999`),
+      400,
+      400201,
+    );
+  });
+
+  it("filters by message_type, sender_id, sender_ids and custom_types", async () => {
+    const channelUrl = await groupChannel();
+    await migrate(channelUrl, {
+      messages: [
+        message(1, { custom_type: "a" }),
+        message(2, { user_id: other, custom_type: "b" }),
+        message(3),
+        { message_type: "ADMM", message: "admin", timestamp: t0 + 4, custom_type: "a" },
+        { message_type: "FILE", user_id: other, url: "https://x/y", timestamp: t0 + 5 },
+      ],
+    });
+    const times = async (query: string) =>
+      (await messagesOf(channelUrl, "group", query)).map((m) => m.created_at - t0);
+    expect(await times("message_type=MESG")).toEqual([1, 2, 3]);
+    expect(await times("message_type=ADMM")).toEqual([4]);
+    expect(await times(`sender_id=${other}`)).toEqual([2, 5]);
+    expect(await times(`sender_ids=${sender},${other}&message_type=FILE`)).toEqual([5]);
+    expect(await times("custom_types=a")).toEqual([1, 4]);
+    expect(await times("custom_types=a,b")).toEqual([1, 2, 4]);
+    expect(await times("custom_types=*")).toEqual([1, 2, 3, 4, 5]);
+    // Empty: the messages without a custom type.
+    expect(await times("custom_types=")).toEqual([3, 5]);
+    expect(await times("sender_id=nobody")).toEqual([]);
+  });
+});
+
+describe("sandbox: migration rate limit", () => {
+  let server: SandboxServer;
+
+  beforeAll(async () => {
+    server = await startSandboxServer({ SANDBOX_RATE_LIMIT: "write=100,migration=2" });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it("limits migration apart from other writes", async () => {
+    const [userId] = await createUsers(server, 1, "rl");
+    const created = await call<{ channel_url: string }>(server, "POST", "/v3/group_channels", {
+      user_ids: [userId],
+    });
+    const body = {
+      messages: [{ message_type: "MESG", user_id: userId, message: "m", timestamp: t0 }],
+    };
+    const responses = [];
+    for (let i = 0; i < 4; i++) {
+      responses.push(await call(server, "POST", `/v3/migration/${created.body.channel_url}`, body));
+    }
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 429, 429]);
+    expect(responses[0]!.headers.get("x-ratelimit-limit")).toBe("2;w=1");
+    expectPlatformError(responses[2]!, 429, 500910);
+    // Other writes have their own, larger budget, untouched by the migration requests.
+    const write = await call(server, "PUT", `/v3/users/${userId}`, { nickname: "x" });
+    expect(write.status).toBe(200);
+    expect(write.headers.get("x-ratelimit-limit")).toBe("100;w=1");
   });
 });

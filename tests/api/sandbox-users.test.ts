@@ -500,7 +500,8 @@ describe("GET /v3/users", () => {
     ["limit=101", 400111, "limit"],
     ["limit=ten", 400100, "limit"],
     ["limit=", 400100, "limit"],
-    ["next=garbage", 400111, "next"],
+    ["next=garbage", 400111, "token"],
+    ["token=garbage", 400111, "token"],
     [`user_ids=${Array.from({ length: 251 }, (_, i) => `u${i}`).join(",")}`, 400111, "user_ids"],
   ])("refuses %s", async (query, code, field) => {
     expect(expectPlatformError(await list(query), 400, code).message).toContain(field);
@@ -580,16 +581,21 @@ describe("PUT /v3/users/{user_id}/metadata", () => {
     return body.user_id;
   }
 
-  it("merges items: adds new keys, overwrites given ones, keeps the rest", async () => {
+  it("updates the given items, keeps the rest, and answers the updated items only", async () => {
     const userId = await userWithMetadata({ team: "blue", city: "Oslo" });
-    const response = await putMetadata(userId, { metadata: { city: "Bergen", lang: "nb" } });
+    const response = await putMetadata(userId, { metadata: { city: "Bergen" } });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ team: "blue", city: "Bergen", lang: "nb" });
-    expect((await getUser(userId)).body.metadata).toEqual({
-      team: "blue",
-      city: "Bergen",
-      lang: "nb",
-    });
+    expect(response.body).toEqual({ city: "Bergen" });
+    expect((await getUser(userId)).body.metadata).toEqual({ team: "blue", city: "Bergen" });
+  });
+
+  it("refuses a key that does not exist without upsert (400201), adds it with upsert", async () => {
+    const userId = await userWithMetadata({ team: "blue" });
+    expectCreateError(await putMetadata(userId, { metadata: { team: "red", lang: "nb" } }), 400201, "lang");
+    expect((await getUser(userId)).body.metadata).toEqual({ team: "blue" });
+    const upserted = await putMetadata(userId, { metadata: { team: "red", lang: "nb" }, upsert: true });
+    expect(upserted.body).toEqual({ team: "red", lang: "nb" });
+    expect((await getUser(userId)).body.metadata).toEqual({ team: "red", lang: "nb" });
   });
 
   it("adds metadata to a user created by multipart, which has none", async () => {
@@ -598,20 +604,20 @@ describe("PUT /v3/users/{user_id}/metadata", () => {
       nickname: "M",
       profile_file: new Blob([pngBytes()]),
     });
-    const response = await putMetadata(created.body.user_id, { metadata: { a: "1" } });
+    const response = await putMetadata(created.body.user_id, { metadata: { a: "1" }, upsert: true });
     expect(response.body).toEqual({ a: "1" });
   });
 
-  it("allows five items after merging and refuses a sixth with 400111, changing nothing", async () => {
+  it("allows five items and refuses a sixth with 400111, changing nothing", async () => {
     const userId = await userWithMetadata({ a: "1", b: "2", c: "3", d: "4" });
-    expect((await putMetadata(userId, { metadata: { a: "one", e: "5" } })).body).toEqual({
-      a: "one",
-      b: "2",
-      c: "3",
-      d: "4",
-      e: "5",
-    });
-    expectCreateError(await putMetadata(userId, { metadata: { f: "6" } }), 400111, "metadata");
+    expect(
+      (await putMetadata(userId, { metadata: { a: "one", e: "5" }, upsert: true })).body,
+    ).toEqual({ a: "one", e: "5" });
+    expectCreateError(
+      await putMetadata(userId, { metadata: { f: "6" }, upsert: true }),
+      400111,
+      "metadata",
+    );
     expect((await getUser(userId)).body.metadata).toEqual({
       a: "one",
       b: "2",
@@ -627,7 +633,7 @@ describe("PUT /v3/users/{user_id}/metadata", () => {
     const userId = await userWithMetadata({ a: "1", b: "2", c: "3" });
     const responses = await Promise.all(
       ["x", "y", "z", "w"].map((key) =>
-        putMetadata(userId, { metadata: { [`${key}1`]: "1", [`${key}2`]: "2" } }),
+        putMetadata(userId, { metadata: { [`${key}1`]: "1", [`${key}2`]: "2" }, upsert: true }),
       ),
     );
     expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
@@ -641,7 +647,7 @@ describe("PUT /v3/users/{user_id}/metadata", () => {
     [{ metadata: "a=1" }, 400100],
     [{ metadata: { a: 1 } }, 400100],
     [{ metadata: { "a,b": "1" } }, 400111],
-    [{ metadata: { a: "1", b: "2", c: "3", d: "4", e: "5", f: "6" } }, 400111],
+    [{ metadata: { a: "1", b: "2", c: "3", d: "4", e: "5", f: "6" }, upsert: true }, 400111],
   ])("refuses %j", async (body, code) => {
     const userId = await userWithMetadata({});
     expectCreateError(await putMetadata(userId, body), code, "metadata");
@@ -650,7 +656,7 @@ describe("PUT /v3/users/{user_id}/metadata", () => {
 
   it("answers 400201 for a user that does not exist", async () => {
     expectPlatformError(
-      await putMetadata(uniqueId("missing"), { metadata: { a: "1" } }),
+      await putMetadata(uniqueId("missing"), { metadata: { a: "1" }, upsert: true }),
       400,
       400201,
     );

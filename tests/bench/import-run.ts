@@ -5,13 +5,12 @@
  * The job runs in a child process started with `--conditions=react-server` (its modules are
  * server-only), on a fresh PGlite database of its own, over HTTP to the sandbox.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
-import { machine, root, today } from "./support";
+import { machine, runBenchChild, today } from "./support";
 
 type ChildResult = {
   users: number;
@@ -89,23 +88,9 @@ async function sandboxUsersPerSecond(sandbox: SandboxServer, duration: number): 
 }
 
 function runJobInChild(sandbox: SandboxServer, users: number): Promise<ChildResult> {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "tests/bench/import-run.ts"], {
-    cwd: root,
-    env: {
-      ...process.env,
-      IMPORT_BENCH_CHILD: JSON.stringify({ baseUrl: sandbox.baseUrl, token: sandbox.token, appId: sandbox.appId, users }),
-    },
-    stdio: ["ignore", "pipe", "inherit"],
+  return runBenchChild<ChildResult>("tests/bench/import-run.ts", {
+    IMPORT_BENCH_CHILD: JSON.stringify({ baseUrl: sandbox.baseUrl, token: sandbox.token, appId: sandbox.appId, users }),
   });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) =>
-    child.once("exit", (code) => {
-      const line = output.trim().split("\n").at(-1) ?? "";
-      if (code === 0 && line.startsWith("{")) resolve(JSON.parse(line) as ChildResult);
-      else reject(new Error(`the import bench child exited with ${code}:\n${output}`));
-    }),
-  );
 }
 
 /** In the child: upload, plan and run one users job, then print its figures as JSON. */

@@ -62,6 +62,14 @@ export async function benchPreview(sizes: readonly number[] = [100_000, 1_000_00
 }
 
 async function measure(page: Page, origin: string, file: string, rows: number, marker: string): Promise<Run> {
+  // The previous run's file is kept as a draft (IndexedDB, idb-keyval's store): each run starts fresh.
+  await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const request = indexedDB.deleteDatabase("keyval-store");
+        request.onsuccess = request.onerror = request.onblocked = () => resolve(null);
+      }),
+  );
   await page.goto(`${origin}/imports/new`);
   await page.getByRole("radio", { name: /Users/ }).check();
   await page.getByRole("button", { name: "Continue" }).click();

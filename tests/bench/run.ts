@@ -6,7 +6,9 @@
  * BENCH_SECONDS (default 10) sets each load run's length. The Next.js figures need a build.
  */
 import { benchImportRun } from "./import-run";
+import { benchMessageImportRun } from "./message-import-run";
 import { benchPreview } from "./preview";
+import { benchRehearsal } from "./rehearsal";
 import { benchSandboxHttp } from "./sandbox-http";
 import { writeSection } from "./support";
 import { benchWebhookDelivery } from "./webhook-delivery";
@@ -18,6 +20,8 @@ const benches: Record<string, () => Promise<string>> = {
   "webhook-delivery": () => benchWebhookDelivery(seconds),
   "import-preview": () => benchPreview(),
   "import-run": () => benchImportRun(),
+  "message-import-run": () => benchMessageImportRun(),
+  rehearsal: () => benchRehearsal(),
 };
 
 const chosen = process.argv.slice(2);

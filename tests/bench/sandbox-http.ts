@@ -47,59 +47,145 @@ async function startEcho(): Promise<{ url: string; stop: () => void }> {
   return { url, stop: () => child.kill() };
 }
 
-/** `POST /v3/users` on both paths of the sandbox, each as a ratio to a bare node:http echo. */
-export async function benchSandboxHttp(seconds: number): Promise<string> {
-  const rows: Row[] = [];
-  const echo = await startEcho();
-  rows.push({ target: "bare node:http JSON echo", ...(await createUsers(echo.url, undefined, "echo", seconds)) });
-  echo.stop();
-
-  const sandbox = await startSandboxServer();
-  rows.push({
-    target: "sandbox on its own port (`npm run sandbox`), PGlite",
-    ...(await createUsers(`${sandbox.baseUrl}/v3/users`, sandbox.token, "standalone", seconds)),
-  });
-  await sandbox.stop();
-
-  // The same sandbox on PostgreSQL, to tell the HTTP layer's cost from the embedded database's.
-  const postgresUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-  const previous = process.env.TEST_DATABASE_URL;
-  process.env.TEST_DATABASE_URL = postgresUrl;
-  try {
-    const onPostgres = await startSandboxServer();
-    rows.push({
-      target: "sandbox on its own port, PostgreSQL",
-      ...(await createUsers(`${onPostgres.baseUrl}/v3/users`, onPostgres.token, "postgres", seconds)),
+/** 100 messages from 10 senders into one open channel per request, as an import would send them. */
+async function migrateMessages(baseUrl: string, token: string, seconds: number) {
+  const headers = { "content-type": "application/json", "Api-Token": token };
+  const senders = Array.from({ length: 10 }, (_, index) => `sender_${index}`);
+  for (const userId of senders) {
+    const response = await fetch(`${baseUrl}/v3/users`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ user_id: userId, nickname: userId, profile_url: "" }),
     });
-    await onPostgres.stop();
-  } catch (error) {
-    console.warn(`No PostgreSQL at ${postgresUrl}: skipping that row (${String(error)})`);
+    if (!response.ok) throw new Error(`creating ${userId}: ${response.status} ${await response.text()}`);
+  }
+  const channel = await fetch(`${baseUrl}/v3/open_channels`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ channel_url: "bench_history", name: "History" }),
+  });
+  if (!channel.ok) throw new Error(`creating the channel: ${channel.status} ${await channel.text()}`);
+  const body = JSON.stringify({
+    messages: Array.from({ length: messagesPerRequest }, (_, index) => ({
+      user_id: senders[index % senders.length],
+      message_type: "MESG",
+      message: `Message ${index} of a migrated history, about as long as a chat line.`,
+      timestamp: 1_700_000_000_000 + index,
+    })),
+  });
+  const result = await autocannon({
+    url: `${baseUrl}/v3/migration/bench_history`,
+    method: "POST",
+    connections,
+    duration: seconds,
+    headers,
+    body,
+  });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+const messagesPerRequest = 100;
+
+type DatabaseRows = {
+  name: string;
+  users: Row;
+  migration: Row;
+  console?: Row;
+};
+
+/** Runs `body` with TEST_DATABASE_URL set (PostgreSQL) or unset (PGlite), as the servers read it. */
+async function withDatabase<T>(url: string | undefined, body: () => Promise<T>): Promise<T> {
+  const previous = process.env.TEST_DATABASE_URL;
+  if (url === undefined) delete process.env.TEST_DATABASE_URL;
+  else process.env.TEST_DATABASE_URL = url;
+  try {
+    return await body();
   } finally {
     if (previous === undefined) delete process.env.TEST_DATABASE_URL;
     else process.env.TEST_DATABASE_URL = previous;
   }
+}
 
+async function measureDatabase(name: string, seconds: number): Promise<DatabaseRows> {
+  const sandbox = await startSandboxServer();
+  const users = await createUsers(`${sandbox.baseUrl}/v3/users`, sandbox.token, "standalone", seconds);
+  const migration = await migrateMessages(sandbox.baseUrl, sandbox.token, seconds);
+  await sandbox.stop();
+  const rows: DatabaseRows = {
+    name,
+    users: { target: `sandbox on its own port (\`npm run sandbox\`), ${name}`, ...users },
+    migration: { target: `POST /v3/migration, 100 messages each, ${name}`, ...migration },
+  };
   if (isBuilt()) {
     const token = "bench_token_0123456789abcdef";
     const consoleServer = await startConsoleServer({ SANDBOX_API_TOKEN: token });
-    rows.push({
-      target: "sandbox mounted in Next.js (`/sandbox/...`), PGlite",
-      ...(await createUsers(`${consoleServer.origin}/sandbox/local/v3/users`, token, "mounted", seconds)),
-    });
+    rows.console = {
+      target: `console's own port (\`npm start\`, \`/sandbox/...\`), ${name}`,
+      ...(await createUsers(`${consoleServer.origin}/sandbox/local/v3/users`, token, "console", seconds)),
+    };
     await consoleServer.stop();
   } else {
-    console.warn("No build in .next: skipping the Next.js-mounted figure (run `npx next build`).");
+    console.warn("No build in .next: skipping the console's figure (run `npx next build`).");
+  }
+  return rows;
+}
+
+/**
+ * `POST /v3/users` on the standalone sandbox and through the console's port, and message
+ * migration, on PGlite and PostgreSQL, each as a ratio to a bare node:http echo in the same run.
+ */
+export async function benchSandboxHttp(seconds: number): Promise<string> {
+  const echo = await startEcho();
+  const echoRow: Row = { target: "bare node:http JSON echo", ...(await createUsers(echo.url, undefined, "echo", seconds)) };
+  echo.stop();
+
+  const databases = [await withDatabase(undefined, () => measureDatabase("PGlite", seconds))];
+  // The same on PostgreSQL, to tell the HTTP layer's cost from the embedded database's.
+  const postgresUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  try {
+    databases.push(await withDatabase(postgresUrl, () => measureDatabase("PostgreSQL", seconds)));
+  } catch (error) {
+    console.warn(`No PostgreSQL at ${postgresUrl}: skipping those rows (${String(error)})`);
   }
 
-  const echoRate = rows[0]!.requestsPerSecond;
+  const echoRate = echoRow.requestsPerSecond;
+  const line = (row: Row, perSecond: string, ratio: string) =>
+    `| ${row.target} | ${perSecond} | ${ratio} | ${row.p99Ms} | ${row.non2xx} |`;
+  const ratios = databases.flatMap((db) => {
+    const users = db.users.requestsPerSecond;
+    const messages = db.migration.requestsPerSecond * messagesPerRequest;
+    return [
+      `| ${db.name}: standalone users/s ÷ echo | ${(users / echoRate).toFixed(3)} | ${db.name === "PGlite" ? "≥ 0.12" : "≥ 0.15"} |`,
+      ...(db.console
+        ? [`| ${db.name}: console's port ÷ standalone | ${(db.console.requestsPerSecond / users).toFixed(2)} | ≥ 0.8 |`]
+        : []),
+      `| ${db.name}: messages stored/s ÷ users/s | ${(messages / users).toFixed(1)} | ≥ 50 |`,
+    ];
+  });
   return [
     `Measured ${today()} on ${machine()}; autocannon, ${connections} connections, ${seconds} s each, in one run.`,
     "",
-    "| target | POST /v3/users per second | ratio to echo | p99 latency (ms) | non-2xx or errors |",
+    "| target | per second | ratio to echo | p99 latency (ms) | non-2xx or errors |",
     "|---|---:|---:|---:|---:|",
-    ...rows.map(
-      (row) =>
-        `| ${row.target} | ${row.requestsPerSecond} | ${(row.requestsPerSecond / echoRate).toFixed(3)} | ${row.p99Ms} | ${row.non2xx} |`,
-    ),
+    line(echoRow, String(echoRate), "1.000"),
+    ...databases.flatMap((db) => [
+      line(db.users, `${db.users.requestsPerSecond} users`, (db.users.requestsPerSecond / echoRate).toFixed(3)),
+      ...(db.console
+        ? [line(db.console, `${db.console.requestsPerSecond} users`, (db.console.requestsPerSecond / echoRate).toFixed(3))]
+        : []),
+      line(
+        db.migration,
+        `${db.migration.requestsPerSecond} requests = ${db.migration.requestsPerSecond * messagesPerRequest} messages`,
+        "",
+      ),
+    ]),
+    "",
+    "| ratio (same run) | measured | target |",
+    "|---|---:|---|",
+    ...ratios,
   ].join("\n");
 }

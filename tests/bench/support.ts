@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -26,4 +27,25 @@ export function today(): string {
 
 export function isBuilt(): boolean {
   return fs.existsSync(path.join(root, ".next", "BUILD_ID"));
+}
+
+/**
+ * Runs a bench script as a child with `--conditions=react-server` (the job modules are
+ * server-only) and parses the JSON it prints on its last line.
+ */
+export function runBenchChild<T>(script: string, env: Record<string, string>): Promise<T> {
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", script], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) =>
+    child.once("exit", (code) => {
+      const line = output.trim().split("\n").at(-1) ?? "";
+      if (code === 0 && line.startsWith("{")) resolve(JSON.parse(line) as T);
+      else reject(new Error(`${script} exited with ${code}:\n${output}`));
+    }),
+  );
 }

@@ -74,7 +74,7 @@ describe.skipIf(!databaseUrl)("an import survives a console restart", () => {
         const ids = Array.from({ length: 100 }, (_, k) => `${prefix}_${i + k}`);
         for (let attempt = 1; ; attempt++) {
           try {
-            found += (await client.users.list({ userIds: ids, limit: 100 })).users.length;
+            found += (await client.users.list({ userIds: ids, limit: 100, activeMode: "all" })).users.length;
             break;
           } catch (error) {
             if (attempt >= 10) throw error;

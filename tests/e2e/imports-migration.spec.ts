@@ -34,6 +34,7 @@ async function planAndRun(page: Page) {
 
 async function runToCompletion(page: Page) {
   await page.getByRole("button", { name: "Run import" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Run import" }).click();
   await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 45_000 });
 }
 
@@ -76,10 +77,10 @@ test("users then group channels: previewed, fixed, planned, run, and exactly on 
     { id: `${p}-6`, name: "Maybe", active: "maybe" },
   ];
   await upload(page, /Users/, "people.csv", usersCsv(users), 7);
-  await expect(previewRow(page, 5)).toContainText("at most 80 are allowed");
-  await expect(previewRow(page, 6)).toContainText("Nickname is required.");
-  await expect(previewRow(page, 7)).toContainText('not "maybe"');
-  await fixCell(page, 6, "Name", "Barbara");
+  await expect(previewRow(page, 6)).toContainText("at most 80 are allowed");
+  await expect(previewRow(page, 7)).toContainText("Nickname is required.");
+  await expect(previewRow(page, 8)).toContainText('not "maybe"');
+  await fixCell(page, 7, "Name", "Barbara");
   await expect(page.getByTestId("count-valid")).toHaveText("5");
   await planAndRun(page);
   await expect(page.getByTestId("plan-create")).toHaveText("4");
@@ -104,8 +105,8 @@ test("users then group channels: previewed, fixed, planned, run, and exactly on 
     ["bad url!", "Fixed", `${p}-3`, "", "no"],
   ]);
   await upload(page, /Group channels/, "channels.csv", channels, 3);
-  await expect(previewRow(page, 3)).toContainText("Channel URL may contain only letters, digits, underscore and hyphen.");
-  await fixCell(page, 3, "channel_url", `${p}-fixed`);
+  await expect(previewRow(page, 4)).toContainText("Channel URL may contain only letters, digits, underscore and hyphen.");
+  await fixCell(page, 4, "channel_url", `${p}-fixed`);
   await expect(page.getByTestId("count-valid")).toHaveText("3");
   await planAndRun(page);
   await expect(page.getByTestId("plan-create")).toHaveText("3");
@@ -123,4 +124,79 @@ test("users then group channels: previewed, fixed, planned, run, and exactly on 
   expect(general.freeze).toBe(false);
   expect((await api.get(`/group_channels/${p}-archive`)).body).toMatchObject({ freeze: true, member_count: 2 });
   expect((await api.get(`/group_channels/${p}-fixed`)).body).toMatchObject({ name: "Fixed", freeze: false });
+});
+
+test("messages after users and channels: bad rows kept back, each channel's history in order, a second run adds nothing", async ({ page, request }) => {
+  test.setTimeout(240_000);
+  const p = `msg${Date.now().toString(36)}`;
+  const api = await platform(page, request);
+
+  await upload(page, /Users/, "people.csv", usersCsv([{ id: `${p}-ann`, name: "Ann" }, { id: `${p}-bob`, name: "Bob" }]), 2);
+  await planAndRun(page);
+  await runToCompletion(page);
+
+  // One channel named by its URL, one by the old system's id (its URL is derived by the import).
+  const channels = csv([
+    ["channel_url", "source_id", "name", "members"],
+    [`${p}-sales`, "", "Sales", `${p}-ann;${p}-bob`],
+    ["", `${p}-old-room`, "Support", `${p}-ann;${p}-bob`],
+  ]);
+  await upload(page, /Group channels/, "channels.csv", channels, 2);
+  await planAndRun(page);
+  await runToCompletion(page);
+  await page.goto("/imports/migration");
+  await expect(page.getByTestId("stage-channels")).toContainText(/^done/);
+  await expect(page.getByTestId("stage-messages")).toContainText(/^not started/);
+
+  const line = (fields: Record<string, unknown>) => JSON.stringify(fields);
+  const ndjson = [
+    line({ channel: `${p}-sales`, type: "admin", text: "Imported", ts: "2024-03-01T09:00:00Z" }),
+    line({ channel: `${p}-sales`, type: "file", from: `${p}-bob`, url: "https://files.example/q1.pdf", ts: 1709283720, id: "m2" }),
+    line({ channel: `${p}-sales`, type: "text", from: `${p}-ann`, text: "Morning", ts: 1709283660, id: "m1" }),
+    line({ channel: `${p}-old-room`, type: "text", from: `${p}-bob`, text: "Hello", ts: 1709283600000, id: "m3" }),
+    line({ channel: `${p}-old-room`, type: "text", from: `${p}-ann`, text: "Hi Bob", ts: 1709283601000, id: "m4" }),
+    line({ channel: `${p}-sales`, type: "file", from: `${p}-ann`, ts: 1709283800, id: "b1" }), // FILE without url
+    line({ channel: `${p}-sales`, type: "poll", from: `${p}-ann`, text: "?", ts: 1709283801, id: "b2" }), // unknown type
+    line({ channel: `${p}-sales`, type: "text", from: `${p}-ghost`, text: "boo", ts: 1709283802, id: "b3" }), // not a user
+    line({ channel: `${p}-nowhere`, type: "text", from: `${p}-ann`, text: "lost", ts: 1709283803, id: "b4" }), // no channel
+  ].join("\n");
+  const uploadMessages = async () => {
+    await openImportWizard(page);
+    await page.getByRole("radio", { name: /Messages/ }).check();
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByLabel("File to import").setInputFiles({ name: "messages.ndjson", mimeType: "application/x-ndjson", buffer: Buffer.from(ndjson) });
+    await page.getByRole("button", { name: "Continue to mapping" }).click();
+  };
+  await uploadMessages();
+  await expect(page.getByTestId("timestamp-unit")).toContainText("Read as");
+  await page.getByRole("button", { name: "Validate 9 rows" }).click();
+  await expect(previewRow(page, 6)).toContainText("File URL is required.");
+  await expect(previewRow(page, 7)).toContainText("must be MESG, FILE or ADMM");
+  await expect(page.getByTestId("count-valid")).toHaveText("7");
+  await planAndRun(page);
+  await expect(page.getByTestId("plan-create")).toHaveText("5");
+  await expect(page.getByTestId("plan-invalid")).toHaveText("4");
+  await expect(page.getByTestId("message-plan")).toContainText("2 channels, 2 migration requests");
+  await runToCompletion(page);
+  await expect(page.getByTestId("report-counts")).toContainText("5 created · 0 existed · 0 failed · 4 invalid");
+
+  type Listed = { messages: Array<{ type: string; message: string; created_at: number; file?: { url: string } }> };
+  const history = async (channelUrl: string) =>
+    ((await api.get(`/group_channels/${channelUrl}/messages?message_ts=0&prev_limit=0&next_limit=200`)).body as Listed).messages;
+  const sales = await history(`${p}-sales`);
+  expect(sales.map((message) => message.type)).toEqual(["ADMM", "MESG", "FILE"]);
+  expect(sales.map((message) => message.created_at)).toEqual([1709283600000, 1709283660000, 1709283720000]);
+  expect(sales[2]!.file?.url).toBe("https://files.example/q1.pdf");
+  const listed = (await api.get(`/group_channels?limit=100`)).body as { channels: Array<{ channel_url: string; name: string }> };
+  const support = listed.channels.find((channel) => channel.name === "Support" && channel.channel_url.startsWith("imp_"));
+  expect(support).toBeDefined();
+  expect((await history(support!.channel_url)).map((message) => message.message)).toEqual(["Hello", "Hi Bob"]);
+
+  // The same file again is planned and run, and the platform holds nothing more.
+  await uploadMessages();
+  await page.getByRole("button", { name: "Validate 9 rows" }).click();
+  await planAndRun(page);
+  await runToCompletion(page);
+  expect(await history(`${p}-sales`)).toHaveLength(3);
+  expect(await history(support!.channel_url)).toHaveLength(2);
 });

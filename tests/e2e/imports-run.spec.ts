@@ -46,6 +46,11 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
 
   // Run it and follow it to the end.
   await page.getByRole("button", { name: "Run import" }).click();
+  // The confirmation names the target and the plan's counts.
+  const confirm = page.getByRole("alertdialog", { name: "Run the import into local?" });
+  await expect(confirm.getByTestId("run-target-kind")).toHaveText("the embedded sandbox");
+  await expect(confirm.getByTestId("run-plan-counts")).toContainText("3 to create");
+  await confirm.getByRole("button", { name: "Run import" }).click();
   await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 30_000 });
   await expect(page.getByTestId("report-counts")).toContainText("3 created · 1 existed · 0 failed · 4 invalid · 0 excluded");
   await expect(page.getByTestId("rows-done")).toHaveText("3 of 3");
@@ -62,7 +67,7 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
   const download = await downloading;
   expect(download.suggestedFilename()).toBe("people-failures.csv");
   const csv = fs.readFileSync((await download.path())!, "utf8").trim().split("\r\n");
-  expect(csv[0]).toBe("id,Name,Avatar,metadata.team,active,reason");
+  expect(csv[0]).toBe("id,Name,Avatar,metadata.team,active,reason,row");
   expect(csv).toHaveLength(5);
   expect(csv.find((line) => line.startsWith(`${prefix}-maybe,`))).toMatch(/maybe.*Active must be true or false/);
 

@@ -46,28 +46,28 @@ test("a users CSV is mapped and previewed: each problem on its row, a fix and an
   }
 
   // Fix the missing nickname in place.
-  await page.getByRole("button", { name: "Edit row 6, Name: empty" }).click();
-  await page.getByLabel("Row 6, Name").fill("Now Named");
-  await page.getByLabel("Row 6, Name").press("Enter");
+  await page.getByRole("button", { name: "Edit row 7, Name: empty" }).click();
+  await page.getByLabel("Row 7, Name").fill("Now Named");
+  await page.getByLabel("Row 7, Name").press("Enter");
   await expect(count(page, "valid")).toHaveText("5");
   await expect(count(page, "with-errors")).toHaveText("3");
-  await expect(previewRow(page, 6)).toHaveCount(0);
+  await expect(previewRow(page, 7)).toHaveCount(0);
 
   // Exclude the row with "maybe".
-  await page.getByRole("button", { name: "Exclude row 7" }).click();
+  await page.getByRole("button", { name: "Exclude row 8" }).click();
   await expect(count(page, "excluded")).toHaveText("1");
   await expect(count(page, "with-errors")).toHaveText("2");
 
   // Fixing the duplicate's user id clears the cross-row error.
-  await page.getByRole("button", { name: /^Edit row 8, id:/ }).click();
-  await page.getByLabel("Row 8, id").fill("someone-else");
-  await page.getByLabel("Row 8, id").press("Enter");
+  await page.getByRole("button", { name: /^Edit row 9, id:/ }).click();
+  await page.getByLabel("Row 9, id").fill("someone-else");
+  await page.getByLabel("Row 9, id").press("Enter");
   await expect(count(page, "with-errors")).toHaveText("1");
   await expect(count(page, "valid")).toHaveText("6");
 
   await page.getByRole("button", { name: /All rows/ }).click();
-  await expect(previewRow(page, 1)).toContainText("Valid");
-  await expect(previewRow(page, 7)).toContainText("Excluded");
+  await expect(previewRow(page, 2)).toContainText("Valid");
+  await expect(previewRow(page, 8)).toContainText("Excluded");
 
   // The rows go to the server in chunks; the plan opens on the job's page.
   await expect(page.getByText("6 rows will be planned; 2 are left out.")).toBeVisible();
@@ -77,8 +77,8 @@ test("a users CSV is mapped and previewed: each problem on its row, a fix and an
 
 const badFiles: Array<{ name: string; content: string | Buffer; message: RegExp }> = [
   { name: "empty.csv", content: "", message: /The file is empty \(0 bytes\)/ },
-  { name: "photo.csv", content: pngFile, message: /not a CSV, TSV or JSON file: its content is a PNG image/ },
-  { name: "ragged.csv", content: raggedCsv, message: /Rows 2, 3 have a different number of cells than the header \(3\)/ },
+  { name: "photo.csv", content: pngFile, message: /not a CSV, TSV, JSON or XLSX file: its content is a PNG image/ },
+  { name: "ragged.csv", content: raggedCsv, message: /Rows 3, 4 have a different number of cells than the header \(3\)/ },
   { name: "latin1.csv", content: latin1Csv, message: /not UTF-8 text/ },
   { name: "utf16.csv", content: utf16Csv, message: /saved as UTF-16/ },
 ];
@@ -144,8 +144,8 @@ test("group channels: each platform rule on its row", async ({ page }) => {
   await page.getByRole("button", { name: "Validate 5 rows" }).click();
   await expect(count(page, "valid")).toHaveText("1");
   await expect(count(page, "with-errors")).toHaveText("4");
-  await expect(previewRow(page, 2)).toContainText("A supergroup cannot be distinct");
-  await expect(previewRow(page, 3)).toContainText("An access code is allowed only on a public channel");
-  await expect(previewRow(page, 4)).toContainText("101 member ids, but at most 100 can be added when a channel is created.");
-  await expect(previewRow(page, 5)).toContainText("Channel URL may contain only letters, digits, underscore and hyphen.");
+  await expect(previewRow(page, 3)).toContainText("A supergroup cannot be distinct");
+  await expect(previewRow(page, 4)).toContainText("An access code is allowed only on a public channel");
+  await expect(previewRow(page, 5)).toContainText("101 member ids, but a group channel holds at most 100");
+  await expect(previewRow(page, 6)).toContainText("Channel URL may contain only letters, digits, underscore and hyphen.");
 });

@@ -40,3 +40,18 @@ test("the skip link moves focus to the page content", async ({ page }) => {
   await page.keyboard.press("Enter");
   await expect(page.locator("main#main")).toBeFocused();
 });
+
+test("every page loads with an empty browser console, and the favicon is served", async ({ page }) => {
+  const messages: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error" || message.type() === "warning") messages.push(`${page.url()}: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => messages.push(`${page.url()}: ${error.message}`));
+  for (const path of [...pages.map((entry) => entry.path), "/webhooks/reference"]) {
+    await page.goto(path);
+    await page.waitForLoadState("networkidle");
+  }
+  expect(messages).toEqual([]);
+  expect((await page.request.get("/favicon.ico")).status()).toBe(200);
+  await expect(page.locator('link[rel="icon"]').first()).toHaveAttribute("href", /icon|favicon/);
+});

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
 import { usersCsv, validUsers } from "../fixtures/imports";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
@@ -81,6 +82,9 @@ test("against a remote platform: settings say so, webhooks are saved there, and 
   const [hook] = await receiver.waitFor(1);
   expect(hook!.body).toEqual(expected);
   expect(hook!.headers["content-type"]).toBe("application/json");
+  // Signed the way the platform signs its own deliveries, with the application's API token.
+  expect(hook!.headers["x-sendbird-signature"]).toBe(createHmac("sha256", remote.token).update(hook!.raw).digest("hex"));
+  await expect(page.getByRole("region", { name: "Verifying deliveries" })).toContainText("signed the same way");
   await expect(page.getByRole("listitem", { name: "Delivery of room:create" }).first()).toContainText("Delivered (2xx)");
 });
 

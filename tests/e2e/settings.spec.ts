@@ -33,6 +33,17 @@ test("the connection check succeeds against the embedded sandbox", async ({ page
   );
 });
 
+test("the compatibility check lists every read-only operation of the sandbox as expected", async ({ page }) => {
+  await page.goto("/settings");
+  await page.getByRole("button", { name: "Check compatibility" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "answered as expected" })).toContainText(
+    /Every operation tried answered as expected \(\d+ checked\)/,
+  );
+  const results = page.getByRole("table", { name: "Compatibility check results" });
+  await expect(results.getByRole("row", { name: /GET \/v3\/users \(paging with token\)/ })).toBeVisible();
+  await expect(results.getByText("Unexpected")).toHaveCount(0);
+});
+
 test("a scratch application can be created, answers its own API, and can be deleted", async ({ page }) => {
   const appId = `scratch-${Date.now().toString(36)}`;
   await page.goto("/settings");

@@ -204,3 +204,127 @@ test("the payload reference shows every category with its fields and an example"
   await expect(end.getByRole("cell", { name: "direct_call.duration" })).toBeVisible();
   await expect(end).toContainText('"end_result": "completed"');
 });
+
+test("a save from a page loaded before the platform changed shows the platform's values and writes nothing old unchosen", async ({
+  page,
+}) => {
+  await sandboxSettings(page, { enabled: true, url: receiver.url, include_members: false, enabled_events: ["direct_call:dial"] });
+  await openWebhooks(page);
+  // Another administrator (or a script) changes the URL and the categories meanwhile.
+  const movedUrl = receiver.url.replace("/hooks", "/moved");
+  await sandboxSettings(page, { enabled: true, url: movedUrl, enabled_events: ["room:create", "room:delete"] });
+
+  await page.getByRole("switch", { name: "Include members" }).click();
+  const dialog = await reviewAndConfirm(page);
+  const stale = dialog.getByRole("region", { name: "Changed on the platform" });
+  await expect(stale).toBeVisible();
+  const urlRow = stale.getByRole("row", { name: "URL changed on the platform" });
+  await expect(urlRow).toContainText(receiver.url);
+  await expect(urlRow).toContainText(movedUrl);
+  await expect(stale.getByRole("row", { name: "Categories changed on the platform" })).toContainText("room:create, room:delete");
+  // Fields left alone on the page keep the platform's values unless the administrator picks the old ones.
+  await expect(dialog.getByRole("radio", { name: "Keep the platform's URL" })).toBeChecked();
+  await expect(dialog.getByRole("radio", { name: "Use my URL" })).not.toBeChecked();
+  await expect(dialog.getByRole("definition").filter({ hasText: "off → on" })).toBeVisible();
+  // The change to confirm is only the page's own edit: nothing of the old read is in it.
+  await expect(dialog.getByLabel("Changes")).not.toContainText("direct_call:dial");
+  await dialog.getByRole("button", { name: "Confirm and save" }).click();
+  await expect(dialog).toBeHidden();
+
+  expect(await sandboxSettings(page)).toEqual({
+    enabled: true,
+    url: movedUrl,
+    include_members: true,
+    enabled_events: ["room:create", "room:delete"],
+  });
+});
+
+test("a field changed on both sides must be chosen before saving", async ({ page }) => {
+  await sandboxSettings(page, { enabled: true, url: receiver.url, enabled_events: ["room:create"] });
+  await openWebhooks(page);
+  await sandboxSettings(page, { enabled: true, url: `${receiver.url}/theirs`, enabled_events: ["room:create"] });
+  await page.getByLabel("Endpoint URL").fill(`${receiver.url}/mine`);
+  const dialog = await reviewAndConfirm(page);
+  await expect(dialog.getByRole("button", { name: "Confirm and save" })).toBeDisabled();
+  await dialog.getByRole("radio", { name: "Use my URL" }).check();
+  await dialog.getByRole("button", { name: "Confirm and save" }).click();
+  await expect(dialog).toBeHidden();
+  expect((await sandboxSettings(page)).url).toBe(`${receiver.url}/mine`);
+});
+
+test("the health chart is drawn for a receiver that answered some events 200 and some 500", async ({ page }) => {
+  const healthReceiver = await startWebhookReceiver();
+  try {
+    await sandboxSettings(page, { enabled: true, url: healthReceiver.url, enabled_events: ["*"] });
+    const emit = () =>
+      page.request.post("/sandbox/local/v1/sandbox/events", { headers: { "Api-Token": token }, data: { category: "room:create" } });
+    for (let i = 0; i < 4; i++) await emit();
+    await healthReceiver.waitFor(4);
+    healthReceiver.setBehaviour({ mode: "answer", status: 500 });
+    for (let i = 0; i < 2; i++) await emit();
+    await healthReceiver.waitFor(6);
+    // Until both failures are recorded.
+    await expect
+      .poll(async () => {
+        const answer = await page.request.get("/sandbox/local/v1/sandbox/deliveries/counts?category=room:create", {
+          headers: { "Api-Token": token },
+        });
+        return ((await answer.json()) as { counts: { failed: number } }).counts.failed;
+      })
+      .toBeGreaterThanOrEqual(2);
+
+    await openWebhooks(page);
+    await expect(page.getByLabel("Last hour success rate")).toHaveText("66.7%");
+    const chart = page.getByTestId("health-chart");
+    await expect(chart).toHaveAttribute("data-drawn", "true");
+    await expect(chart.locator("canvas")).toBeVisible();
+    await expect(page.getByLabel("Last failure")).toContainText("Answered HTTP 500");
+  } finally {
+    await healthReceiver.stop();
+  }
+});
+
+test("the delivery log finds old failures with a filter, pages, and sends a selection again after naming the count", async ({
+  page,
+}) => {
+  const logReceiver = await startWebhookReceiver({ mode: "answer", status: 503 });
+  try {
+    await sandboxSettings(page, { enabled: true, url: logReceiver.url, enabled_events: ["*"] });
+    const played = await page.request.post("/sandbox/local/v1/sandbox/direct_calls", {
+      headers: { "Api-Token": token },
+      data: { caller_id: "ada", callee_id: "grace" },
+    });
+    const { call_id: callId } = (await played.json()) as { call_id: string };
+    await logReceiver.waitFor(3);
+    logReceiver.setBehaviour({ mode: "answer", status: 200 });
+
+    await openWebhooks(page);
+    const filters = page.getByRole("form", { name: "Delivery filters" });
+    await filters.getByLabel("call_id or room_id").fill(callId);
+    await filters.getByRole("button", { name: "Apply filters" }).click();
+    const log = page.getByRole("list", { name: "Deliveries" });
+    await expect(log.getByRole("listitem")).toHaveCount(3);
+    await expect(log.getByRole("listitem").first()).toContainText("Answered with an error (non-2xx)");
+    await expect(page.getByRole("status", { name: "Deliveries per outcome" })).toContainText("Answered with an error (non-2xx): 3");
+
+    await page.getByRole("button", { name: "Send again all 3 selected…" }).click();
+    const confirm = page.getByRole("alertdialog", { name: "Send 3 deliveries again?" });
+    await confirm.getByRole("button", { name: "Send 3 again" }).click();
+    await expect(confirm).toBeHidden();
+    await logReceiver.waitFor(6);
+    expect(logReceiver.received.slice(3).map((hook) => hook.body.category).sort()).toEqual([
+      "direct_call:accept",
+      "direct_call:dial",
+      "direct_call:end",
+    ]);
+    for (const hook of logReceiver.received) expect(hook.headers["x-sendbird-signature"]).toMatch(/^[0-9a-f]{64}$/);
+
+    // The first delivery opens onto its request and response.
+    const first = log.getByRole("listitem").first();
+    await first.getByRole("button", { expanded: false }).first().click();
+    await first.getByText("Request headers").first().click();
+    await expect(first).toContainText("x-sendbird-signature");
+  } finally {
+    await logReceiver.stop();
+  }
+});

@@ -11,8 +11,8 @@ export type ConsoleServer = {
   adminPassword: string;
   output: () => string;
   stop: () => Promise<void>;
-  /** Stops and starts the same server again on the same data (restart tests). */
-  restart: () => Promise<void>;
+  /** Stops (SIGKILL with `kill`, as in a crash) and starts the same server again on the same data. */
+  restart: (options?: { kill?: boolean }) => Promise<void>;
 };
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -30,7 +30,7 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts the built console (`next start`, so `next build` must have run) on a free loopback
+ * Starts the built console as `npm run serve` does (`next build` must have run) on a free loopback
  * port with its own data: a fresh PGlite directory, or a fresh schema of TEST_DATABASE_URL.
  */
 export async function startConsoleServer(extraEnv: Record<string, string> = {}): Promise<ConsoleServer> {
@@ -59,7 +59,7 @@ export async function startConsoleServer(extraEnv: Record<string, string> = {}):
   async function start() {
     child = spawn(
       process.execPath,
-      [path.join(root, "node_modules/next/dist/bin/next"), "start", "--hostname", "127.0.0.1", "--port", String(port)],
+      ["--import", "tsx", "lib/console-server.ts", "--hostname", "127.0.0.1", "--port", String(port)],
       { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
     );
     child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -70,10 +70,10 @@ export async function startConsoleServer(extraEnv: Record<string, string> = {}):
     await Promise.race([waitForHttp(`${origin}/sign-in`), exited]);
   }
 
-  async function stop() {
-    if (child && child.exitCode === null) {
+  async function stop(signal: NodeJS.Signals = "SIGTERM") {
+    if (child && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child?.once("exit", resolve));
-      child.kill("SIGTERM");
+      child.kill(signal);
       await exited;
     }
   }
@@ -85,8 +85,8 @@ export async function startConsoleServer(extraEnv: Record<string, string> = {}):
     origin,
     adminPassword,
     output: () => output,
-    restart: async () => {
-      await stop();
+    restart: async ({ kill = false } = {}) => {
+      await stop(kill ? "SIGKILL" : "SIGTERM");
       await start();
     },
     stop: async () => {

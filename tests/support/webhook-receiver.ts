@@ -1,7 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type ReceivedWebhook = { headers: http.IncomingHttpHeaders; body: Record<string, unknown>; at: number };
+/** `raw` is the body exactly as it arrived, for signature checks. */
+export type ReceivedWebhook = { headers: http.IncomingHttpHeaders; body: Record<string, unknown>; raw: string; at: number };
 
 export type ReceiverBehaviour = { mode: "answer"; status: number } | { mode: "hang" };
 
@@ -20,7 +21,7 @@ export async function startWebhookReceiver(initial: ReceiverBehaviour = { mode: 
       } catch {
         body = { unparsable: text };
       }
-      received.push({ headers: req.headers, body, at: Date.now() });
+      received.push({ headers: req.headers, body, raw: text, at: Date.now() });
       for (const wake of waiters.splice(0)) wake();
       if (behaviour.mode === "answer") {
         res.writeHead(behaviour.status, { "content-type": "text/plain" }).end(`received ${String(body.category)}`);

@@ -27,6 +27,22 @@ describe("refusalReason", () => {
     expect(refusalReason(address, strictPolicy)).toBeNull();
   });
 
+  it.each([
+    ["::127.0.0.1", "IPv4-compatible loopback", /loopback/],
+    ["::ffff:0:a00:1", "SIIT-translated 10.0.0.1", /private/],
+    ["2002:a00:1::1", "6to4 of 10.0.0.1", /private/],
+    ["::ffff:a9fe:a9fe", "mapped metadata address in hex", /private|link-local/],
+    ["64:ff9b::a00:1", "NAT64 of 10.0.0.1", /private/],
+    ["64:ff9b:1::c0a8:101", "local-use NAT64 of 192.168.1.1", /private/],
+    ["2001:0:4136:e378:8000:63bf:f5ff:fffe", "Teredo whose client is 10.0.0.1", /private/],
+  ])("judges %s (%s) by the IPv4 address inside it", (address, _form, reason) => {
+    expect(refusalReason(address, strictPolicy)).toMatch(reason);
+  });
+
+  it.each(["2002:5db8:d822::1", "64:ff9b::808:808", "::ffff:8.8.8.8"])("allows %s, which embeds a public IPv4", (address) => {
+    expect(refusalReason(address, strictPolicy)).toBeNull();
+  });
+
   it("allows loopback only when the policy does", () => {
     expect(refusalReason("127.0.0.1", sandboxPolicy)).toBeNull();
     expect(refusalReason("::1", sandboxPolicy)).toBeNull();
@@ -40,6 +56,14 @@ describe("refusalReason", () => {
 });
 
 describe("postJson refuses before connecting", () => {
+  it.each(["http://[::127.0.0.1]/hook", "http://[::ffff:0:a00:1]/hook", "http://[2002:a00:1::1]/hook"])(
+    "to %s, marking the refusal as final",
+    async (url) => {
+      const outcome = await postJson(url, "{}", { timeoutMs: 1000, policy: strictPolicy });
+      expect(outcome).toMatchObject({ status: null, refused: true, error: expect.stringMatching(/Refused to connect/) });
+    },
+  );
+
   it("to a private IP literal", async () => {
     const outcome = await postJson("http://10.0.0.1/hook", "{}", { timeoutMs: 1000, policy: sandboxPolicy });
     expect(outcome).toMatchObject({ status: null, error: expect.stringMatching(/Refused to connect/) });

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { autoMap } from "@/lib/imports/mapping";
 import { PreviewSession } from "@/lib/imports/parse/preview-session";
 import { FileProblem, readRecords } from "@/lib/imports/parse/read-file";
-import { JsonColumns, raggedMessage, raggedRows, suggestHeaderRow, uniqueHeaders } from "@/lib/imports/parse/records";
-import { sniffFile, Utf8Checker } from "@/lib/imports/parse/sniff";
+import { JsonColumns, raggedMessage, raggedRows, suggestHeaderRow, UnclosedQuoteFinder, unclosedQuoteMessage, uniqueHeaders } from "@/lib/imports/parse/records";
+import { firstInvalidUtf8, notUtf8Message, sniffFile, Utf8Checker } from "@/lib/imports/parse/sniff";
 import { latin1Csv, pngFile, utf16Csv } from "@/tests/fixtures/imports";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -14,7 +14,7 @@ describe("sniffFile", () => {
     expect(sniffFile("a.csv", 16, pngFile)).toMatchObject({ ok: false, message: expect.stringContaining("a PNG image") });
     expect(sniffFile("a.csv", 40, utf16Csv)).toMatchObject({ ok: false, message: expect.stringContaining("UTF-16") });
     expect(sniffFile("a.csv", 4, new Uint8Array([0x61, 0, 0x62, 0x0a]))).toMatchObject({ ok: false, message: expect.stringContaining("binary data") });
-    expect(sniffFile("a.xlsx", 4, new Uint8Array([0x50, 0x4b, 3, 4]))).toMatchObject({ ok: false, message: expect.stringContaining("save it as CSV") });
+    expect(sniffFile("a.zip", 4, new Uint8Array([0x50, 0x4b, 3, 4]))).toMatchObject({ ok: false, message: expect.stringContaining("a ZIP archive") });
   });
 
   it("tells the formats apart by content and name", () => {
@@ -37,6 +37,42 @@ describe("sniffFile", () => {
   });
 });
 
+describe("exact file errors", () => {
+  it("names the byte offset and line of the first bytes that are not UTF-8", () => {
+    const checker = new Utf8Checker();
+    expect(checker.decode(latin1Csv, true)).toBeNull();
+    // "user_id,nickname\nu1,Ren" is 23 bytes: the é (0xe9) is byte 23, on line 2.
+    expect([checker.failedAt, checker.failedLine]).toEqual([23, 2]);
+    expect(notUtf8Message(checker.failedAt, checker.failedLine)).toContain("at byte 23 (counting from 0), on line 2");
+  });
+
+  it("finds the bad byte across chunks, after a character split between them", () => {
+    const text = bytes("a,b\n€,1\nx,2\n");
+    const bad = new Uint8Array([...text, 0x79, 0xc3, 0x28]); // 0xc3 0x28: a lead byte without its continuation
+    const checker = new Utf8Checker();
+    expect(checker.decode(bad.subarray(0, 5), false)).toBe("a,b\n"); // ends inside the €
+    expect(checker.decode(bad.subarray(5), true)).toBeNull();
+    expect([checker.failedAt, checker.failedLine]).toEqual([text.length + 1, 4]);
+    expect(firstInvalidUtf8(bytes("ok €"))).toBe(-1);
+    expect(firstInvalidUtf8(new Uint8Array([0x61, 0xed, 0xa0, 0x80]))).toBe(1); // a surrogate
+    expect(firstInvalidUtf8(new Uint8Array([0x61, 0xe2, 0x82]), false)).toBe(-1); // cut off, more to come
+    expect(firstInvalidUtf8(new Uint8Array([0x61, 0xe2, 0x82]), true)).toBe(1);
+  });
+
+  it("names the row and line where a quote that is never closed starts", () => {
+    const finder = new UnclosedQuoteFinder(",");
+    // Row 3 holds a quoted cell over two lines ("" inside is a quote); the quote on line 7 (row 6) never closes.
+    const text = 'user_id,nickname\nu1,"Ann ""A"""\nu2,"two\nlines"\nu3,x"y\nu4,C\nu5,"open\nu6,F\n';
+    finder.feed(text.slice(0, 20));
+    finder.feed(text.slice(20));
+    expect(finder.finish()).toEqual({ row: 6, line: 7 });
+    expect(unclosedQuoteMessage({ row: 6, line: 7 })).toContain("Row 6 (line 7 of the file) opens a quote that is never closed");
+    const closed = new UnclosedQuoteFinder(";");
+    closed.feed('a;b\r\n1;"x;y"\r\n');
+    expect(closed.finish()).toBeNull();
+  });
+});
+
 describe("records", () => {
   it("names blank and repeated headers", () => {
     expect(uniqueHeaders(["\uFEFFid", "", "name", "name"])).toEqual(["id", "Column 2", "name", "name (2)"]);
@@ -49,8 +85,8 @@ describe("records", () => {
 
   it("finds ragged rows and says which", () => {
     const ragged = raggedRows([["a", "b"], ["1", "2"], ["1"], ["1", "2", "3"]], 0);
-    expect(ragged).toEqual({ rows: [2, 3], total: 2, width: 2 });
-    expect(raggedMessage(ragged)).toBe("Rows 2, 3 have a different number of cells than the header (2). Check the quotes and separators on those rows, or choose another header row.");
+    expect(ragged).toEqual({ rows: [3, 4], total: 2, width: 2 });
+    expect(raggedMessage(ragged)).toBe("Rows 3, 4 have a different number of cells than the header (2). Check the quotes and separators on those rows, or choose another header row.");
   });
 
   it("JSON objects become cells: nested objects as dotted columns, lists joined with ;", () => {
@@ -108,7 +144,8 @@ describe("PreviewSession", () => {
     let result = preview.edit(1, 0, "c");
     expect(result.counts).toMatchObject({ valid: 2, errors: 1 });
     expect(result.row.issues).toEqual([]);
-    expect(preview.viewRow(2).issues[0]!.message).toContain("row 2");
+    // Row numbers are the rows a spreadsheet shows: the header is row 1, index 1 is row 3.
+    expect(preview.viewRow(2).issues[0]!.message).toContain("row 3");
     result = preview.edit(2, 0, "d");
     expect(result.counts).toMatchObject({ valid: 3, errors: 0 });
   });
@@ -129,7 +166,7 @@ describe("PreviewSession", () => {
   });
 
   it("refuses ragged files, a header without rows, and says why", () => {
-    expect(() => new PreviewSession("users", [["a", "b"], ["1"]]).chooseHeader(0)).toThrow("Row 1 has a different number of cells");
+    expect(() => new PreviewSession("users", [["a", "b"], ["1"]]).chooseHeader(0)).toThrow("Row 2 has a different number of cells");
     expect(() => new PreviewSession("users", [["a", "b"]]).chooseHeader(0)).toThrow("no rows under it");
   });
 });

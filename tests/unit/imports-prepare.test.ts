@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ColumnMapping } from "@/lib/imports/fields";
+import { followUpRequests } from "@/lib/imports/jobs/requests";
 import { prepareRow } from "@/lib/imports/prepare";
 import type { ImportResource } from "@/lib/imports/types";
 
@@ -159,13 +160,26 @@ describe("prepareRow: group channels", () => {
     expect(row.issues[0]!.message).toBe("Member ids are required: a group channel is created with its members.");
   });
 
-  it("100 member ids pass, 101 do not, even for a supergroup (2,000 members, 100 per request)", () => {
+  it("past 100 members: created with the first 100 (operators first), the rest invited, up to the cap", () => {
     expect(errorsOf(prepare("group_channels", { channel_url: "team-1", user_ids: ids(100) }))).toEqual([]);
     const normal = prepare("group_channels", { channel_url: "team-1", user_ids: ids(101) });
     expect(errorsOf(normal)).toEqual([{ field: "user_ids", code: 400111 }]);
-    expect(normal.issues[0]!.message).toBe("101 member ids, but at most 100 can be added when a channel is created.");
-    const supergroup = prepare("group_channels", { channel_url: "team-1", user_ids: ids(101), is_super: "true" });
-    expect(supergroup.issues[0]!.message).toContain("a supergroup holds up to 2,000 members");
+    expect(normal.issues[0]!.message).toBe("101 member ids, but a group channel holds at most 100 (set Supergroup to true for up to 2,000).");
+    const members = ids(250).split(";");
+    const supergroup = prepare("group_channels", { channel_url: "team-1", user_ids: members.join(";"), operator_ids: members[200]!, is_super: "true" });
+    expect(errorsOf(supergroup)).toEqual([]);
+    const created = supergroup.body!.user_ids as string[];
+    expect(created).toHaveLength(100);
+    expect(created[0]).toBe(members[200]);
+    expect(new Set([...created, ...supergroup.followUps.invite!])).toEqual(new Set(members));
+    expect(supergroup.followUps.invite).toHaveLength(150);
+    const requests = followUpRequests("group_channels", "team-1", supergroup.followUps);
+    expect(requests.map((request) => [request.path, (request.body.user_ids as string[]).length])).toEqual([
+      ["/v3/group_channels/team-1/invite", 100],
+      ["/v3/group_channels/team-1/invite", 50],
+    ]);
+    const tooMany = prepare("group_channels", { channel_url: "team-1", user_ids: ids(2001), is_super: "true" });
+    expect(tooMany.issues[0]!.message).toBe("2,001 member ids, but a supergroup holds at most 2,000.");
   });
 
   it("is_super with is_distinct is refused; either alone passes", () => {
@@ -184,7 +198,7 @@ describe("prepareRow: group channels", () => {
   });
 
   it("rules across fields are still reported when another field fails", () => {
-    const row = prepare("group_channels", { channel_url: "ab", user_ids: ids(101), is_super: "1", is_distinct: "1" });
+    const row = prepare("group_channels", { channel_url: "ab", user_ids: ids(2001), is_super: "1", is_distinct: "1" });
     expect(errorsOf(row).map((issue) => issue.field).sort()).toEqual(["channel_url", "is_super", "user_ids"]);
   });
 

@@ -36,7 +36,7 @@ describe("uploadRows", () => {
   session.chooseHeader(0);
   const mapping = autoMap("users", ["user_id", "nickname"]);
   session.validate(mapping);
-  const job = { resource: "users" as const, fileName: "u.csv", columns: ["user_id", "nickname"], mapping };
+  const job = { resource: "users" as const, fileName: "u.csv", columns: ["user_id", "nickname"], mapping, firstRow: 2 };
 
   it("sends every row once, in chunks of at most 2,000", async () => {
     const server = fakeServer();

@@ -179,7 +179,7 @@ function platformThatCannotConfirm(calls: string[]) {
 
 describe("the import's retries are bounded", () => {
   afterEach(() => vi.useRealTimers());
-  const pacers = (): Pacers => ({ read: new Pacer(), write: new Pacer() });
+  const pacers = (): Pacers => ({ read: new Pacer(), write: new Pacer(), migration: new Pacer() });
 
   async function settle<T>(promise: Promise<T>): Promise<T> {
     let done = false;

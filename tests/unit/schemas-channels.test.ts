@@ -11,7 +11,8 @@ import {
   SUPERGROUP_MEMBERS_MAX,
   USERS_PER_REQUEST_MAX,
   channelFreezeSchema,
-  channelListQuerySchema,
+  groupChannelListQuerySchema,
+  openChannelListQuerySchema,
   channelUrlSchema,
   groupChannelCreateSchema,
   groupChannelFormFields,
@@ -176,7 +177,7 @@ describe("member capacity", () => {
   });
 });
 
-describe("channelFreezeSchema and channelListQuerySchema", () => {
+describe("channelFreezeSchema and the channel list queries", () => {
   it.each([
     [{ freeze: true }, "ok"],
     [{ freeze: false }, "ok"],
@@ -193,15 +194,22 @@ describe("channelFreezeSchema and channelListQuerySchema", () => {
     [{ limit: "0" }, 400111],
     [{ limit: "101" }, 400111],
     [{ limit: "ten" }, 400100],
+    [{ query_type: "or" }, "ok"],
+    [{ query_type: "XOR" }, 400111],
+    [{ show_empty: "yes" }, 400100],
   ] as const)("list %j -> %s", (input, expected) => {
-    expect(codeOf(channelListQuerySchema, input)).toBe(expected);
+    expect(codeOf(groupChannelListQuerySchema, input)).toBe(expected);
   });
 
-  it("reads limit from text and defaults it to 10", () => {
-    expect(channelListQuerySchema.parse({})).toEqual({ limit: 10, next: "" });
-    expect(channelListQuerySchema.parse({ limit: "25", next: "abc" })).toEqual({
-      limit: 25,
-      next: "abc",
+  it("reads limit from text, defaults it to 10, and splits comma lists", () => {
+    expect(openChannelListQuerySchema.parse({})).toEqual({ limit: 10 });
+    expect(
+      openChannelListQuerySchema.parse({ limit: "25", token: "abc", channel_urls: "a,,b,a" }),
+    ).toEqual({ limit: 25, token: "abc", channel_urls: ["a", "b"] });
+    expect(groupChannelListQuerySchema.parse({ query_type: "or" })).toMatchObject({
+      query_type: "OR",
+      show_empty: false,
+      show_member: false,
     });
   });
 });
@@ -286,10 +294,14 @@ describe("migrationSchema", () => {
     [{ messages: Array.from({ length: MIGRATION_MESSAGES_MAX }, () => message) }, "ok"],
     [{ messages: Array.from({ length: MIGRATION_MESSAGES_MAX + 1 }, () => message) }, 400111],
     [{ messages: [{ ...message, message_type: "TEXT" }] }, 400111],
-    [{ messages: [{ ...message, message_type: "FILE" }] }, "ok"],
+    [{ messages: [{ ...message, message_type: "FILE" }] }, 400105],
+    [{ messages: [{ ...message, message_type: "FILE", url: "https://f/a.png" }] }, "ok"],
     [{ messages: [{ ...message, message_type: "ADMM" }] }, "ok"],
+    [{ messages: [{ ...message, message_type: "ADMM", user_id: undefined }] }, "ok"],
+    [{ messages: [{ ...message, message_type: "ADMM", message: undefined }] }, 400105],
+    [{ messages: [{ ...message, message_type: undefined }] }, 400105],
     [{ messages: [{ ...message, timestamp: "1700000000000" }] }, 400100],
-    [{ messages: [{ ...message, timestamp: 1.5 }] }, 400111],
+    [{ messages: [{ ...message, timestamp: 1.5 }] }, 400100],
     [{ messages: [{ ...message, timestamp: -1 }] }, 400111],
     [{ messages: [{ ...message, user_id: undefined }] }, 400105],
     [{ messages: [{ ...message, message: "m".repeat(5000) }] }, "ok"],

@@ -223,9 +223,11 @@ describe("createUserMultipartSchema", () => {
 });
 
 describe("updateUserSchema", () => {
-  it("takes only is_active, nickname and profile_url, all optional", () => {
-    expect(updateUserSchema.parse({})).toEqual({});
+  it("takes is_active, nickname and profile_url, all optional, and the platform's two switches", () => {
+    const defaults = { issue_access_token: false, leave_all_when_deactivated: true };
+    expect(updateUserSchema.parse({})).toEqual(defaults);
     expect(updateUserSchema.parse({ is_active: false, user_id: "x", metadata: {} })).toEqual({
+      ...defaults,
       is_active: false,
     });
   });
@@ -234,6 +236,8 @@ describe("updateUserSchema", () => {
     [{ is_active: "false" }, 400100, "is_active"],
     [{ nickname: "n".repeat(81) }, 400110, "nickname"],
     [{ profile_url: "p".repeat(2049) }, 400110, "profile_url"],
+    [{ issue_access_token: 1 }, 400100, "issue_access_token"],
+    [{ leave_all_when_deactivated: "no" }, 400100, "leave_all_when_deactivated"],
   ])("refuses %j", (input, code, field) => {
     expect(issueOf(updateUserSchema, input)).toMatchObject({ code, field });
   });
@@ -243,7 +247,9 @@ describe("updateUserMetadataSchema", () => {
   it("requires metadata and applies its rules", () => {
     expect(updateUserMetadataSchema.parse({ metadata: { a: "1" } })).toEqual({
       metadata: { a: "1" },
+      upsert: false,
     });
+    expect(issueOf(updateUserMetadataSchema, { metadata: {}, upsert: "yes" }).code).toBe(400100);
     expect(issueOf(updateUserMetadataSchema, {})).toMatchObject({
       code: 400105,
       field: "metadata",
@@ -254,15 +260,30 @@ describe("updateUserMetadataSchema", () => {
 
 describe("listUsersQuerySchema", () => {
   it("defaults to ten users from the start", () => {
-    expect(listUsersQuerySchema.parse({})).toEqual({ limit: USER_LIST_LIMIT_DEFAULT, next: "" });
+    expect(listUsersQuerySchema.parse({})).toEqual({
+      limit: USER_LIST_LIMIT_DEFAULT,
+      active_mode: "activated",
+    });
   });
 
   it("splits user_ids, dropping empty and repeated items", () => {
     expect(listUsersQuerySchema.parse({ user_ids: "a,,b,a,", limit: "100" })).toEqual({
       user_ids: ["a", "b"],
       limit: 100,
-      next: "",
+      active_mode: "activated",
     });
+  });
+
+  it("takes metadatakey and metadatavalues_in only together, and a known active_mode", () => {
+    expect(issueOf(listUsersQuerySchema, { metadatakey: "team" })).toMatchObject({
+      code: 400105,
+      field: "metadatavalues_in",
+    });
+    expect(issueOf(listUsersQuerySchema, { metadatavalues_in: "a" })).toMatchObject({
+      code: 400105,
+      field: "metadatakey",
+    });
+    expect(issueOf(listUsersQuerySchema, { active_mode: "sleeping" }).code).toBe(400111);
   });
 
   it.each([

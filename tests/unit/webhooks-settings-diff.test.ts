@@ -4,6 +4,9 @@ import {
   concreteCategories,
   diffWebhookSettings,
   hasChanges,
+  initialChoices,
+  resolveStale,
+  staleFields,
   isPlainHttp,
   nothingDeliveredReason,
 } from "@/lib/webhooks/settings-diff";
@@ -66,5 +69,41 @@ describe("warnings", () => {
     expect(isPlainHttp(" HTTP://example.com")).toBe(true);
     expect(isPlainHttp("https://example.com")).toBe(false);
     expect(isPlainHttp("")).toBe(false);
+  });
+});
+
+describe("a save from a stale page", () => {
+  const all = ["direct_call:dial", "direct_call:end", "room:create"];
+  const loaded = { enabled: true, url: "https://old.example/hooks", include_members: false, enabled_events: ["direct_call:dial"] };
+  const now = { ...loaded, url: "https://new.example/hooks", enabled_events: ["room:create"] };
+
+  it("finds the fields the platform changed, with loaded, current and page values", () => {
+    const yours = { ...loaded, include_members: true };
+    const stale = staleFields(loaded, now, yours, all);
+    expect(stale).toEqual([
+      { field: "url", loaded: loaded.url, now: now.url, yours: loaded.url, editedHere: false },
+      {
+        field: "enabled_events",
+        loaded: loaded.enabled_events,
+        now: now.enabled_events,
+        yours: loaded.enabled_events,
+        editedHere: false,
+      },
+    ]);
+    // Left alone on the page: the platform's values are kept; the page's own edit goes through.
+    const choices = initialChoices(stale);
+    expect(resolveStale(yours, now, choices)).toEqual({ ...now, include_members: true });
+  });
+
+  it("chooses nothing for a field both sides changed", () => {
+    const yours = { ...loaded, url: "https://mine.example/hooks" };
+    const stale = staleFields(loaded, now, yours, all);
+    expect(stale.find((item) => item.field === "url")).toMatchObject({ editedHere: true });
+    expect(initialChoices(stale)).toEqual({ enabled_events: "platform" });
+    expect(resolveStale(yours, now, { url: "yours", enabled_events: "platform" }).url).toBe("https://mine.example/hooks");
+  });
+
+  it("sees no change when * and the full list mean the same categories", () => {
+    expect(staleFields({ ...loaded, enabled_events: ["*"] }, { ...loaded, enabled_events: all }, loaded, all)).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { emitEventSchema } from "@/lib/schemas/sandbox-events";
 import { samplePayload, topLevelKeys } from "@/lib/schemas/webhook-payloads";
 import { webhookCategories } from "@/lib/schemas/webhooks";
-import { deliveryOutcome, filterDeliveries, hasPendingDeliveries, type DeliveryLogEntry } from "@/lib/webhooks/delivery-log";
+import { deliveryOutcome, hasPendingDeliveries, type DeliveryLogEntry } from "@/lib/webhooks/delivery-log";
 import { describeFields, payloadReference } from "@/lib/webhooks/payload-reference";
 import { buildTestPayload, missingIds, newTestEventDraft, payloadToOverrides, testEventFields } from "@/lib/webhooks/test-event";
 
@@ -65,6 +65,7 @@ const entry = (overrides: Partial<DeliveryLogEntry>): DeliveryLogEntry => ({
   category: "room:create",
   url: "http://127.0.0.1/hooks",
   status: "delivered",
+  outcome: "delivered",
   createdAt: 0,
   payload: {},
   attempts: [attempt(200)],
@@ -72,27 +73,21 @@ const entry = (overrides: Partial<DeliveryLogEntry>): DeliveryLogEntry => ({
 });
 
 describe("delivery outcomes", () => {
-  it("sorts each delivery into one of four outcomes", () => {
-    expect(deliveryOutcome(entry({}))).toBe("delivered_2xx");
-    expect(deliveryOutcome(entry({ attempts: [attempt(500)] }))).toBe("delivered_non_2xx");
-    expect(deliveryOutcome(entry({ attempts: [attempt(null), attempt(302, 2)] }))).toBe("delivered_non_2xx");
+  it("sorts each console-posted delivery into the platform's outcomes", () => {
+    expect(deliveryOutcome(entry({}))).toBe("delivered");
+    expect(deliveryOutcome(entry({ attempts: [attempt(500)] }))).toBe("failed");
+    expect(deliveryOutcome(entry({ attempts: [attempt(null), attempt(302, 2)] }))).toBe("failed");
     expect(deliveryOutcome(entry({ status: "failed", attempts: [attempt(null), attempt(null, 2), attempt(null, 3)] }))).toBe(
       "no_response",
     );
+    expect(deliveryOutcome(entry({ status: "failed", attempts: [{ ...attempt(null), outcome: "refused" }] }))).toBe("refused");
     expect(deliveryOutcome(entry({ status: "pending", attempts: [attempt(null)] }))).toBe("pending");
   });
 
-  it("filters by category and outcome, and knows when to keep refreshing", () => {
-    const entries = [
-      entry({ id: "a" }),
-      entry({ id: "b", category: "direct_call:dial", attempts: [attempt(404)] }),
-      entry({ id: "c", status: "pending", attempts: [] }),
-    ];
-    expect(filterDeliveries(entries, { category: "direct_call:dial" }).map((e) => e.id)).toEqual(["b"]);
-    expect(filterDeliveries(entries, { outcome: "delivered_2xx" }).map((e) => e.id)).toEqual(["a"]);
-    expect(filterDeliveries(entries, {}).map((e) => e.id)).toEqual(["a", "b", "c"]);
+  it("knows when to keep refreshing", () => {
+    const entries = [entry({ id: "a" }), entry({ id: "c", status: "pending", attempts: [] })];
     expect(hasPendingDeliveries(entries)).toBe(true);
-    expect(hasPendingDeliveries(entries.slice(0, 2))).toBe(false);
+    expect(hasPendingDeliveries(entries.slice(0, 1))).toBe(false);
   });
 });
 

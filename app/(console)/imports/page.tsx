@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { JobList } from "@/components/imports/jobs/job-list";
+import { DraftNotice } from "@/components/imports/wizard/draft-notice";
 import { PageHeader } from "@/components/shell/page-header";
 import { Card } from "@/components/ui/card";
 import { requireAdmin } from "@/lib/auth/session";
@@ -17,16 +18,25 @@ export default async function ImportsPage() {
     <>
       <PageHeader
         title="Imports"
-        description="Bring users, then channels, over from another chat system: plan, rehearse, run, and download what failed."
+        description="Bring users, then channels, then their messages over from another chat system: plan, rehearse, run, and download what failed."
         actions={
-          <Link
-            href="/imports/new"
-            className="inline-flex h-9 items-center rounded-md bg-indigo-600 px-3.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500"
-          >
-            New import
-          </Link>
+          <>
+            <Link
+              href="/imports/migration"
+              className="inline-flex h-9 items-center rounded-md border border-slate-300 bg-white px-3.5 text-sm font-medium text-slate-800 shadow-sm hover:bg-slate-50"
+            >
+              The migration at a glance
+            </Link>
+            <Link
+              href="/imports/new"
+              className="inline-flex h-9 items-center rounded-md bg-indigo-600 px-3.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500"
+            >
+              New import
+            </Link>
+          </>
         }
       />
+      <DraftNotice />
       <Card title="Jobs">
         <JobList jobs={jobs} />
       </Card>

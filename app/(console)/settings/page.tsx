@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
+import { CompatibilityCheck } from "@/components/settings/compatibility-check";
 import { ConnectionCheck } from "@/components/settings/connection-check";
 import { CreateApplicationForm } from "@/components/settings/create-application-form";
 import { PlatformTargetDetails } from "@/components/settings/platform-target-details";
@@ -29,6 +30,9 @@ export default async function SettingsPage() {
           <PlatformTargetDetails target={target} />
           <div className="mt-5 border-t border-slate-100 pt-4">
             <ConnectionCheck />
+          </div>
+          <div className="mt-5 border-t border-slate-100 pt-4">
+            <CompatibilityCheck />
           </div>
         </Card>
         <Card

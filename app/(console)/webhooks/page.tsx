@@ -3,9 +3,11 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { PageHeader } from "@/components/shell/page-header";
 import { Button } from "@/components/ui/button";
-import { webhookDeliveriesQueryOptions, webhookSettingsQueryOptions } from "@/components/webhooks/webhook-queries";
+import { DELIVERY_PAGE_SIZE, webhookKeys } from "@/components/webhooks/webhook-queries";
 import { WebhooksConsole } from "@/components/webhooks/webhooks-console";
 import { requireAdmin } from "@/lib/auth/session";
+import { readDeliveryLog, readWebhookSettings } from "@/lib/webhooks/reads";
+import { newTestEventDraft } from "@/lib/webhooks/test-event";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
@@ -13,9 +15,14 @@ export default async function WebhooksPage() {
   await requireAdmin("/webhooks");
   const queryClient = new QueryClient();
   // Failures are not thrown here: the client shows them with a way to try again.
+  // The same keys as the page's queries, read here directly rather than through the routes.
   await Promise.all([
-    queryClient.prefetchQuery(webhookSettingsQueryOptions()),
-    queryClient.prefetchQuery(webhookDeliveriesQueryOptions()),
+    queryClient.prefetchQuery({ queryKey: webhookKeys.settings(), queryFn: readWebhookSettings }),
+    queryClient.prefetchInfiniteQuery({
+      queryKey: webhookKeys.deliveries({}),
+      queryFn: () => readDeliveryLog({ limit: DELIVERY_PAGE_SIZE }),
+      initialPageParam: "",
+    }),
   ]);
   return (
     <>
@@ -29,7 +36,7 @@ export default async function WebhooksPage() {
         }
       />
       <HydrationBoundary state={dehydrate(queryClient)}>
-        <WebhooksConsole />
+        <WebhooksConsole initialTestDraft={newTestEventDraft()} />
       </HydrationBoundary>
     </>
   );

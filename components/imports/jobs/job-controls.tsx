@@ -1,14 +1,31 @@
 "use client";
 
+import { useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { actionErrorMessage } from "@/lib/actions/action-result";
+import { controlImportJob, newJobFromRowsNotDone } from "@/lib/actions/imports";
 import type { JobProgress } from "@/lib/imports/jobs/report";
-import { useJobCommand, type JobCommand as Command } from "./job-queries";
+import { importJobKeys, useJobCommand, type JobCommand } from "./job-queries";
 
-export type JobControlsProps = { progress: JobProgress };
+/** Where Run sends the rows: the embedded sandbox or a remote platform, and which application. */
+export type RunTarget = { kind: "sandbox" | "remote"; appId: string; chatBaseUrl: string };
+
+export type JobControlsProps = { progress: JobProgress; target: RunTarget };
+
+/** The commands behind plain buttons; run and cancel are confirmed in a dialog first. */
+type Command = Extract<JobCommand, "pause" | "resume" | "plan" | "rehearse">;
+
+const n = (value: number) => value.toLocaleString("en");
 
 /** The buttons that make sense in the job's state; each answer refreshes the page's data. */
-export function JobControls({ progress }: JobControlsProps) {
-  const mutation = useJobCommand(progress.id);
+export function JobControls({ progress, target }: JobControlsProps) {
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const jobId = progress.id;
+  const refresh = () => queryClient.invalidateQueries({ queryKey: importJobKeys.all(jobId) });
+  const mutation = useJobCommand(jobId);
   const { error } = mutation;
   const pending = (command: Command) => mutation.isPending && mutation.variables === command;
   const busy = mutation.isPending;
@@ -18,21 +35,57 @@ export function JobControls({ progress }: JobControlsProps) {
       {label}
     </Button>
   );
+  /** A confirmed command: the dialog stays open with the reason when it is refused. */
+  const confirmed = async (command: "run" | "cancel") => {
+    const message = actionErrorMessage(await controlImportJob({ jobId, command }));
+    await refresh();
+    return message;
+  };
+  const over = progress.status === "cancelled" || progress.status === "completed";
 
   return (
     <div className="space-y-2">
       <div className="flex flex-wrap gap-2">
-        {progress.status === "planned" && (
+        {progress.status === "planned" && !rehearsing && (
           <>
-            {!rehearsing && button("run", "Run import", "primary")}
-            {!rehearsing && button("rehearse", "Rehearse in a scratch application")}
-            {!rehearsing && button("plan", "Plan again")}
+            <RunDialog progress={progress} target={target} disabled={busy} onConfirm={() => confirmed("run")} />
+            {button("rehearse", "Rehearse in a scratch application")}
+            {button("plan", "Plan again")}
           </>
         )}
         {progress.status === "draft" && progress.counts.total === progress.totalRows && button("plan", "Plan again", "primary")}
         {progress.status === "running" && button("pause", "Pause")}
         {progress.status === "paused" && button("resume", "Resume", "primary")}
-        {["planning", "planned", "running", "paused"].includes(progress.status) && button("cancel", "Cancel import", "danger")}
+        {["planning", "planned", "running", "paused"].includes(progress.status) && (
+          <CancelDialog progress={progress} disabled={busy} onConfirm={() => confirmed("cancel")} />
+        )}
+        {over && progress.rowsNotDone > progress.counts.invalid && (
+          <ConfirmDialog
+            title="New job from the rows not done?"
+            tone="primary"
+            description={
+              <div className="space-y-2">
+                <p>
+                  A new import is made of this job&apos;s {n(progress.rowsNotDone - progress.counts.invalid)} rows that did not reach their final
+                  state: rows never sent and rows the platform refused are sent again; rows created whose follow-ups failed get their
+                  follow-ups. Each keeps its row number in the file.
+                </p>
+                <p>
+                  Its plan is made at once; nothing is sent until you run it.
+                  {progress.counts.invalid > 0 && ` The ${n(progress.counts.invalid)} invalid rows are left out: fix them in the failures CSV first.`}
+                </p>
+              </div>
+            }
+            confirmLabel="Make the new job"
+            onConfirm={async () => {
+              const result = await newJobFromRowsNotDone({ jobId });
+              if (!("data" in result)) return actionErrorMessage(result) ?? "The new job could not be made.";
+              router.push(`/imports/${result.data.jobId}`);
+              return null;
+            }}
+            trigger={<Button variant="secondary">New job from the rows not done</Button>}
+          />
+        )}
       </div>
       {error && (
         <p role="alert" className="text-sm text-red-700">
@@ -40,5 +93,82 @@ export function JobControls({ progress }: JobControlsProps) {
         </p>
       )}
     </div>
+  );
+}
+
+type DialogProps = { progress: JobProgress; disabled: boolean; onConfirm: () => Promise<string | null> };
+
+function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { target: RunTarget }) {
+  const plan = progress.plan;
+  const follow = plan ? plan.followUps.deactivate + plan.followUps.freeze + plan.followUps.metadata + (plan.followUps.invitations ?? 0) : 0;
+  const where = target.kind === "sandbox" ? "the embedded sandbox" : "a remote platform";
+  return (
+    <ConfirmDialog
+      title={`Run the import into ${target.appId}?`}
+      tone={target.kind === "remote" ? "danger" : "primary"}
+      description={
+        <div className="space-y-2">
+          <p>
+            Rows are sent to the application <code className="font-mono">{target.appId}</code> on{" "}
+            <strong data-testid="run-target-kind">{where}</strong> (<span className="font-mono break-all">{target.chatBaseUrl}</span>).
+            {target.kind === "remote" && " These are real changes to a production platform."}
+          </p>
+          {plan && (
+            <ul className="list-disc pl-5" data-testid="run-plan-counts">
+              <li>{n(plan.toCreate)} to create</li>
+              <li>{n(plan.existing)} already there, skipped (nothing is overwritten)</li>
+              <li>
+                {n(plan.invalid)} invalid and {n(plan.excluded)} excluded, not sent
+              </li>
+              {follow > 0 && <li>{n(follow)} follow-up requests (deactivations, freezes, metadata, invitations), each right after its row</li>}
+            </ul>
+          )}
+          <p>You can pause or cancel while it runs; what is created stays created.</p>
+        </div>
+      }
+      confirmLabel="Run import"
+      onConfirm={onConfirm}
+      trigger={
+        <Button variant="primary" disabled={disabled}>
+          Run import
+        </Button>
+      }
+    />
+  );
+}
+
+function CancelDialog({ progress, disabled, onConfirm }: DialogProps) {
+  const started = progress.status === "running" || progress.status === "paused";
+  return (
+    <ConfirmDialog
+      title="Cancel this import?"
+      description={
+        <div className="space-y-2">
+          {started ? (
+            <>
+              <p>
+                No new row is sent. Rows already created keep their follow-ups: those being sent now finish, so a user the file marks
+                inactive is still deactivated.
+              </p>
+              <p>
+                Nothing is undone: the {n(progress.counts.created)} rows created so far stay on the platform. The{" "}
+                {n(progress.remaining)} rows not done go into the failures CSV with the reason, and a cancelled job offers a new job
+                from them.
+              </p>
+            </>
+          ) : (
+            <p>Nothing has been sent to the platform, and nothing will be: the plan (or rehearsal) stops and the job ends.</p>
+          )}
+          <p>A cancelled import cannot be resumed.</p>
+        </div>
+      }
+      confirmLabel="Cancel import"
+      onConfirm={onConfirm}
+      trigger={
+        <Button variant="danger" disabled={disabled}>
+          Cancel import
+        </Button>
+      }
+    />
   );
 }

@@ -9,6 +9,7 @@ const resourceLabels: Record<string, string> = {
   users: "Users",
   open_channels: "Open channels",
   group_channels: "Group channels",
+  messages: "Messages",
 };
 
 /** Every import, newest first, each linking to its plan, progress and report. */

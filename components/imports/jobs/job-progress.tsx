@@ -1,3 +1,6 @@
+"use client";
+
+import { useState } from "react";
 import type { JobProgress } from "@/lib/imports/jobs/report";
 import { Progress } from "@/components/ui/progress-bar";
 
@@ -12,24 +15,52 @@ function duration(seconds: number): string {
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
+/**
+ * The pace between polls, smoothed (exponential moving average), so the rate and the time
+ * left do not jump with every second's count. Starts again when the job is not running.
+ */
+function useSmoothedRate(progress: JobProgress): number {
+  const key = `${progress.status}:${progress.done}:${progress.perSecond}`;
+  const [smoothed, setSmoothed] = useState({ key, rate: progress.perSecond });
+  if (smoothed.key !== key) {
+    // Adjusting state while rendering (React's pattern for values derived from a prop's history).
+    const rate = progress.status === "running" && smoothed.rate > 0 ? 0.7 * smoothed.rate + 0.3 * progress.perSecond : progress.perSecond;
+    setSmoothed({ key, rate });
+  }
+  return smoothed.rate;
+}
+
 /** Rows done, pace, errors and time left: the same whether the page stayed open or not. */
 export function JobProgressPanel({ progress }: JobProgressPanelProps) {
   const { counts } = progress;
-  const toSend = progress.done + progress.remaining;
+  const toSend = progress.toSend;
+  const rate = useSmoothedRate(progress);
+  const secondsLeft = rate > 0 ? Math.ceil(progress.remaining / rate) : null;
+  const noun = progress.resource === "messages" ? "Messages" : "Rows";
   return (
     <div className="space-y-3">
       <Progress label="Import progress" value={toSend === 0 ? 1 : progress.done} max={Math.max(1, toSend)} />
       <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4" data-testid="job-progress">
         <div>
-          <dt className="text-slate-500">Rows done</dt>
+          <dt className="text-slate-500">{noun} done</dt>
           <dd className="font-medium tabular-nums" data-testid="rows-done">
             {n(progress.done)} of {n(toSend)}
           </dd>
         </div>
         <div>
-          <dt className="text-slate-500">Per second</dt>
-          <dd className="font-medium tabular-nums">{progress.perSecond.toLocaleString("en")}</dd>
+          <dt className="text-slate-500">{noun} per second</dt>
+          <dd className="font-medium tabular-nums" data-testid="per-second">
+            {(Math.round(rate * 10) / 10).toLocaleString("en")}
+          </dd>
         </div>
+        {progress.channels && (
+          <div>
+            <dt className="text-slate-500">Channels done</dt>
+            <dd className="font-medium tabular-nums" data-testid="channels-done">
+              {n(progress.channels.done)} of {n(progress.channels.total)}
+            </dd>
+          </div>
+        )}
         <div>
           <dt className="text-slate-500">Errors</dt>
           <dd className="font-medium tabular-nums">{n(counts.failed + counts.followUpsFailed)}</dd>
@@ -37,7 +68,7 @@ export function JobProgressPanel({ progress }: JobProgressPanelProps) {
         <div>
           <dt className="text-slate-500">Time left</dt>
           <dd className="font-medium tabular-nums">
-            {progress.status === "completed" ? "done" : progress.secondsLeft === null ? "—" : duration(progress.secondsLeft)}
+            {progress.status === "completed" ? "done" : secondsLeft === null ? "—" : duration(secondsLeft)}
           </dd>
         </div>
       </dl>

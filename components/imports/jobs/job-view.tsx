@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Card } from "@/components/ui/card";
 import type { JobProgress } from "@/lib/imports/jobs/report";
-import { JobControls } from "./job-controls";
+import { JobControls, type RunTarget } from "./job-controls";
 import { JobProgressPanel } from "./job-progress";
 import { jobProgressQuery } from "./job-queries";
 import { JobStatusBadge } from "./job-status-badge";
@@ -11,15 +11,16 @@ import { PlanInProgress, PlanSummary, RehearsalSummary } from "./plan-summary";
 import { ReportTable } from "./report-table";
 import { RowRequestViewer } from "./row-request-viewer";
 
-export type JobViewProps = { initialProgress: JobProgress };
+/** `target`: where Run sends the rows, for the confirmation. */
+export type JobViewProps = { initialProgress: JobProgress; target: RunTarget };
 
 /** The job page: plan, rehearsal, controls, live progress and the per-row report. */
-export function JobView({ initialProgress }: JobViewProps) {
+export function JobView({ initialProgress, target }: JobViewProps) {
   const { data: progress = initialProgress, error } = useQuery(jobProgressQuery(initialProgress.id, initialProgress));
   const { counts } = progress;
   const version = `${progress.status}:${counts.created}:${counts.existed}:${counts.failed}:${counts.invalid}:${counts.followUpsFailed}`;
   const started = progress.startedAt !== null;
-  const hasFailures = counts.failed + counts.invalid + counts.followUpsFailed > 0;
+  const hasFailures = progress.rowsNotDone > 0;
 
   return (
     <div className="space-y-6">
@@ -27,7 +28,7 @@ export function JobView({ initialProgress }: JobViewProps) {
         <div className="flex items-center gap-2 text-sm text-slate-700">
           Status: <JobStatusBadge status={progress.status} />
         </div>
-        <JobControls progress={progress} />
+        <JobControls progress={progress} target={target} />
       </div>
       {error && (
         <p role="alert" className="text-sm text-red-700">
@@ -37,7 +38,7 @@ export function JobView({ initialProgress }: JobViewProps) {
       <PlanCard progress={progress} />
       {progress.rehearsal && (
         <Card title="Rehearsal" description="The whole plan run against the embedded sandbox first.">
-          <RehearsalSummary rehearsal={progress.rehearsal} />
+          <RehearsalSummary rehearsal={progress.rehearsal} firstRow={progress.firstRow} />
         </Card>
       )}
       {started && (

@@ -33,7 +33,7 @@ const n = (value: number) => value.toLocaleString("en");
 
 /** The dry run's outcome: what will be created, skipped and left out, and what follows. */
 export function PlanSummary({ plan, resource }: PlanSummaryProps) {
-  const noun = resource === "users" ? "users" : "channels";
+  const noun = resource === "users" ? "users" : resource === "messages" ? "messages" : "channels";
   const items = [
     { label: `${noun} to create`, value: plan.toCreate, testId: "plan-create" },
     { label: "already on the platform (skipped)", value: plan.existing, testId: "plan-existing" },
@@ -44,6 +44,7 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
     plan.followUps.deactivate && `${n(plan.followUps.deactivate)} deactivations`,
     plan.followUps.freeze && `${n(plan.followUps.freeze)} freezes`,
     plan.followUps.metadata && `${n(plan.followUps.metadata)} metadata updates`,
+    plan.followUps.invitations && `${n(plan.followUps.invitations)} invitation requests (members past the first 100, 100 a request)`,
   ].filter(Boolean);
   return (
     <div className="space-y-3">
@@ -57,15 +58,17 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
           </div>
         ))}
       </dl>
-      <p className="text-sm text-slate-700">
+      {plan.messages && <MessagePlanSummary plan={plan.messages} />}
+      <p className="text-sm text-slate-700" hidden={Boolean(plan.messages)}>
         After creation: {followUps.length > 0 ? followUps.join(", ") : "no follow-up calls"}.
         {plan.warnings > 0 && ` ${n(plan.warnings)} rows have warnings (see the report).`}
         {plan.missingMembers > 0 && ` ${n(plan.missingMembers)} member ids are neither in an import nor on the platform.`}
       </p>
       {plan.orderChecks.map((check) => (
         <p key={check.jobId} role="alert" className="text-sm text-amber-800">
-          {n(check.channels)} channels have members from the users import “{check.fileName}”, which is {check.status}: run it to
-          completion first, then plan this import again.
+          {resource === "messages"
+            ? `Senders or channels come from the import “${check.fileName}”, which is ${check.status}: run it to completion first, then plan this import again.`
+            : `${n(check.channels)} channels have members from the users import “${check.fileName}”, which is ${check.status}: run it to completion first, then plan this import again.`}
         </p>
       ))}
       <p className="text-xs text-slate-500">
@@ -75,9 +78,65 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
   );
 }
 
-export type RehearsalSummaryProps = { rehearsal: Rehearsal };
+const minute = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 16);
 
-export function RehearsalSummary({ rehearsal }: RehearsalSummaryProps) {
+/** Per channel: messages, time range and requests; and the channels and senders that are missing. */
+function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }) {
+  return (
+    <div className="space-y-2 text-sm text-slate-700" data-testid="message-plan">
+      <p>
+        {n(plan.channels)} channels, {n(plan.requests)} migration requests (at most 100 messages of one channel each):{" "}
+        {n(plan.byType.MESG)} text, {n(plan.byType.FILE)} file and {n(plan.byType.ADMM)} admin messages
+        {plan.firstTimestamp !== null &&
+          plan.lastTimestamp !== null &&
+          `, sent from ${minute(plan.firstTimestamp)} to ${minute(plan.lastTimestamp)} UTC`}
+        . Every message carries a dedup id, so running the file again adds nothing.
+      </p>
+      <MissingList label="Channels neither on the platform nor in a channel import (their messages are left out)" items={plan.missingChannels} />
+      <MissingList label="Senders that are not users (their messages are left out)" items={plan.missingSenders} />
+      {plan.largestChannels.length > 0 && (
+        <table className="text-xs">
+          <caption className="text-left text-slate-500">The largest channels</caption>
+          <thead>
+            <tr className="text-left text-slate-500">
+              <th className="pr-4 font-normal">Channel</th>
+              <th className="pr-4 font-normal">Messages</th>
+              <th className="pr-4 font-normal">Requests</th>
+              <th className="font-normal">From – to (UTC)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {plan.largestChannels.slice(0, 20).map((channel) => (
+              <tr key={channel.channelUrl}>
+                <td className="pr-4 font-mono">{channel.channelUrl}</td>
+                <td className="pr-4 tabular-nums">{n(channel.messages)}</td>
+                <td className="pr-4 tabular-nums">{n(channel.requests)}</td>
+                <td className="tabular-nums">
+                  {minute(channel.first)} – {minute(channel.last)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+function MissingList({ label, items }: { label: string; items: string[] }) {
+  if (items.length === 0) return null;
+  return (
+    <p role="alert" className="text-red-800">
+      {label}: {items.slice(0, 10).join(", ")}
+      {items.length > 10 && ` and ${n(items.length - 10)} more`}.
+    </p>
+  );
+}
+
+/** `firstRow`: the row a spreadsheet shows for row index 0 (the job's). */
+export type RehearsalSummaryProps = { rehearsal: Rehearsal; firstRow: number };
+
+export function RehearsalSummary({ rehearsal, firstRow }: RehearsalSummaryProps) {
   if (rehearsal.state === "running") return <p role="status" className="text-sm text-slate-700">Rehearsing in a scratch sandbox application…</p>;
   if (rehearsal.state === "failed") return <p role="alert" className="text-sm text-red-700">The rehearsal stopped: {rehearsal.error}</p>;
   return (
@@ -92,7 +151,7 @@ export function RehearsalSummary({ rehearsal }: RehearsalSummaryProps) {
         <ul className="list-disc pl-5 text-red-800">
           {rehearsal.failures!.slice(0, 20).map((failure) => (
             <li key={failure.rowIndex}>
-              Row {failure.rowIndex + 1}: {failure.message}
+              Row {failure.rowIndex + firstRow}: {failure.message}
               {failure.code !== null && ` (code ${failure.code})`}
             </li>
           ))}

@@ -63,7 +63,7 @@ export function ReportTable({ jobId, version }: ReportTableProps) {
         <Table aria-label="Report" density="compact" columns={["Row", "Key", "Outcome", "Reason"]}>
             {data?.rows.map((row) => (
               <tr key={row.rowIndex}>
-                <td className="py-1.5 pr-3 tabular-nums">{row.rowIndex + 1}</td>
+                <td className="py-1.5 pr-3 tabular-nums">{row.rowNumber}</td>
                 <td className="py-1.5 pr-3 font-mono text-xs">{row.key}</td>
                 <td className="py-1.5 pr-3">
                   {stateLabels[row.state]}

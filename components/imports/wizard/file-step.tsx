@@ -9,10 +9,12 @@ import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from "@/lib/imports/types";
 export type FileStepProps = {
   onFile: (file: File) => void;
   disabled?: boolean;
+  /** The kind's limits (`importLimits`); messages take larger files. */
+  limits?: { bytes: number; rows: number };
 };
 
 /** A file input the keyboard reaches by its button, and a drop zone around it for the mouse. */
-export function FileStep({ onFile, disabled }: FileStepProps) {
+export function FileStep({ onFile, disabled, limits = { bytes: MAX_IMPORT_BYTES, rows: MAX_IMPORT_ROWS } }: FileStepProps) {
   const inputRef = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
   const hintId = useId();
@@ -46,7 +48,7 @@ export function FileStep({ onFile, disabled }: FileStepProps) {
         ref={inputRef}
         type="file"
         aria-label="File to import"
-        accept=".csv,.tsv,.tab,.txt,.json,.ndjson,.jsonl,text/csv,text/tab-separated-values,application/json"
+        accept=".csv,.tsv,.tab,.txt,.json,.ndjson,.jsonl,.xlsx,text/csv,text/tab-separated-values,application/json,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
         className="sr-only"
         tabIndex={-1}
         disabled={disabled}
@@ -58,8 +60,8 @@ export function FileStep({ onFile, disabled }: FileStepProps) {
         }}
       />
       <p id={hintId} className="max-w-md text-xs text-slate-600">
-        CSV, TSV, JSON (an array of objects) or NDJSON, UTF-8, up to {formatBytes(MAX_IMPORT_BYTES)} and{" "}
-        {MAX_IMPORT_ROWS.toLocaleString("en-US")} rows. The first row names the columns; you can choose another.
+        CSV, TSV, JSON (an array of objects), NDJSON (all UTF-8) or an Excel workbook (.xlsx), up to {formatBytes(limits.bytes)} and{" "}
+        {limits.rows.toLocaleString("en-US")} rows. The first row names the columns; you can choose another.
       </p>
     </div>
   );

@@ -1,25 +1,46 @@
 "use client";
 
+import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { classNames } from "@/components/ui/class-names";
+import { Label } from "@/components/ui/label";
+import { ProgressBar } from "@/components/ui/progress-bar";
+import { Select } from "@/components/ui/select";
+import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
 import { resourceLabels, type ColumnMapping } from "@/lib/imports/fields";
 import { autoMap, mappingProblems, recallMapping, rememberMapping } from "@/lib/imports/mapping";
 import { PreviewClient } from "@/lib/imports/parse/preview-client";
-import type { HeaderChoice, LoadedFile, PreviewCounts, PreviewProgress, RowFilter } from "@/lib/imports/parse/protocol";
+import type { PreviewProgress } from "@/lib/imports/parse/protocol";
 import { formatBytes } from "@/lib/imports/parse/sniff";
-import { MAX_IMPORT_BYTES, type ImportResource } from "@/lib/imports/types";
+import { importLimits, type ImportResource } from "@/lib/imports/types";
 import { FileStep } from "./file-step";
 import { HeaderRowChoice } from "./header-row-choice";
 import { MappingStep } from "./mapping-step";
 import { PreviewStep } from "./preview-step";
-import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
-import { ProgressBar } from "@/components/ui/progress-bar";
 import { ResourceStep } from "./resource-step";
-import { UploadFailed, uploadRows, type ImportUploadActions, type UploadState } from "./upload-rows";
+import { UploadFailed, uploadRows, type ImportUploadActions } from "./upload-rows";
+import { invalidatePreview, previewKeys } from "./use-preview-rows";
+import {
+  discardDraft,
+  discardDraftWork,
+  draftOf,
+  loadDraft,
+  saveDraft,
+  saveDraftFile,
+  savedFixes,
+  type ImportDraft,
+} from "./wizard-draft";
+import {
+  hasWork,
+  initialWizardState,
+  wizardReducer,
+  type WizardState,
+  type WizardStep,
+} from "./wizard-state";
 
 export type ImportWizardProps = {
   /** The server actions that store the rows; null while the server side is not available. */
@@ -27,9 +48,7 @@ export type ImportWizardProps = {
   usersImports: number | null;
 };
 
-type Step = "choose" | "upload" | "map" | "preview";
-
-const steps: Array<{ id: Step; label: string }> = [
+const steps: Array<{ id: WizardStep; label: string }> = [
   { id: "choose", label: "Choose" },
   { id: "upload", label: "Upload" },
   { id: "map", label: "Map columns" },
@@ -42,143 +61,332 @@ const phaseWords: Record<PreviewProgress["phase"], string> = {
   validating: "Validating rows",
 };
 
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : "Something went wrong.";
+}
+
 export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
   const router = useRouter();
+  const queryClient = useQueryClient();
   const wizardRef = useHydratedMarker<HTMLDivElement>();
+  const [state, dispatch] = useReducer(wizardReducer, initialWizardState);
   const clientRef = useRef<PreviewClient | null>(null);
   const [client, setClient] = useState<PreviewClient | null>(null);
-  const [resource, setResource] = useState<ImportResource | null>(null);
-  const [step, setStep] = useState<Step>("choose");
-  const [file, setFile] = useState<{ name: string; size: number } | null>(null);
-  const [loaded, setLoaded] = useState<LoadedFile | null>(null);
-  const [headerRow, setHeaderRow] = useState(0);
-  const [header, setHeader] = useState<HeaderChoice | null>(null);
-  const [mapping, setMapping] = useState<ColumnMapping>({});
-  const [remembered, setRemembered] = useState(false);
-  const [counts, setCounts] = useState<PreviewCounts | null>(null);
-  const [progress, setProgress] = useState<PreviewProgress | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [filter, setFilter] = useState<RowFilter>("all");
-  const [version, setVersion] = useState(0);
-  const [upload, setUpload] = useState<UploadState | null>(null);
-  const [uploadError, setUploadError] = useState<string | null>(null);
+  // The file itself stays out of the reducer: it is only read by the worker and saved with the draft.
+  const [sourceFile, setSourceFile] = useState<File | null>(null);
+  const [draftReady, setDraftReady] = useState(false);
+  const [savedDraft, setSavedDraft] = useState<ImportDraft | null>(null);
+  const [failedDraft, setFailedDraft] = useState<ImportDraft | null>(null);
+  // The file in the draft store, and the one the store refused.
+  const [storedFile, setStoredFile] = useState<File | null>(null);
+  const [failedFile, setFailedFile] = useState<File | null>(null);
+  const [editorOpen, setEditorOpen] = useState(false);
+  const { resource, step, header, loaded, file, counts, activity } = state;
+  const busy = activity !== null;
 
   // The worker starts with the first file and ends with the page.
   useEffect(() => () => clientRef.current?.terminate(), []);
   function workerClient(): PreviewClient {
     if (!clientRef.current) {
-      clientRef.current = new PreviewClient(setProgress);
+      clientRef.current = new PreviewClient((progress) => dispatch({ type: "progress", progress }));
       setClient(clientRef.current);
     }
     return clientRef.current;
   }
 
-  async function run<T>(work: () => Promise<T>): Promise<T | undefined> {
-    setBusy(true);
-    setProblem(null);
-    try {
-      return await work();
-    } catch (error) {
-      setProblem(error instanceof Error ? error.message : "Something went wrong.");
-      return undefined;
-    } finally {
-      setBusy(false);
-      setProgress(null);
-    }
+  async function readFile(
+    worker: PreviewClient,
+    picked: File,
+    kind: ImportResource,
+    sheet: string | null,
+  ) {
+    queryClient.removeQueries({ queryKey: previewKeys.all });
+    const result = await worker.request({ type: "load", file: picked, resource: kind, sheet });
+    dispatch({ type: "file-loaded", loaded: result });
+    return result;
   }
 
   async function chooseHeader(worker: PreviewClient, row: number, kind: ImportResource) {
-    setHeaderRow(row);
-    setHeader(null);
     const choice = await worker.request({ type: "header", headerRow: row });
     const recalled = recallMapping(window.localStorage, kind, choice.columns);
-    setMapping(recalled ?? autoMap(kind, choice.columns));
-    setRemembered(recalled !== null);
-    setHeader(choice);
+    dispatch({
+      type: "header-chosen",
+      headerRow: row,
+      header: choice,
+      mapping: recalled ?? autoMap(kind, choice.columns),
+      remembered: recalled !== null,
+    });
   }
 
-  async function onFile(picked: File) {
+  // A saved draft is read once, on arrival: the file is read again and every fix replayed.
+  useEffect(() => {
+    let cancelled = false;
+    async function restore() {
+      const draft = await loadDraft().catch(() => null);
+      if (cancelled) return;
+      if (!draft?.file) {
+        setDraftReady(true);
+        return;
+      }
+      dispatch({
+        type: "file-chosen",
+        file: { name: draft.file.name, size: draft.file.size },
+        sheet: draft.sheet,
+      });
+      dispatch({ type: "resource-chosen", resource: draft.resource });
+      dispatch({ type: "work-started", activity: "restoring" });
+      try {
+        const worker = workerClient();
+        setSourceFile(draft.file);
+        setStoredFile(draft.file);
+        await readFile(worker, draft.file, draft.resource, draft.sheet);
+        const choice = await worker.request({ type: "header", headerRow: draft.headerRow });
+        const restored: Partial<WizardState> = {
+          resource: draft.resource,
+          headerRow: draft.headerRow,
+          header: choice,
+          mapping: draft.mapping,
+          step: draft.step === "preview" ? "map" : draft.step,
+        };
+        if (
+          draft.step === "preview" &&
+          mappingProblems(draft.resource, choice.columns, draft.mapping).length === 0
+        ) {
+          await worker.request({ type: "validate", mapping: draft.mapping });
+          const restoredCounts = await worker.request({
+            type: "apply-fixes",
+            fixes: savedFixes(draft.fixes),
+          });
+          Object.assign(restored, {
+            step: "preview",
+            counts: restoredCounts,
+            fixes: draft.fixes,
+            filter: draft.filter,
+          });
+        }
+        if (!cancelled)
+          dispatch({ type: "draft-restored", state: restored, savedAt: draft.savedAt });
+      } catch (error) {
+        if (cancelled) return;
+        dispatch({ type: "step-shown", step: "upload" });
+        dispatch({
+          type: "work-failed",
+          problem: `The saved import could not be restored: ${messageOf(error)} Choose the file again.`,
+        });
+      } finally {
+        if (!cancelled) setDraftReady(true);
+      }
+    }
+    void restore();
+    return () => {
+      cancelled = true;
+    };
+    // Once per visit: the draft is the state of the last one.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // Every change to the work is saved as the draft, once the previous draft has been read.
+  const restoring = activity === "restoring";
+  const draft = useMemo(
+    () => draftOf(state),
+    // The fields a draft holds; progress and activity changes are not work.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [
+      state.resource,
+      state.file,
+      state.step,
+      state.sheet,
+      state.headerRow,
+      state.header,
+      state.mapping,
+      state.filter,
+      state.fixes,
+    ],
+  );
+  useEffect(() => {
+    if (!draftReady || restoring) return;
+    let current = true;
+    (draft ? saveDraft(draft) : discardDraftWork())
+      .then(() => current && setSavedDraft(draft))
+      .catch(() => current && setFailedDraft(draft));
+    return () => {
+      current = false;
+    };
+  }, [draftReady, restoring, draft]);
+  // The file is stored once per file, apart from the work, which changes with every fix.
+  useEffect(() => {
+    if (!draftReady || restoring || sourceFile === storedFile) return;
+    let current = true;
+    (sourceFile ? saveDraftFile(sourceFile) : discardDraft())
+      .then(() => current && setStoredFile(sourceFile))
+      .catch(() => current && setFailedFile(sourceFile));
+    return () => {
+      current = false;
+    };
+  }, [draftReady, restoring, sourceFile, storedFile]);
+  const save =
+    savedDraft === draft && storedFile === sourceFile
+      ? "saved"
+      : failedDraft === draft || (failedFile !== null && failedFile === sourceFile)
+        ? "failed"
+        : "saving";
+
+  // Leaving asks first when the work is not safely in the draft yet (or a cell is being edited).
+  const unsaved = hasWork(state) && (save !== "saved" || editorOpen) && activity !== "uploading";
+  useEffect(() => {
+    if (!unsaved) return;
+    const onBeforeUnload = (event: BeforeUnloadEvent) => event.preventDefault();
+    const onClick = (event: MouseEvent) => {
+      const link = (event.target as Element | null)?.closest?.("a[href]");
+      if (!link || event.defaultPrevented) return;
+      if (
+        !window.confirm("Your import has changes that are not saved yet. Leave this page anyway?")
+      ) {
+        event.preventDefault();
+        event.stopPropagation();
+      }
+    };
+    window.addEventListener("beforeunload", onBeforeUnload);
+    document.addEventListener("click", onClick, true);
+    return () => {
+      window.removeEventListener("beforeunload", onBeforeUnload);
+      document.removeEventListener("click", onClick, true);
+    };
+  }, [unsaved]);
+
+  async function run(activityName: "reading" | "validating" | "fixing", work: () => Promise<void>) {
+    dispatch({ type: "work-started", activity: activityName });
+    try {
+      await work();
+    } catch (error) {
+      dispatch({ type: "work-failed", problem: messageOf(error) });
+    }
+  }
+
+  async function onFile(picked: File, sheet: string | null = null) {
     if (!resource) return;
-    const client = workerClient();
-    setFile({ name: picked.name, size: picked.size });
-    setLoaded(null);
-    setHeader(null);
-    setCounts(null);
-    if (picked.size > MAX_IMPORT_BYTES) {
-      setProblem(`The file is ${formatBytes(picked.size)}; the console imports files of up to ${formatBytes(MAX_IMPORT_BYTES)}. Split it and import the parts one after another.`);
+    const summary = { name: picked.name, size: picked.size };
+    const maxBytes = importLimits(resource).bytes;
+    if (picked.size > maxBytes) {
+      dispatch({
+        type: "file-refused",
+        file: summary,
+        problem: `The file is ${formatBytes(picked.size)}; the console imports files of up to ${formatBytes(maxBytes)}. Split it and import the parts one after another.`,
+      });
       return;
     }
-    await run(async () => {
-      const result = await client.request({ type: "load", file: picked, resource });
-      setLoaded(result);
-      await chooseHeader(client, result.suggestedHeaderRow, resource);
+    const worker = workerClient();
+    setSourceFile(picked);
+    dispatch({ type: "file-chosen", file: summary, sheet });
+    await run("reading", async () => {
+      const result = await readFile(worker, picked, resource, sheet);
+      await chooseHeader(worker, result.suggestedHeaderRow, resource);
+      dispatch({ type: "work-done" });
     });
   }
 
   async function validate() {
     if (!client || !resource || !header) return;
-    rememberMapping(window.localStorage, resource, header.columns, mapping);
-    const result = await run(() => client.request({ type: "validate", mapping }));
-    if (result) {
-      setCounts(result);
-      setFilter(result.errors > 0 ? "errors" : "all");
-      setVersion((value) => value + 1);
-      setStep("preview");
-    }
+    rememberMapping(window.localStorage, resource, header.columns, state.mapping);
+    await run("validating", async () => {
+      const result = await client.request({ type: "validate", mapping: state.mapping });
+      await invalidatePreview(queryClient, state.session);
+      dispatch({ type: "validated", counts: result });
+    });
   }
 
   async function edit(index: number, column: number, value: string) {
     if (!client) return;
-    const result = await run(() => client.request({ type: "edit", index, column, value }));
-    if (result) {
-      setCounts(result.counts);
-      setVersion((current) => current + 1);
-    }
+    await run("fixing", async () => {
+      const result = await client.request({ type: "edit", index, column, value });
+      dispatch({ type: "cell-fixed", counts: result.counts, edits: [[index, column, value]] });
+      await invalidatePreview(queryClient, state.session);
+    });
   }
 
   async function exclude(index: number, excluded: boolean) {
     if (!client) return;
-    const result = await run(() => client.request({ type: "exclude", index, excluded }));
-    if (result) {
-      setCounts(result.counts);
-      setVersion((current) => current + 1);
-    }
+    await run("fixing", async () => {
+      const result = await client.request({ type: "exclude", index, excluded });
+      dispatch({ type: "rows-excluded", counts: result.counts, rows: [[index, excluded]] });
+      await invalidatePreview(queryClient, state.session);
+    });
+  }
+
+  async function excludeErrors() {
+    if (!client) return;
+    await run("fixing", async () => {
+      const result = await client.request({ type: "exclude-errors" });
+      dispatch({
+        type: "rows-excluded",
+        counts: result.counts,
+        rows: result.rows.map((index) => [index, true]),
+      });
+      await invalidatePreview(queryClient, state.session);
+    });
+  }
+
+  async function replace(
+    column: number,
+    find: string,
+    replacement: string,
+    wholeCell: boolean,
+  ): Promise<number> {
+    if (!client) return 0;
+    let changed = 0;
+    await run("fixing", async () => {
+      const result = await client.request({
+        type: "replace",
+        column,
+        find,
+        replacement,
+        wholeCell,
+      });
+      changed = result.edits.length;
+      dispatch({ type: "cell-fixed", counts: result.counts, edits: result.edits });
+      await invalidatePreview(queryClient, state.session);
+    });
+    return changed;
   }
 
   async function sendRows() {
     if (!client || !actions || !resource || !header || !file || !counts) return;
-    const start = upload ?? { jobId: null, sent: 0, total: counts.rows };
-    setUpload(start);
-    setUploadError(null);
-    setBusy(true);
+    const start = state.upload ?? { jobId: null, sent: 0, total: counts.rows };
+    dispatch({ type: "upload-progress", upload: start });
     try {
-      const jobId = await uploadRows(client, actions, { resource, fileName: file.name, columns: header.columns, mapping }, start, setUpload);
+      const jobId = await uploadRows(
+        client,
+        actions,
+        { resource, fileName: file.name, columns: header.columns, mapping: state.mapping, firstRow: header.firstRow },
+        start,
+        (upload) => dispatch({ type: "upload-progress", upload }),
+      );
+      // The rows are on the server now: the job, not the draft, holds the work.
+      await discardDraft().catch(() => undefined);
       router.push(`/imports/${jobId}`);
     } catch (error) {
-      if (error instanceof UploadFailed) setUpload(error.state);
-      setUploadError(error instanceof Error ? error.message : "The rows could not be sent.");
-      setBusy(false);
+      dispatch({
+        type: "upload-failed",
+        upload: error instanceof UploadFailed ? error.state : null,
+        problem: error instanceof Error ? error.message : "The rows could not be sent.",
+      });
     }
   }
 
   function restart() {
-    setStep("upload");
-    setFile(null);
-    setLoaded(null);
-    setHeader(null);
-    setCounts(null);
-    setUpload(null);
-    setUploadError(null);
-    setProblem(null);
+    setSourceFile(null);
+    queryClient.removeQueries({ queryKey: previewKeys.all });
+    dispatch({ type: "restarted" });
   }
 
-  const problems = resource && header ? mappingProblems(resource, header.columns, mapping) : [];
+  const problems =
+    resource && header ? mappingProblems(resource, header.columns, state.mapping) : [];
   const currentStep = steps.findIndex((item) => item.id === step);
+  const progress = state.progress;
 
   return (
     <div ref={wizardRef} data-testid="import-wizard" className="space-y-6">
-      <nav aria-label="Import steps">
+      <nav aria-label="Import steps" className="flex flex-wrap items-center justify-between gap-3">
         <ol className="flex flex-wrap gap-2 text-sm">
           {steps.map((item, position) => (
             <li
@@ -186,56 +394,156 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
               aria-current={item.id === step ? "step" : undefined}
               className={classNames(
                 "rounded-full px-3 py-1",
-                item.id === step ? "bg-indigo-600 text-white" : position < currentStep ? "bg-indigo-50 text-indigo-700" : "bg-slate-100 text-slate-500",
+                item.id === step
+                  ? "bg-indigo-600 text-white"
+                  : position < currentStep
+                    ? "bg-indigo-50 text-indigo-700"
+                    : "bg-slate-100 text-slate-500",
               )}
             >
               {position + 1}. {item.label}
             </li>
           ))}
         </ol>
+        {hasWork(state) && (
+          <p role="status" className="text-xs text-slate-600" data-testid="draft-status">
+            {save === "saving"
+              ? "Saving draft…"
+              : save === "failed"
+                ? "The draft could not be saved in this browser."
+                : "Draft saved in this browser"}
+          </p>
+        )}
       </nav>
 
-      {step === "choose" && (
+      {activity === "restoring" && (
+        <Card title="Resuming your import">
+          <div className="space-y-3">
+            <p role="status" className="text-sm text-slate-700">
+              Reading {file?.name} again and applying your mapping and fixes…
+            </p>
+            {progress && (
+              <ProgressBar
+                label={phaseWords[progress.phase]}
+                done={progress.done}
+                total={progress.total}
+              />
+            )}
+          </div>
+        </Card>
+      )}
+
+      {state.resumed && activity !== "restoring" && (
+        <Alert tone="info" title="Your unfinished import is back">
+          {file?.name}, as you left it {new Date(state.resumed.savedAt).toLocaleString("en-US")}.{" "}
+          <button type="button" className="font-medium underline" onClick={restart}>
+            Start over with another file
+          </button>
+        </Alert>
+      )}
+
+      {step === "choose" && activity !== "restoring" && (
         <Card title="What are you importing?">
-          <ResourceStep value={resource} onChange={setResource} usersImports={usersImports} />
+          <ResourceStep
+            value={resource}
+            onChange={(kind) => dispatch({ type: "resource-chosen", resource: kind })}
+            usersImports={usersImports}
+          />
           <div className="mt-5 flex justify-end">
-            <Button disabled={!resource} onClick={() => setStep("upload")}>
+            <Button
+              disabled={!resource}
+              onClick={() => dispatch({ type: "step-shown", step: "upload" })}
+            >
               Continue
             </Button>
           </div>
         </Card>
       )}
 
-      {step === "upload" && resource && (
+      {step === "upload" && resource && activity !== "restoring" && (
         <Card
           title={`Upload ${resourceLabels[resource].plural.toLowerCase()}`}
-          actions={<Button variant="ghost" size="sm" onClick={() => setStep("choose")} disabled={busy}>Back</Button>}
+          actions={
+            <Button
+              variant="ghost"
+              size="sm"
+              onClick={() => dispatch({ type: "step-shown", step: "choose" })}
+              disabled={busy}
+            >
+              Back
+            </Button>
+          }
         >
           <div className="space-y-4">
-            <FileStep onFile={(picked) => void onFile(picked)} disabled={busy} />
-            {busy && progress && <ProgressBar label={phaseWords[progress.phase]} done={progress.done} total={progress.total} />}
-            {busy && !progress && <p role="status" className="text-sm text-slate-600">Reading {file?.name}…</p>}
-            {problem && (
-              <Alert tone="error" title={file ? `${file.name} cannot be imported` : "The file cannot be imported"}>
-                {problem}
+            <FileStep onFile={(picked) => void onFile(picked)} disabled={busy} limits={importLimits(resource)} />
+            {busy && progress && (
+              <ProgressBar
+                label={phaseWords[progress.phase]}
+                done={progress.done}
+                total={progress.total}
+              />
+            )}
+            {busy && !progress && (
+              <p role="status" className="text-sm text-slate-600">
+                Reading {file?.name}…
+              </p>
+            )}
+            {state.problem && (
+              <Alert
+                tone="error"
+                title={file ? `${file.name} cannot be imported` : "The file cannot be imported"}
+              >
+                {state.problem}
               </Alert>
             )}
             {loaded && file && (
               <p role="status" className="text-sm text-slate-700">
                 {file.name}: {loaded.format.toUpperCase()}, {formatBytes(file.size)}
-                {header && `, ${header.rows.toLocaleString("en-US")} rows and ${header.columns.length} columns`}.
+                {loaded.sheet && `, sheet "${loaded.sheet}"`}
+                {header &&
+                  `, ${header.rows.toLocaleString("en-US")} rows and ${header.columns.length} columns`}
+                .
               </p>
+            )}
+            {loaded?.sheets && loaded.sheets.length > 1 && sourceFile && (
+              <div className="max-w-xl">
+                <Label htmlFor="import-sheet">Sheet</Label>
+                <Select
+                  id="import-sheet"
+                  className="w-full"
+                  value={loaded.sheet}
+                  disabled={busy}
+                  onChange={(event) => void onFile(sourceFile, event.target.value)}
+                >
+                  {loaded.sheets.map((name) => (
+                    <option key={name} value={name}>
+                      {name}
+                    </option>
+                  ))}
+                </Select>
+                <p className="mt-1 text-xs text-slate-500">
+                  The workbook has {loaded.sheets.length} sheets; the rows come from this one.
+                </p>
+              </div>
             )}
             {loaded && !loaded.headerFixed && (
               <HeaderRowChoice
                 sample={loaded.sample}
-                value={headerRow}
+                value={state.headerRow}
                 disabled={busy}
-                onChange={(row) => void run(() => chooseHeader(workerClient(), row, resource))}
+                onChange={(row) =>
+                  void run("reading", async () => {
+                    await chooseHeader(workerClient(), row, resource);
+                    dispatch({ type: "work-done" });
+                  })
+                }
               />
             )}
             <div className="flex justify-end">
-              <Button disabled={!header || busy} onClick={() => setStep("map")}>
+              <Button
+                disabled={!header || busy}
+                onClick={() => dispatch({ type: "step-shown", step: "map" })}
+              >
                 Continue to mapping
               </Button>
             </div>
@@ -243,28 +551,47 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
         </Card>
       )}
 
-      {step === "map" && resource && header && loaded && (
+      {step === "map" && resource && header && loaded && activity !== "restoring" && (
         <Card
           title="Map columns"
           description={`Choose the field each column of ${file?.name ?? "the file"} fills.`}
-          actions={<Button variant="ghost" size="sm" onClick={() => setStep("upload")} disabled={busy}>Back</Button>}
+          actions={
+            <Button
+              variant="ghost"
+              size="sm"
+              onClick={() => dispatch({ type: "step-shown", step: "upload" })}
+              disabled={busy}
+            >
+              Back
+            </Button>
+          }
         >
           <div className="space-y-4">
             <MappingStep
               resource={resource}
               columns={header.columns}
-              examples={loaded.sample.slice(headerRow + 1, headerRow + 4)}
-              mapping={mapping}
-              onChange={(next) => {
-                setMapping(next);
-                setRemembered(false);
-              }}
-              remembered={remembered}
+              profiles={header.profiles}
+              rows={header.rows}
+              mapping={state.mapping}
+              onChange={(next: ColumnMapping) =>
+                dispatch({ type: "mapping-changed", mapping: next })
+              }
+              remembered={state.remembered}
             />
-            {busy && progress && <ProgressBar label={phaseWords[progress.phase]} done={progress.done} total={progress.total} />}
-            {problem && <Alert tone="error">{problem}</Alert>}
+            {busy && progress && (
+              <ProgressBar
+                label={phaseWords[progress.phase]}
+                done={progress.done}
+                total={progress.total}
+              />
+            )}
+            {state.problem && <Alert tone="error">{state.problem}</Alert>}
             <div className="flex justify-end">
-              <Button disabled={problems.length > 0 || busy} pending={busy} onClick={() => void validate()}>
+              <Button
+                disabled={problems.length > 0 || busy}
+                pending={busy}
+                onClick={() => void validate()}
+              >
                 Validate {header.rows.toLocaleString("en-US")} rows
               </Button>
             </div>
@@ -272,25 +599,28 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
         </Card>
       )}
 
-      {step === "preview" && resource && header && counts && client && (
+      {step === "preview" && resource && header && counts && client && activity !== "restoring" && (
         <PreviewStep
           client={client}
+          session={state.session}
           resource={resource}
           columns={header.columns}
-          mapping={mapping}
+          mapping={state.mapping}
           counts={counts}
-          filter={filter}
-          onFilter={setFilter}
-          version={version}
+          filter={state.filter}
+          onFilter={(filter) => dispatch({ type: "filter-changed", filter })}
           onEdit={edit}
           onExclude={exclude}
+          onExcludeErrors={excludeErrors}
+          onReplace={replace}
+          onEditorOpen={setEditorOpen}
           busy={busy}
-          problem={problem}
-          onBack={() => setStep("map")}
+          problem={state.problem}
+          onBack={() => dispatch({ type: "step-shown", step: "map" })}
           onRestart={restart}
           canUpload={actions !== null}
-          upload={upload}
-          uploadError={uploadError}
+          upload={state.upload}
+          uploadError={state.uploadError}
           onUpload={() => void sendRows()}
         />
       )}

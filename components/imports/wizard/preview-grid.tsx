@@ -1,7 +1,16 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import {
+  useEffect,
+  useId,
+  useMemo,
+  useRef,
+  useState,
+  type CSSProperties,
+  type KeyboardEvent,
+  type PointerEvent,
+} from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { classNames, focusRing } from "@/components/ui/class-names";
@@ -12,59 +21,98 @@ import type { ImportResource, RowIssue } from "@/lib/imports/types";
 import { usePreviewRows } from "./use-preview-rows";
 
 const ROW_HEIGHT = 76;
-const NUMBER_WIDTH = 72;
-const STATUS_WIDTH = 200;
-const CELL_WIDTH = 210;
-const ACTION_WIDTH = 112;
+const HEADER_HEIGHT = 44;
+const NUMBER_WIDTH = 64;
+const STATUS_WIDTH = 176;
+const ACTION_WIDTH = 96;
+/** Row number, status and actions stay on the left while the file's columns scroll under them. */
+const PINNED_WIDTH = NUMBER_WIDTH + STATUS_WIDTH + ACTION_WIDTH;
+const CELL_WIDTH = 200;
+const MIN_CELL_WIDTH = 80;
+const MAX_CELL_WIDTH = 800;
 /**
  * Rows per scrollable section. A browser cannot make an element taller than about 33 million
  * pixels, and the virtualizer measures every row of its count up front; 200,000 rows keep both
  * well in bounds (15 million pixels, a few milliseconds), and a million rows are five sections.
  */
 const SECTION_ROWS = 200_000;
+/** Keyboard columns: 0 the status, 1 the actions, then the file's columns. */
+const STATUS_COLUMN = 0;
+const ACTION_COLUMN = 1;
+const FIRST_DATA_COLUMN = 2;
 
 export type PreviewGridProps = {
   client: PreviewClient;
+  /** The loaded file; its pages are cached under it. */
+  session: number;
   resource: ImportResource;
   columns: string[];
   mapping: ColumnMapping;
   filter: RowFilter;
   /** Rows the filter should hold, from the counts; the worker's answer replaces it. */
   expectedTotal: number;
-  /** Bumped after every fix or exclusion, so the window is fetched again. */
-  version: number;
   onEdit: (index: number, column: number, value: string) => Promise<void>;
   onExclude: (index: number, excluded: boolean) => Promise<void>;
+  /** Told when a cell editor opens or closes: its text is not saved until it closes. */
+  onEditorOpen: (open: boolean) => void;
   busy: boolean;
 };
 
 type Editing = { index: number; column: number; value: string };
+/** The cell keyboard focus is on: a position in the filtered rows and a keyboard column. */
+type Active = { position: number; column: number };
 
 /**
  * Every row of the file in a virtualized grid: only the visible rows exist in the DOM, and
- * only their data leaves the worker. Errors sit under the cell they concern.
+ * only their data leaves the worker. Errors sit under the cell they concern; the cell under
+ * keyboard focus (or tapped) shows its value and every message in full above the grid.
  */
 export function PreviewGrid({
   client,
+  session,
   resource,
   columns,
   mapping,
   filter,
   expectedTotal,
-  version,
   onEdit,
   onExclude,
+  onEditorOpen,
   busy,
 }: PreviewGridProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
-  const { total, ensure, rowAt, failure } = usePreviewRows(client, filter, version, expectedTotal);
+  const detailsId = useId();
   const [editing, setEditing] = useState<Editing | null>(null);
+  const [active, setActive] = useState<Active | null>(null);
+  const [focusPending, setFocusPending] = useState(false);
+  const [widths, setWidths] = useState<number[]>(() => columns.map(() => CELL_WIDTH));
   const [sectionChoice, setSection] = useState(0);
+  // On a narrow screen pinning status and actions would leave no room for the file's columns.
+  const [pinAll, setPinAll] = useState(true);
+  useEffect(() => {
+    const element = scrollRef.current;
+    if (!element) return;
+    const observer = new ResizeObserver(([entry]) =>
+      setPinAll((entry?.contentRect.width ?? 0) >= PINNED_WIDTH * 2),
+    );
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  const [visible, setVisible] = useState({ first: 0, last: -1 });
+  const { total, rowAt, failure } = usePreviewRows(
+    client,
+    session,
+    filter,
+    visible.first,
+    visible.last,
+    expectedTotal,
+  );
   const sections = Math.max(1, Math.ceil(total / SECTION_ROWS));
   const section = Math.min(sectionChoice, sections - 1);
   const offset = section * SECTION_ROWS;
+  const count = Math.max(0, Math.min(SECTION_ROWS, total - offset));
   const virtualizer = useVirtualizer({
-    count: Math.max(0, Math.min(SECTION_ROWS, total - offset)),
+    count,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 8,
@@ -72,9 +120,30 @@ export function PreviewGrid({
   const items = virtualizer.getVirtualItems();
   const first = offset + (items[0]?.index ?? 0);
   const last = offset + (items[items.length - 1]?.index ?? -1);
+  if (first !== visible.first || last !== visible.last) setVisible({ first, last });
+
+  // A new filter shows other rows: the remembered cell would point at a stranger.
+  const [shownFilter, setShownFilter] = useState(filter);
+  if (shownFilter !== filter) {
+    setShownFilter(filter);
+    setActive(null);
+  }
+
+  useEffect(() => onEditorOpen(editing !== null), [editing, onEditorOpen]);
+
+  // After a keyboard move the target cell is rendered (scrolled into the window, its page loaded,
+  // the wizard no longer busy) before it takes focus.
+  const activeLoaded = active !== null && rowAt(active.position) !== undefined;
   useEffect(() => {
-    if (last >= first) ensure(first, last);
-  }, [ensure, first, last, version, filter]);
+    if (!focusPending || !active || !activeLoaded || busy) return;
+    const target = scrollRef.current?.querySelector<HTMLElement>(
+      `[data-nav="${active.position}:${active.column}"]`,
+    );
+    if (target) {
+      target.focus();
+      setFocusPending(false);
+    }
+  }, [focusPending, active, activeLoaded, busy, first, last]);
 
   // Which column shows an issue about a field; issues about unmapped fields go to the status cell.
   const columnOfField = useMemo(() => {
@@ -88,23 +157,84 @@ export function PreviewGrid({
     return byField;
   }, [columns, mapping]);
 
-  const width = NUMBER_WIDTH + STATUS_WIDTH + columns.length * CELL_WIDTH + ACTION_WIDTH;
+  const width = PINNED_WIDTH + widths.reduce((sum, value) => sum + value, 0);
 
   async function save() {
     if (!editing) return;
     const { index, column, value } = editing;
     setEditing(null);
+    setFocusPending(true);
     await onEdit(index, column, value);
   }
 
   function onEditorKey(event: KeyboardEvent<HTMLInputElement>) {
+    event.stopPropagation();
     if (event.key === "Enter") {
       event.preventDefault();
       void save();
     } else if (event.key === "Escape") {
       event.preventDefault();
       setEditing(null);
+      setFocusPending(true);
     }
+  }
+
+  function moveTo(position: number, column: number) {
+    const nextPosition = Math.max(offset, Math.min(offset + count - 1, position));
+    const nextColumn = Math.max(0, Math.min(FIRST_DATA_COLUMN + columns.length - 1, column));
+    setActive({ position: nextPosition, column: nextColumn });
+    setFocusPending(true);
+    virtualizer.scrollToIndex(nextPosition - offset, { align: "auto" });
+  }
+
+  function onGridKey(event: KeyboardEvent<HTMLDivElement>) {
+    if (!active || editing) return;
+    const page = Math.max(
+      1,
+      Math.floor((scrollRef.current?.clientHeight ?? ROW_HEIGHT * 5) / ROW_HEIGHT) - 1,
+    );
+    const moves: Record<string, () => void> = {
+      ArrowDown: () => moveTo(active.position + 1, active.column),
+      ArrowUp: () => moveTo(active.position - 1, active.column),
+      ArrowRight: () => moveTo(active.position, active.column + 1),
+      ArrowLeft: () => moveTo(active.position, active.column - 1),
+      PageDown: () => moveTo(active.position + page, active.column),
+      PageUp: () => moveTo(active.position - page, active.column),
+      Home: () => (event.ctrlKey ? moveTo(offset, active.column) : moveTo(active.position, 0)),
+      End: () =>
+        event.ctrlKey
+          ? moveTo(offset + count - 1, active.column)
+          : moveTo(active.position, FIRST_DATA_COLUMN + columns.length - 1),
+    };
+    const move = moves[event.key];
+    if (move) {
+      event.preventDefault();
+      move();
+      return;
+    }
+    if ((event.key === "F2" || event.key === "Enter") && active.column >= FIRST_DATA_COLUMN) {
+      const row = rowAt(active.position);
+      if (!row || busy) return;
+      event.preventDefault();
+      const column = active.column - FIRST_DATA_COLUMN;
+      setEditing({ index: row.index, column, value: row.values[column] ?? "" });
+    }
+  }
+
+  function showSection(next: number) {
+    setSection(next);
+    setActive(null);
+    scrollRef.current?.scrollTo({ top: 0 });
+  }
+
+  function resize(column: number, next: number) {
+    setWidths((current) =>
+      current.map((value, at) =>
+        at === column
+          ? Math.max(MIN_CELL_WIDTH, Math.min(MAX_CELL_WIDTH, Math.round(next)))
+          : value,
+      ),
+    );
   }
 
   if (failure)
@@ -114,10 +244,12 @@ export function PreviewGrid({
       </p>
     );
 
-  function showSection(next: number) {
-    setSection(next);
-    scrollRef.current?.scrollTo({ top: 0 });
-  }
+  const activeRow = active ? rowAt(active.position) : undefined;
+  // Before any cell is chosen, Tab lands on the first visible row's first file column.
+  const tabStop = active ?? {
+    position: first,
+    column: columns.length > 0 ? FIRST_DATA_COLUMN : STATUS_COLUMN,
+  };
 
   return (
     <div className="space-y-2">
@@ -149,68 +281,102 @@ export function PreviewGrid({
           </Button>
         </nav>
       )}
+      <CellDetails
+        id={detailsId}
+        row={activeRow}
+        active={active}
+        columns={columns}
+        columnOfField={columnOfField}
+      />
       <div
         ref={scrollRef}
-        className="relative h-[560px] overflow-auto rounded-lg border border-slate-200 bg-white"
+        className="relative max-h-[70vh] min-h-40 overflow-auto rounded-lg border border-slate-200 bg-white"
+        // Keyboard moves scroll a cell into view beside the pinned columns, not under them.
+        style={{
+          scrollPaddingLeft: pinAll ? PINNED_WIDTH : NUMBER_WIDTH,
+          scrollPaddingTop: HEADER_HEIGHT,
+        }}
         data-testid="preview-scroller"
+        onKeyDown={onGridKey}
       >
         <div
           role="table"
           aria-label="Rows of the file"
+          aria-describedby={detailsId}
           aria-rowcount={total + 1}
-          style={{ width, height: virtualizer.getTotalSize() + 40 }}
+          style={{ width, height: virtualizer.getTotalSize() + HEADER_HEIGHT }}
         >
-          <div role="rowgroup" className="sticky top-0 z-10 border-b border-slate-200 bg-slate-50">
+          <div role="rowgroup" className="sticky top-0 z-20" style={{ width }}>
             <div
               role="row"
               aria-rowindex={1}
-              className="flex h-10 items-center text-xs font-medium text-slate-600"
+              className="flex border-b border-slate-200 bg-slate-50 text-xs font-medium text-slate-600"
+              style={{ height: HEADER_HEIGHT }}
             >
-              <div role="columnheader" className="shrink-0 px-3" style={{ width: NUMBER_WIDTH }}>
+              <div role="columnheader" {...pinnedCell("number", true, "bg-slate-50 px-3 py-2")}>
                 Row
               </div>
-              <div role="columnheader" className="shrink-0 px-3" style={{ width: STATUS_WIDTH }}>
+              <div role="columnheader" {...pinnedCell("status", pinAll, "bg-slate-50 px-3 py-2")}>
                 Status
               </div>
-              {columns.map((column) => (
+              <div
+                role="columnheader"
+                {...pinnedCell(
+                  "actions",
+                  pinAll,
+                  "border-r border-slate-200 bg-slate-50 px-3 py-2",
+                )}
+              >
+                Actions
+              </div>
+              {columns.map((column, position) => (
                 <div
                   role="columnheader"
                   key={column}
-                  className="shrink-0 truncate px-3"
-                  style={{ width: CELL_WIDTH }}
+                  className="relative shrink-0 px-3 py-1.5"
+                  style={{ width: widths[position] }}
                   title={column}
                 >
-                  <span className="text-slate-900">{column}</span>
+                  <span className="block truncate text-slate-900">{column}</span>
                   <span className="block truncate font-normal text-slate-500">
                     {mapping[column] ? `→ ${targetLabel(resource, mapping[column])}` : "ignored"}
                   </span>
+                  <ResizeHandle
+                    column={column}
+                    width={widths[position]!}
+                    onResize={(next) => resize(position, next)}
+                  />
                 </div>
               ))}
-              <div role="columnheader" className="shrink-0 px-3" style={{ width: ACTION_WIDTH }}>
-                <span className="sr-only">Actions</span>
-              </div>
             </div>
           </div>
           <div role="rowgroup" className="relative" style={{ height: virtualizer.getTotalSize() }}>
             {items.map((item) => {
-              const row = rowAt(offset + item.index);
+              const position = offset + item.index;
+              const row = rowAt(position);
               return (
                 <div
                   key={item.key}
                   role="row"
-                  aria-rowindex={offset + item.index + 2}
-                  className="absolute left-0 flex border-b border-slate-100"
+                  aria-rowindex={position + 2}
+                  className="absolute left-0 flex border-b border-slate-100 bg-white"
                   style={{ top: item.start, height: ROW_HEIGHT, width }}
                 >
                   {row ? (
                     <PreviewRow
                       row={row}
+                      position={position}
                       columns={columns}
+                      widths={widths}
                       columnOfField={columnOfField}
+                      tabStop={tabStop}
+                      pinAll={pinAll}
                       editing={editing?.index === row.index ? editing : null}
-                      onStartEdit={(column) =>
-                        setEditing({ index: row.index, column, value: row.values[column] ?? "" })
-                      }
+                      onFocusCell={(column) => setActive({ position, column })}
+                      onStartEdit={(column) => {
+                        setActive({ position, column: FIRST_DATA_COLUMN + column });
+                        setEditing({ index: row.index, column, value: row.values[column] ?? "" });
+                      }}
                       onEditorChange={(value) =>
                         setEditing((current) => (current ? { ...current, value } : current))
                       }
@@ -222,8 +388,7 @@ export function PreviewGrid({
                   ) : (
                     <div
                       role="cell"
-                      className="flex items-center px-3 text-sm text-slate-400"
-                      style={{ width }}
+                      className="sticky left-0 flex items-center px-3 text-sm text-slate-400"
                     >
                       Loading row…
                     </div>
@@ -234,7 +399,7 @@ export function PreviewGrid({
           </div>
         </div>
         {total === 0 && (
-          <p className="absolute inset-x-0 top-16 text-center text-sm text-slate-600">
+          <p className="px-4 py-8 text-center text-sm text-slate-600">
             {filter === "errors"
               ? "No rows with errors."
               : filter === "warnings"
@@ -249,11 +414,167 @@ export function PreviewGrid({
   );
 }
 
-type PreviewRowProps = {
-  row: ViewRow;
+/** The three left columns: `left` is where each sticks, when pinned. */
+const pinnedColumns = {
+  number: { left: 0, width: NUMBER_WIDTH },
+  status: { left: NUMBER_WIDTH, width: STATUS_WIDTH },
+  actions: { left: NUMBER_WIDTH + STATUS_WIDTH, width: ACTION_WIDTH },
+};
+
+function pinnedCell(
+  column: keyof typeof pinnedColumns,
+  pinnedNow: boolean,
+  className: string,
+): { className: string; style: CSSProperties } {
+  return {
+    className: classNames(pinnedNow ? "sticky z-10 shrink-0" : "shrink-0", className),
+    style: pinnedColumns[column],
+  };
+}
+
+/** A column's right edge: drag it, or focus it and use the arrow keys. */
+function ResizeHandle({
+  column,
+  width,
+  onResize,
+}: {
+  column: string;
+  width: number;
+  onResize: (width: number) => void;
+}) {
+  const start = useRef<{ x: number; width: number } | null>(null);
+  function onPointerDown(event: PointerEvent<HTMLDivElement>) {
+    event.preventDefault();
+    event.currentTarget.setPointerCapture(event.pointerId);
+    start.current = { x: event.clientX, width };
+  }
+  function onPointerMove(event: PointerEvent<HTMLDivElement>) {
+    if (start.current) onResize(start.current.width + event.clientX - start.current.x);
+  }
+  function onKeyDown(event: KeyboardEvent<HTMLDivElement>) {
+    const step = event.shiftKey ? 64 : 16;
+    if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      event.preventDefault();
+      event.stopPropagation();
+      onResize(width + (event.key === "ArrowRight" ? step : -step));
+    }
+  }
+  return (
+    <div
+      role="separator"
+      aria-orientation="vertical"
+      aria-label={`Width of column ${column}`}
+      aria-valuenow={width}
+      aria-valuemin={MIN_CELL_WIDTH}
+      aria-valuemax={MAX_CELL_WIDTH}
+      tabIndex={0}
+      onPointerDown={onPointerDown}
+      onPointerMove={onPointerMove}
+      onPointerUp={() => (start.current = null)}
+      onPointerCancel={() => (start.current = null)}
+      onKeyDown={onKeyDown}
+      className={classNames(
+        "absolute inset-y-1 -right-1 z-10 w-2 cursor-col-resize touch-none rounded hover:bg-indigo-300 focus-visible:bg-indigo-400",
+        focusRing,
+      )}
+    />
+  );
+}
+
+function placeIssues(row: ViewRow, columnOfField: Map<string, number>) {
+  const byColumn = new Map<number, RowIssue[]>();
+  const unplaced: RowIssue[] = [];
+  for (const issue of row.issues) {
+    const column = columnOfField.get(issue.field) ?? columnOfField.get(issue.field.split(".")[0]!);
+    if (column === undefined) unplaced.push(issue);
+    else byColumn.set(column, [...(byColumn.get(column) ?? []), issue]);
+  }
+  return { byColumn, unplaced };
+}
+
+/** The chosen cell in full: its value and every message, for keyboard, touch and screen readers alike. */
+function CellDetails({
+  id,
+  row,
+  active,
+  columns,
+  columnOfField,
+}: {
+  id: string;
+  row: ViewRow | undefined;
+  active: Active | null;
   columns: string[];
   columnOfField: Map<string, number>;
+}) {
+  let title = "";
+  let value: string | null = null;
+  let issues: RowIssue[] = [];
+  if (row && active) {
+    const { byColumn, unplaced } = placeIssues(row, columnOfField);
+    if (active.column >= FIRST_DATA_COLUMN) {
+      const column = active.column - FIRST_DATA_COLUMN;
+      title = `Row ${row.rowNumber}, ${columns[column]}`;
+      value = row.values[column] ?? "";
+      issues = byColumn.get(column) ?? [];
+    } else {
+      title = `Row ${row.rowNumber}`;
+      issues = active.column === STATUS_COLUMN ? unplaced : row.issues;
+    }
+  }
+  return (
+    <div
+      id={id}
+      aria-live="polite"
+      data-testid="cell-details"
+      className="min-h-14 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm"
+    >
+      {title ? (
+        <>
+          <p className="font-medium text-slate-900">
+            {title}
+            {value !== null && (
+              <span className="ml-2 font-normal break-all text-slate-700">
+                {value === "" ? "(empty)" : value}
+              </span>
+            )}
+          </p>
+          {issues.length > 0 ? (
+            <ul className="mt-1 space-y-0.5">
+              {issues.map((issue, position) => (
+                <li
+                  key={position}
+                  className={issue.severity === "error" ? "text-red-700" : "text-amber-700"}
+                >
+                  {issue.severity === "error" ? "Error: " : "Warning: "}
+                  {issue.message}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="mt-1 text-slate-600">No problem in this cell.</p>
+          )}
+        </>
+      ) : (
+        <p className="text-slate-600">
+          Select a cell to read its value and messages in full. Arrow keys move between cells, Enter
+          edits, Escape cancels an edit.
+        </p>
+      )}
+    </div>
+  );
+}
+
+type PreviewRowProps = {
+  row: ViewRow;
+  position: number;
+  columns: string[];
+  widths: number[];
+  columnOfField: Map<string, number>;
+  tabStop: Active;
+  /** Whether status and actions stay pinned beside the row number. */
+  pinAll: boolean;
   editing: Editing | null;
+  onFocusCell: (column: number) => void;
   onStartEdit: (column: number) => void;
   onEditorChange: (value: string) => void;
   onEditorKey: (event: KeyboardEvent<HTMLInputElement>) => void;
@@ -264,9 +585,14 @@ type PreviewRowProps = {
 
 function PreviewRow({
   row,
+  position,
   columns,
+  widths,
   columnOfField,
+  tabStop,
+  pinAll,
   editing,
+  onFocusCell,
   onStartEdit,
   onEditorChange,
   onEditorKey,
@@ -274,29 +600,30 @@ function PreviewRow({
   onExclude,
   busy,
 }: PreviewRowProps) {
-  const number = row.index + 1;
-  const byColumn = new Map<number, RowIssue[]>();
-  const unplaced: RowIssue[] = [];
-  for (const issue of row.issues) {
-    const column = columnOfField.get(issue.field) ?? columnOfField.get(issue.field.split(".")[0]!);
-    if (column === undefined) unplaced.push(issue);
-    else byColumn.set(column, [...(byColumn.get(column) ?? []), issue]);
-  }
+  const number = row.rowNumber;
+  const { byColumn, unplaced } = placeIssues(row, columnOfField);
   const hasError = row.issues.some((issue) => issue.severity === "error");
   const hasWarning = row.issues.some((issue) => issue.severity === "warning");
+  const tabIndex = (column: number) =>
+    tabStop.position === position && tabStop.column === column ? 0 : -1;
   return (
     <>
       <div
         role="cell"
-        className="shrink-0 px-3 py-2 text-sm text-slate-500 tabular-nums"
-        style={{ width: NUMBER_WIDTH }}
+        {...pinnedCell("number", true, "bg-inherit px-3 py-2 text-sm text-slate-500 tabular-nums")}
       >
         {number.toLocaleString("en-US")}
       </div>
       <div
         role="cell"
-        className="shrink-0 space-y-1 overflow-hidden px-3 py-2"
-        style={{ width: STATUS_WIDTH }}
+        tabIndex={tabIndex(STATUS_COLUMN)}
+        data-nav={`${position}:${STATUS_COLUMN}`}
+        onFocus={() => onFocusCell(STATUS_COLUMN)}
+        {...pinnedCell(
+          "status",
+          pinAll,
+          classNames("space-y-1 overflow-hidden bg-inherit px-3 py-2", focusRing),
+        )}
       >
         {row.excluded ? (
           <Badge>Excluded</Badge>
@@ -307,12 +634,46 @@ function PreviewRow({
         ) : (
           <Badge tone="success">Valid</Badge>
         )}
+        {byColumn.size > 0 && (
+          // Where to look, since the column may be scrolled out of sight.
+          <p
+            className="truncate text-xs text-slate-600"
+            title={[...byColumn.keys()].map((at) => columns[at]).join(", ")}
+          >
+            In{" "}
+            {[...byColumn.keys()]
+              .sort((a, b) => a - b)
+              .map((at) => columns[at])
+              .join(", ")}
+          </p>
+        )}
         <IssueList issues={unplaced} />
       </div>
-      {columns.map((column, position) => {
-        const issues = byColumn.get(position) ?? [];
-        const value = row.values[position] ?? "";
-        const isEditing = editing?.column === position;
+      <div
+        role="cell"
+        {...pinnedCell(
+          "actions",
+          pinAll,
+          "flex items-start border-r border-slate-200 bg-inherit px-2 py-2",
+        )}
+      >
+        <Button
+          size="sm"
+          variant="ghost"
+          disabled={busy}
+          tabIndex={tabIndex(ACTION_COLUMN)}
+          data-nav={`${position}:${ACTION_COLUMN}`}
+          onFocus={() => onFocusCell(ACTION_COLUMN)}
+          onClick={() => void onExclude(row.index, !row.excluded)}
+          aria-label={`${row.excluded ? "Include" : "Exclude"} row ${number}`}
+        >
+          {row.excluded ? "Include" : "Exclude"}
+        </Button>
+      </div>
+      {columns.map((column, at) => {
+        const issues = byColumn.get(at) ?? [];
+        const value = row.values[at] ?? "";
+        const keyboardColumn = FIRST_DATA_COLUMN + at;
         return (
           <div
             role="cell"
@@ -321,9 +682,9 @@ function PreviewRow({
               "shrink-0 overflow-hidden px-3 py-1.5",
               issues.some((issue) => issue.severity === "error") && !row.excluded && "bg-red-50/70",
             )}
-            style={{ width: CELL_WIDTH }}
+            style={{ width: widths[at] }}
           >
-            {isEditing ? (
+            {editing?.column === at ? (
               <input
                 autoFocus
                 aria-label={`Row ${number}, ${column}`}
@@ -339,11 +700,14 @@ function PreviewRow({
                 aria-label={`Edit row ${number}, ${column}: ${value || "empty"}`}
                 title={value}
                 disabled={busy}
+                tabIndex={tabIndex(keyboardColumn)}
+                data-nav={`${position}:${keyboardColumn}`}
+                onFocus={() => onFocusCell(keyboardColumn)}
                 className={classNames(
                   "block h-7 w-full truncate rounded px-1.5 text-left text-sm text-slate-900 hover:bg-slate-100",
                   focusRing,
                 )}
-                onClick={() => onStartEdit(position)}
+                onClick={() => onStartEdit(at)}
               >
                 {value || <span className="text-slate-400">empty</span>}
               </button>
@@ -352,21 +716,6 @@ function PreviewRow({
           </div>
         );
       })}
-      <div
-        role="cell"
-        className="flex shrink-0 items-start px-3 py-2"
-        style={{ width: ACTION_WIDTH }}
-      >
-        <Button
-          size="sm"
-          variant="ghost"
-          disabled={busy}
-          onClick={() => void onExclude(row.index, !row.excluded)}
-          aria-label={`${row.excluded ? "Include" : "Exclude"} row ${number}`}
-        >
-          {row.excluded ? "Include" : "Exclude"}
-        </Button>
-      </div>
     </>
   );
 }

@@ -1,9 +1,13 @@
 "use client";
 
+import { useId, useState, type FormEvent } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { classNames, focusRing } from "@/components/ui/class-names";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
+import { Select } from "@/components/ui/select";
 import type { ColumnMapping } from "@/lib/imports/fields";
 import type { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { PreviewCounts, RowFilter } from "@/lib/imports/parse/protocol";
@@ -14,15 +18,19 @@ import type { UploadState } from "./upload-rows";
 
 export type PreviewStepProps = {
   client: PreviewClient;
+  session: number;
   resource: ImportResource;
   columns: string[];
   mapping: ColumnMapping;
   counts: PreviewCounts;
   filter: RowFilter;
   onFilter: (filter: RowFilter) => void;
-  version: number;
   onEdit: (index: number, column: number, value: string) => Promise<void>;
   onExclude: (index: number, excluded: boolean) => Promise<void>;
+  onExcludeErrors: () => Promise<void>;
+  /** Resolves with the number of cells changed. */
+  onReplace: (column: number, find: string, replacement: string, wholeCell: boolean) => Promise<number>;
+  onEditorOpen: (open: boolean) => void;
   busy: boolean;
   problem: string | null;
   onBack: () => void;
@@ -89,17 +97,19 @@ export function PreviewStep(props: PreviewStepProps) {
             </button>
           ))}
         </div>
+        <BulkActions counts={counts} columns={props.columns} busy={busy || uploading} onExcludeErrors={props.onExcludeErrors} onReplace={props.onReplace} />
         {props.problem && <Alert tone="error">{props.problem}</Alert>}
         <PreviewGrid
           client={props.client}
+          session={props.session}
           resource={props.resource}
           columns={props.columns}
           mapping={props.mapping}
           filter={filter}
           expectedTotal={filters.find((item) => item.id === filter)!.count(counts)}
-          version={props.version}
           onEdit={props.onEdit}
           onExclude={props.onExclude}
+          onEditorOpen={props.onEditorOpen}
           busy={busy || uploading}
         />
         {upload && <ProgressBar label="Sending rows" done={upload.sent} total={upload.total} />}
@@ -124,5 +134,71 @@ export function PreviewStep(props: PreviewStepProps) {
         </div>
       </div>
     </Card>
+  );
+}
+
+type BulkActionsProps = Pick<PreviewStepProps, "counts" | "columns" | "onExcludeErrors" | "onReplace"> & { busy: boolean };
+
+/** Changes to many rows at once: every row with an error left out, or one value replaced in a column. */
+function BulkActions({ counts, columns, busy, onExcludeErrors, onReplace }: BulkActionsProps) {
+  const [open, setOpen] = useState(false);
+  const [column, setColumn] = useState(0);
+  const [find, setFind] = useState("");
+  const [replacement, setReplacement] = useState("");
+  const [wholeCell, setWholeCell] = useState(false);
+  const [result, setResult] = useState<string | null>(null);
+  const formId = useId();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const changed = await onReplace(column, find, replacement, wholeCell);
+    setResult(changed === 0 ? `No cell of ${columns[column]} matches.` : `Replaced in ${changed.toLocaleString("en-US")} ${changed === 1 ? "cell" : "cells"} of ${columns[column]}.`);
+  }
+
+  return (
+    <div className="space-y-3">
+      <div className="flex flex-wrap items-center gap-2">
+        <Button size="sm" variant="secondary" disabled={busy || counts.errors === 0} onClick={() => void onExcludeErrors()}>
+          Exclude all {counts.errors.toLocaleString("en-US")} rows with errors
+        </Button>
+        <Button size="sm" variant="secondary" aria-expanded={open} aria-controls={formId} onClick={() => setOpen((value) => !value)}>
+          Find and replace
+        </Button>
+      </div>
+      {open && (
+        <form id={formId} aria-label="Find and replace in a column" onSubmit={(event) => void submit(event)} className="flex flex-wrap items-end gap-3 rounded-md border border-slate-200 bg-slate-50 p-3">
+          <div className="flex flex-col gap-1">
+            <Label htmlFor={`${formId}-column`}>Column</Label>
+            <Select id={`${formId}-column`} className="mt-0" value={column} onChange={(event) => setColumn(Number(event.target.value))}>
+              {columns.map((name, position) => (
+                <option key={name} value={position}>
+                  {name}
+                </option>
+              ))}
+            </Select>
+          </div>
+          <div className="flex w-48 flex-col gap-1">
+            <Label htmlFor={`${formId}-find`}>Find</Label>
+            <Input id={`${formId}-find`} value={find} onChange={(event) => setFind(event.target.value)} />
+          </div>
+          <div className="flex w-48 flex-col gap-1">
+            <Label htmlFor={`${formId}-replace`}>Replace with</Label>
+            <Input id={`${formId}-replace`} value={replacement} onChange={(event) => setReplacement(event.target.value)} />
+          </div>
+          <label className="flex h-9 items-center gap-2 text-sm text-slate-700">
+            <input type="checkbox" checked={wholeCell} onChange={(event) => setWholeCell(event.target.checked)} />
+            Match whole cells only (empty matches empty cells)
+          </label>
+          <Button type="submit" size="sm" disabled={busy || (find === "" && !wholeCell)}>
+            Replace all
+          </Button>
+          {result && (
+            <p role="status" className="basis-full text-sm text-slate-700">
+              {result}
+            </p>
+          )}
+        </form>
+      )}
+    </div>
   );
 }

@@ -7,6 +7,7 @@ const descriptions: Record<ImportResource, string> = {
   users: "Everyone who will chat. Import them first: channels name their members and operators by user id.",
   open_channels: "Channels anyone can enter, like a public room. Operators must already be users.",
   group_channels: "Private or public channels with members. Members and operators must already be users.",
+  messages: "The history: text, file and admin messages, in time order. Their channels and senders must exist first.",
 };
 
 export type ResourceStepProps = {
@@ -22,9 +23,9 @@ export function ResourceStep({ value, onChange, usersImports, disabled }: Resour
     <div className="space-y-4">
       <fieldset disabled={disabled}>
         <legend className="text-sm text-slate-700">
-          A migration follows the platform&apos;s order: <strong>users</strong>, then <strong>channels</strong>, then messages.
+          A migration follows the platform&apos;s order: <strong>users</strong>, then <strong>channels</strong>, then <strong>messages</strong>.
         </legend>
-        <div className="mt-3 grid gap-3 sm:grid-cols-3">
+        <div className="mt-3 grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
           {importResources.map((resource, position) => (
             <label
               key={resource}

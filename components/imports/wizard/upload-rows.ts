@@ -7,7 +7,7 @@ import type { ImportResource } from "@/lib/imports/types";
 
 /** The server actions the upload calls (lib/actions/imports.ts), passed in by the page. */
 export type ImportUploadActions = {
-  createImportJob: (input: { resource: ImportResource; fileName: string; columns: string[]; mapping: ColumnMapping; totalRows: number }) => Promise<ActionResult<{ jobId: string }>>;
+  createImportJob: (input: { resource: ImportResource; fileName: string; columns: string[]; mapping: ColumnMapping; totalRows: number; firstRow: number }) => Promise<ActionResult<{ jobId: string }>>;
   appendImportRows: (input: { jobId: string; rows: UploadRow[] }) => Promise<ActionResult<{ received: number }>>;
   finishImportUpload: (input: { jobId: string }) => Promise<ActionResult<{ jobId: string }>>;
 };
@@ -32,7 +32,7 @@ export class UploadFailed extends Error {
 export async function uploadRows(
   client: Pick<PreviewClient, "request">,
   actions: ImportUploadActions,
-  job: { resource: ImportResource; fileName: string; columns: string[]; mapping: ColumnMapping },
+  job: { resource: ImportResource; fileName: string; columns: string[]; mapping: ColumnMapping; firstRow: number },
   state: UploadState,
   onProgress: (state: UploadState) => void,
 ): Promise<string> {

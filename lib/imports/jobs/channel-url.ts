@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import type { ImportResource } from "@/lib/imports/types";
+import type { ChannelResource } from "@/lib/imports/types";
 
 /**
  * The channel_url a channel without one in the file gets: a stable hash of its source id,
  * so the plan, every retry and every rerun of the same file name the same channel and a
  * retried request can never create a second one. 4–100 letters, digits, `_`, `-` (4.4).
  */
-export function deriveChannelUrl(resource: Exclude<ImportResource, "users">, sourceId: string): string {
+export function deriveChannelUrl(resource: ChannelResource, sourceId: string): string {
   const digest = createHash("sha256").update(`${resource}\u0000${sourceId}`).digest("hex");
   return `imp_${digest.slice(0, 40)}`;
 }

@@ -12,7 +12,8 @@ export type CreationOutcome =
   | { kind: "retry"; delayMs: number; code: number | null; message: string; rateLimited: boolean }
   | { kind: "failed"; code: number | null; message: string };
 
-export type Pacers = { read: Pacer; write: Pacer };
+/** One pacer per rate-limit class the import uses; messages have a class of their own. */
+export type Pacers = { read: Pacer; write: Pacer; migration: Pacer };
 
 export type CreationInput = {
   resource: ImportResource;

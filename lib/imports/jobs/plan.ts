@@ -2,14 +2,18 @@ import "server-only";
 import { and, asc, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
-import type { ImportResource, JobPlan, PlanProgress, RowIssue } from "@/lib/imports/types";
+import { isChannelResource, type FollowUps, type ImportResource, type JobPlan, type MessagePlan, type PlanProgress, type RowIssue } from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { LOOKUP_BATCH } from "./limits";
+import { chunk, rowsOf } from "./rows";
+import { planMessages, resolveMessageChannels } from "./message-plan";
 import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "./concurrency";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import { finishUpload, ImportJobError, rehearsalRunning, requireJob, rowCounts, type ImportJob } from "./store";
+
+export type { JobPlan };
 
 const PAGE = 5_000;
 const CHANNEL_LOOKUP_CONCURRENCY = 8;
@@ -89,6 +93,7 @@ export async function planJob(
     .set({ state: "pending", planIssues: [], existedBefore: false, followUpState: null })
     .where(and(eq(importRows.jobId, jobId), inArray(importRows.state, ["pending", "existed", "invalid"]), eq(importRows.excluded, false), sql`${importRows.body} is not null and not (${importRows.issues} @> '[{"severity":"error"}]'::jsonb)`));
 
+  if (job.resource === "messages") await resolveMessageChannels(db, job);
   await markDuplicates(db, job);
   const toLookUp = (await rowCounts(db, jobId)).pending;
   let lookedUp = 0;
@@ -96,13 +101,15 @@ export async function planJob(
 
   // Which keys already exist on the platform.
   for await (const rows of pendingPages(db, jobId)) {
+    // A message is never looked up: its dedup id makes sending it again harmless.
+    if (job.resource === "messages") break;
     const keys = rows.map((row) => row.resourceKey).filter((key): key is string => Boolean(key));
     const existing = new Set<string>();
     if (job.resource === "users") {
       const batches = chunk(keys, LOOKUP_BATCH);
       await forEachConcurrent(batches, USER_LOOKUP_CONCURRENCY, async (userIds) => {
         requests++;
-        const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }), platformRetries());
+        const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH, activeMode: "all" }), platformRetries());
         for (const user of page.users) existing.add(user.user_id);
         lookedUp += userIds.length;
         await report({ step: "lookups", done: lookedUp, total: toLookUp });
@@ -135,11 +142,18 @@ export async function planJob(
 
   let missingMembers = 0;
   let orderChecks: JobPlan["orderChecks"] = [];
-  if (job.resource !== "users") {
+  let messages: MessagePlan | undefined;
+  if (isChannelResource(job.resource)) {
     const checked = await checkMembers(db, client, job, report);
     missingMembers = checked.missing;
     orderChecks = checked.orderChecks;
     requests += checked.requests;
+  } else if (job.resource === "messages") {
+    const checked = await planMessages(db, client, job, report);
+    missingMembers = checked.missing;
+    orderChecks = checked.orderChecks;
+    requests += checked.requests;
+    messages = checked.summary;
   }
 
   await report({ step: "saving", done: toLookUp, total: toLookUp }, true);
@@ -164,6 +178,7 @@ export async function planJob(
     missingMembers,
     orderChecks,
     lookups: { requests, ms: Math.round(performance.now() - started) },
+    ...(messages ? { messages } : {}),
   };
   const [updated] = await db
     .update(importJobs)
@@ -176,16 +191,18 @@ export async function planJob(
 
 /** A key that appears again later in the file: the later rows are invalid, never sent. */
 async function markDuplicates(db: Database, job: ImportJob) {
-  const field = job.resource === "users" ? "user_id" : "channel_url";
+  const field = job.resource === "users" ? "user_id" : job.resource === "messages" ? "dedup_id" : "channel_url";
+  // A message is one of a kind by its dedup id within its channel.
+  const identity = job.resource === "messages" ? sql`resource_key, body ->> 'dedup_id'` : sql`resource_key`;
   await db.execute(sql`
     update import_rows as r set
       state = 'invalid',
       plan_issues = jsonb_build_array(jsonb_build_object(
         'field', ${field}::text,
         'severity', 'error',
-        'message', 'The same ' || ${field}::text || ' is on row ' || (d.first + 1) || ' of the file; only that row is imported.'))
+        'message', 'The same ' || ${field}::text || ' is on row ' || (d.first + ${job.firstRow}) || ' of the file; only that row is imported.'))
     from (
-      select row_index, min(row_index) over (partition by resource_key) as first
+      select row_index, min(row_index) over (partition by ${identity}) as first
       from import_rows where job_id = ${job.id} and state = 'pending' and resource_key is not null
     ) as d
     where r.job_id = ${job.id} and r.row_index = d.row_index and d.row_index <> d.first`);
@@ -195,7 +212,7 @@ async function* pendingPages(db: Database, jobId: string) {
   let after = -1;
   for (;;) {
     const rows = await db
-      .select({ rowIndex: importRows.rowIndex, resourceKey: importRows.resourceKey, body: importRows.body })
+      .select({ rowIndex: importRows.rowIndex, resourceKey: importRows.resourceKey, body: importRows.body, followUps: importRows.followUps })
       .from(importRows)
       .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "pending"), gt(importRows.rowIndex, after)))
       .orderBy(asc(importRows.rowIndex))
@@ -207,9 +224,9 @@ async function* pendingPages(db: Database, jobId: string) {
 }
 
 /** The user ids a channel's creation body refers to (members and operators). */
-export function referencedUserIds(body: Record<string, unknown> | null): string[] {
+export function referencedUserIds(body: Record<string, unknown> | null, followUps?: FollowUps | null): string[] {
   if (!body) return [];
-  const ids = new Set<string>();
+  const ids = new Set<string>(followUps?.invite ?? []);
   for (const key of ["user_ids", "operator_ids"]) {
     const list = body[key];
     if (Array.isArray(list)) for (const id of list) if (typeof id === "string") ids.add(id);
@@ -240,7 +257,7 @@ async function checkMembers(
   for await (const rows of pendingPages(db, job.id)) {
     for (const row of rows) {
       bodies.set(row.rowIndex, row.body);
-      for (const id of referencedUserIds(row.body)) {
+      for (const id of referencedUserIds(row.body, row.followUps)) {
         const list = rowsById.get(id);
         if (list) list.push(row.rowIndex);
         else rowsById.set(id, [row.rowIndex]);
@@ -271,7 +288,7 @@ async function checkMembers(
   await report({ step: "members", done: 0, total: toLookUp.length }, true);
   await forEachConcurrent(chunk(toLookUp, LOOKUP_BATCH), USER_LOOKUP_CONCURRENCY, async (userIds) => {
     requests++;
-    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }), platformRetries());
+    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH, activeMode: "all" }), platformRetries());
     for (const user of page.users) onPlatform.add(user.user_id);
     lookedUp += userIds.length;
     await report({ step: "members", done: lookedUp, total: toLookUp.length });
@@ -333,20 +350,12 @@ async function followUpCounts(db: Database, jobId: string): Promise<JobPlan["fol
     select
       count(*) filter (where follow_ups ->> 'deactivate' = 'true')::int as deactivate,
       count(*) filter (where follow_ups ->> 'freeze' = 'true')::int as freeze,
-      count(*) filter (where follow_ups ? 'metadata')::int as metadata
+      count(*) filter (where follow_ups ? 'metadata')::int as metadata,
+      coalesce(sum(ceil(jsonb_array_length(follow_ups -> 'invite') / 100.0)) filter (where follow_ups ? 'invite'), 0)::int as invitations
     from import_rows where job_id = ${jobId} and state = 'pending'`);
-  const row = rowsOf<{ deactivate: number; freeze: number; metadata: number }>(result)[0];
-  return { deactivate: row?.deactivate ?? 0, freeze: row?.freeze ?? 0, metadata: row?.metadata ?? 0 };
+  const row = rowsOf<{ deactivate: number; freeze: number; metadata: number; invitations: number }>(result)[0];
+  return { deactivate: row?.deactivate ?? 0, freeze: row?.freeze ?? 0, metadata: row?.metadata ?? 0, invitations: row?.invitations ?? 0 };
 }
 
-/** node-postgres answers `{ rows }`, PGlite too; be tolerant of either shape. */
-export function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result)) return result as T[];
-  return ((result as { rows?: T[] }).rows ?? []) as T[];
-}
-
-export function chunk<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
+/** Kept here for the modules that take them from the plan (they live in `rows.ts`, out of the plan's import cycle). */
+export { chunk, rowsOf };

@@ -107,6 +107,7 @@ export function startPlanner(options: PlannerOptions): Pick<PollLoop, "nudge" | 
   const loops = (["plan", "rehearsal"] as const).map((kind) =>
     startPollLoop(async () => tick(await options.getDb(), kind), {
       pollMs: options.pollMs ?? 500,
+      name: `import-${kind}s`,
       onError: (error) => log(`${kind} worker failed: ${String(error)}`),
     }),
   );

@@ -8,6 +8,7 @@ import { createPlatformClient, isPlatformError, type PlatformClient } from "@/li
 import { inProcessTransport } from "@/lib/platform/in-process";
 import { createApplication, createSandboxApp, deleteApplication, parseFaults, sandboxConfigFromEnv } from "@/lib/sandbox";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
+import { rehearseMessages } from "./message-rehearsal";
 import { Pacer } from "./pacer";
 import { chunk, StoppedEarly, referencedUserIds } from "./plan";
 import { platformRetries } from "@/lib/platform/retries";
@@ -93,7 +94,7 @@ async function rehearse(
     getDb: async () => db,
     config: { ...sandboxConfigFromEnv(), rateLimit: null, faults: parseFaults(undefined) },
   });
-  const pacers: Pacers = { read: new Pacer(), write: new Pacer() };
+  const pacers: Pacers = { read: new Pacer(), write: new Pacer(), migration: new Pacer() };
   const baseUrl = `http://sandbox.internal/sandbox/${appId}`;
   const scratch = createPlatformClient({
     appId,
@@ -106,6 +107,13 @@ async function rehearse(
     fetch: inProcessTransport(() => sandbox),
   });
   try {
+    if (job.resource === "messages") {
+      return await rehearseMessages(db, target, scratch, job, {
+        pacer: pacers.migration,
+        maxListedFailures: MAX_LISTED_FAILURES,
+        shouldStop: hooks.shouldStop,
+      });
+    }
     const seeding = job.resource === "users" ? {} : await seedMembers(db, target, scratch, job.id);
     const tally = { created: 0, existed: 0, failed: 0, followUpsFailed: 0, failures: [] as NonNullable<Rehearsal["failures"]> };
     let after = -1;
@@ -168,15 +176,15 @@ async function seedMembers(
   jobId: string,
 ): Promise<Pick<Rehearsal, "seededUsers" | "seedFailed" | "seedFailures">> {
   const rows = await db
-    .select({ body: importRows.body })
+    .select({ body: importRows.body, followUps: importRows.followUps })
     .from(importRows)
     .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "pending")));
-  const ids = [...new Set(rows.flatMap((row) => referencedUserIds(row.body)))];
+  const ids = [...new Set(rows.flatMap((row) => referencedUserIds(row.body, row.followUps)))];
   let seededUsers = 0;
   let seedFailed = 0;
   const seedFailures: NonNullable<Rehearsal["seedFailures"]> = [];
   await forEachConcurrent(chunk(ids, 100), 4, async (userIds) => {
-    const page = await withRetries(() => target.users.list({ userIds, limit: 100 }), platformRetries());
+    const page = await withRetries(() => target.users.list({ userIds, limit: 100, activeMode: "all" }), platformRetries());
     for (const user of page.users) {
       try {
         await withRetries(

@@ -1,7 +1,9 @@
 import "server-only";
+import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import type { JobPlan, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib/imports/types";
 import { csvLine } from "./csv";
+import { rowsOf } from "./plan";
 import { creationRequest, followUpRequests, type PlannedRequest } from "./requests";
 import { findRow, listRows, recentlyFinished, requireJob, rowCounts, type ImportRow, type RowCounts } from "./store";
 
@@ -12,14 +14,20 @@ export type JobProgress = {
   fileName: string;
   status: string;
   totalRows: number;
+  /** The row a spreadsheet shows for row index 0 (header row included). */
+  firstRow: number;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
   counts: RowCounts;
-  /** Rows sent and answered so far (created, existed or failed). */
+  /** Rows the plan sends, fixed when the plan is made (0 before). */
+  toSend: number;
+  /** Of those, rows at their final state: created with follow-ups done, existed, or failed. */
   done: number;
-  /** Rows still to send. */
+  /** Rows still to send (or whose follow-ups are still to send). */
   remaining: number;
+  /** Rows that did not reach their final state and never will in this job (the failures CSV's rows). */
+  rowsNotDone: number;
   /** Rows finished per second over the last few seconds. */
   perSecond: number;
   /** At that pace; null when unknown. */
@@ -30,40 +38,64 @@ export type JobProgress = {
   rehearsal: Rehearsal | null;
   /** Why the job could not go on (e.g. the plan could not be made), in words. */
   error: string | null;
+  /** Messages imports: channels whose every message has been sent, of those with any to send. */
+  channels: { done: number; total: number } | null;
 };
 
-const RATE_WINDOW_MS = 10_000;
+const RATE_WINDOW_MS = 30_000;
 
 export async function jobProgress(db: Database, jobId: string): Promise<JobProgress> {
   const job = await requireJob(db, jobId);
   const counts = await rowCounts(db, jobId);
-  const done = counts.created + counts.existed + counts.failed - (job.plan?.existing ?? 0);
-  const remaining = counts.pending + counts.followUpsPending;
-  const perSecond = job.status === "running" ? (await recentlyFinished(db, jobId, RATE_WINDOW_MS)) / (RATE_WINDOW_MS / 1000) : 0;
+  // Totals come from the plan and stay fixed while the job runs; a row is done once its
+  // follow-ups are, so the count only ever climbs to the plan's number.
+  const toSend = job.plan ? job.plan.toCreate : 0;
+  const done = Math.min(toSend, counts.created - counts.followUpsPending + counts.failed + counts.existedInRun);
+  const remaining = Math.max(0, toSend - done);
+  // Over the last 30 s (or since the start, when sooner): steadier than a few seconds' count.
+  const window = job.startedAt ? Math.min(RATE_WINDOW_MS, Math.max(1000, Date.now() - job.startedAt.getTime())) : RATE_WINDOW_MS;
+  const perSecond = job.status === "running" ? (await recentlyFinished(db, jobId, window)) / (window / 1000) : 0;
   return {
     id: job.id,
     resource: job.resource,
     fileName: job.fileName,
     status: job.status,
     totalRows: job.totalRows,
+    firstRow: job.firstRow,
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,
     counts,
+    toSend,
     done: Math.max(0, done),
     remaining,
+    rowsNotDone:
+      counts.failed + counts.invalid + counts.followUpsFailed + (jobOver(job.status) ? counts.pending + counts.followUpsPending : 0),
     perSecond: Math.round(perSecond * 10) / 10,
     secondsLeft: perSecond > 0 ? Math.ceil(remaining / perSecond) : null,
     plan: job.plan,
     planProgress: job.planProgress,
     rehearsal: job.rehearsal,
     error: job.error,
+    channels: job.resource === "messages" && job.plan ? await channelProgress(db, jobId) : null,
   };
+}
+
+async function channelProgress(db: Database, jobId: string): Promise<{ done: number; total: number }> {
+  const [row] = rowsOf<{ total: number; pending: number }>(
+    await db.execute(sql`
+      select count(distinct resource_key)::int as total,
+        count(distinct resource_key) filter (where state = 'pending')::int as pending
+      from import_rows where job_id = ${jobId} and state in ('pending', 'created', 'failed')`),
+  );
+  return { done: (row?.total ?? 0) - (row?.pending ?? 0), total: row?.total ?? 0 };
 }
 
 /** One row of the report, as the page lists it. */
 export type ReportRow = {
   rowIndex: number;
+  /** The row a spreadsheet shows for it (header row included). */
+  rowNumber: number;
   key: string | null;
   state: RowState;
   followUpState: string | null;
@@ -72,14 +104,15 @@ export type ReportRow = {
   issues: RowIssue[];
 };
 
-export function toReportRow(row: ImportRow): ReportRow {
+export function toReportRow(row: ImportRow, jobStatus: string, firstRow: number): ReportRow {
   return {
     rowIndex: row.rowIndex,
+    rowNumber: row.rowIndex + firstRow,
     key: row.resourceKey,
     state: row.state,
     followUpState: row.followUpState,
     code: row.resultCode,
-    message: row.state === "pending" ? null : row.resultMessage,
+    message: notDoneReason(row, jobStatus) ?? (row.state === "pending" ? null : row.resultMessage),
     issues: [...row.issues, ...row.planIssues],
   };
 }
@@ -89,14 +122,14 @@ export async function reportPage(
   jobId: string,
   options: { state?: RowState; afterIndex?: number; limit?: number },
 ): Promise<{ rows: ReportRow[]; nextAfter: number | null }> {
-  await requireJob(db, jobId);
+  const job = await requireJob(db, jobId);
   const limit = Math.min(options.limit ?? 100, 500);
   const rows = await listRows(db, jobId, {
     states: options.state ? [options.state] : undefined,
     afterIndex: options.afterIndex,
     limit,
   });
-  return { rows: rows.map(toReportRow), nextAfter: rows.length === limit ? rows[rows.length - 1]!.rowIndex : null };
+  return { rows: rows.map((row) => toReportRow(row, job.status, job.firstRow)), nextAfter: rows.length === limit ? rows[rows.length - 1]!.rowIndex : null };
 }
 
 /** The exact requests a row will send (or sent), for the administrator to open. */
@@ -106,34 +139,62 @@ export async function rowRequests(db: Database, jobId: string, rowIndex: number)
   const job = await requireJob(db, jobId);
   const row = await findRow(db, jobId, rowIndex);
   if (!row) return null;
-  const requests = row.body ? [creationRequest(job.resource, row.body), ...followUpRequests(job.resource, row.resourceKey ?? "", row.followUps)] : [];
+  const requests = row.body ? [creationRequest(job.resource, row.body, row.resourceKey ?? ""), ...followUpRequests(job.resource, row.resourceKey ?? "", row.followUps)] : [];
   return { rowIndex, state: row.state, requests, issues: [...row.issues, ...row.planIssues] };
 }
 
+/** The job has stopped for good: whatever a row has not reached by now, it never will in this job. */
+function jobOver(status: string): boolean {
+  return status === "cancelled" || status === "cancelling" || status === "completed";
+}
+
+/** Why a row of a stopped job did not reach its final state, or null when it did (or may still). */
+export function notDoneReason(row: ImportRow, jobStatus: string): string | null {
+  if (!jobOver(jobStatus)) return null;
+  if (row.state === "pending") {
+    const last = row.attempts > 0 && row.resultMessage ? ` (last try: ${row.resultMessage.replace(/^Will try again: /, "")})` : "";
+    return `Not sent: the import was cancelled before this row${last}.`;
+  }
+  if (row.state === "created" && row.followUpState === "pending") {
+    return "Created, but its follow-ups (deactivation, freeze, metadata, invitations) were not sent: the import was cancelled.";
+  }
+  return null;
+}
+
+/** Whether a row belongs in the failures CSV and in a new job "from the rows not done". */
+export function rowNotDone(row: ImportRow, jobStatus: string): boolean {
+  if (row.state === "failed" || row.state === "invalid") return true;
+  if (row.state === "created") return row.followUpState === "failed" || (row.followUpState === "pending" && jobOver(jobStatus));
+  return row.state === "pending" && jobOver(jobStatus);
+}
+
 /**
- * The failures in the file's own columns plus `reason`, so they can be fixed and uploaded
- * again: rows the platform refused, rows invalid in the file, rows whose follow-ups failed.
+ * Every row that did not reach its final state, in the file's own columns plus `reason`, so
+ * they can be fixed and uploaded again: rows the platform refused, rows invalid in the file,
+ * rows whose follow-ups failed, and, once the job has stopped, rows never sent (cancelled).
  * Streamed page by page, so a million-row job never sits in memory.
  */
 export async function* failuresCsv(db: Database, jobId: string): AsyncGenerator<string> {
   const job = await requireJob(db, jobId);
-  yield `${csvLine([...job.columns, "reason"])}`;
+  yield `${csvLine([...job.columns, "reason", job.columns.includes("row") ? "row in file" : "row"])}`;
   let after = -1;
   for (;;) {
-    const rows = await listRows(db, jobId, { states: ["failed", "invalid", "created"], afterIndex: after, limit: 1000 });
+    const rows = await listRows(db, jobId, { states: ["failed", "invalid", "created", "pending"], afterIndex: after, limit: 1000 });
     if (rows.length === 0) return;
     after = rows[rows.length - 1]!.rowIndex;
     let chunk = "";
     for (const row of rows) {
-      if (row.state === "created" && row.followUpState !== "failed") continue;
+      if (!rowNotDone(row, job.status)) continue;
       const values = job.columns.map((_, i) => row.values[i] ?? "");
-      chunk += csvLine([...values, failureReason(row)]);
+      chunk += csvLine([...values, failureReason(row, job.status), String(row.rowIndex + job.firstRow)]);
     }
     if (chunk) yield chunk;
   }
 }
 
-export function failureReason(row: ImportRow): string {
+export function failureReason(row: ImportRow, jobStatus: string): string {
+  const notDone = notDoneReason(row, jobStatus);
+  if (notDone) return notDone;
   if (row.state === "invalid") {
     const errors = [...row.issues, ...row.planIssues].filter((issue) => issue.severity === "error");
     return errors.map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message)).join("; ") || "Invalid row.";

@@ -5,7 +5,12 @@ export type PlannedRequest = { method: "POST" | "PUT"; path: string; body: Recor
 
 const segment = encodeURIComponent;
 
-export function creationRequest(resource: ImportResource, body: Record<string, unknown>): PlannedRequest {
+/** Ids per invitation request (the interface's limit). */
+export const INVITE_BATCH = 100;
+
+/** `key` is the channel a message goes to; a message travels with up to 99 others of its channel. */
+export function creationRequest(resource: ImportResource, body: Record<string, unknown>, key = ""): PlannedRequest {
+  if (resource === "messages") return { method: "POST", path: `/v3/migration/${segment(key)}`, body: { messages: [body] } };
   return { method: "POST", path: `/v3/${resource}`, body };
 }
 
@@ -15,6 +20,13 @@ export function followUpRequests(resource: ImportResource, key: string, followUp
   const requests: PlannedRequest[] = [];
   if (resource === "users" && followUps.deactivate) {
     requests.push({ method: "PUT", path: `/v3/users/${segment(key)}`, body: { is_active: false } });
+  }
+  // Invitations before the freeze: the members are all in before the channel is frozen.
+  if (resource === "group_channels" && followUps.invite) {
+    for (let start = 0; start < followUps.invite.length; start += INVITE_BATCH) {
+      const user_ids = followUps.invite.slice(start, start + INVITE_BATCH);
+      requests.push({ method: "POST", path: `/v3/group_channels/${segment(key)}/invite`, body: { user_ids } });
+    }
   }
   if (resource !== "users" && followUps.freeze) {
     requests.push({ method: "PUT", path: `/v3/${resource}/${segment(key)}/freeze`, body: { freeze: true } });

@@ -7,6 +7,7 @@ import type { PlatformClient, ResponseInfo } from "@/lib/platform";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
 import { claimRows, keepRenewed, unclaimed } from "@/lib/background/lease";
 import { startPollLoop } from "@/lib/background/poll-loop";
+import { workMessageJob } from "./message-runner";
 import { Pacer } from "./pacer";
 import { startPlanner } from "./planner";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
@@ -57,10 +58,13 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
   const pollMs = options.pollMs ?? 500;
   const workerId = options.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
   const log = options.log ?? ((line: string) => console.log(`[imports] ${line}`));
-  const pacers: Pacers = { read: new Pacer(), write: new Pacer() };
+  const pacers: Pacers = { read: new Pacer(), write: new Pacer(), migration: new Pacer() };
 
   const onResponse = (info: ResponseInfo) =>
-    (info.method === "GET" ? pacers.read : pacers.write).observe(info.status, info.rateLimit);
+    (info.url.includes("/v3/migration/") ? pacers.migration : info.method === "GET" ? pacers.read : pacers.write).observe(
+      info.status,
+      info.rateLimit,
+    );
 
   async function tick(db: Database): Promise<boolean> {
     const [job] = await db
@@ -71,7 +75,11 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       .limit(1);
     if (!job) return false;
     if (job.status === "cancelling") {
-      if ((await liveClaims(db, job.id)) === 0) {
+      // Cancel stops new rows, but a row already created still gets its follow-ups
+      // (a created user the file marks inactive must not stay active).
+      const client = await options.createClient({ onResponse, rateLimitRetries: 0 });
+      await workJob(db, client, job, { followUpsOnly: true });
+      if ((await liveClaims(db, job.id)) === 0 && !(await followUpsLeft(db, job.id))) {
         await db
           .update(importJobs)
           .set({ status: "cancelled", finishedAt: new Date() })
@@ -80,13 +88,33 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       return false;
     }
     const client = await options.createClient({ onResponse, rateLimitRetries: 0 });
-    const worked = await workJob(db, client, job);
+    const worked =
+      job.resource === "messages"
+        ? await workMessageJob({
+            db,
+            client,
+            job,
+            pacer: pacers.migration,
+            workerId,
+            leaseMs,
+            concurrency,
+            maxAttempts,
+            running: () => loop.running,
+            log,
+          })
+        : await workJob(db, client, job);
     await maybeComplete(db, job.id);
     return worked;
   }
 
   /** Works a job until nothing is claimable now or it stops running. */
-  async function workJob(db: Database, client: PlatformClient, job: ImportJob): Promise<boolean> {
+  async function workJob(
+    db: Database,
+    client: PlatformClient,
+    job: ImportJob,
+    mode: { followUpsOnly: boolean } = { followUpsOnly: false },
+  ): Promise<boolean> {
+    const keepsRunning = mode.followUpsOnly ? "cancelling" : "running";
     let active = true;
     let worked = false;
     const queue: ImportRow[] = [];
@@ -126,7 +154,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
         .from(importJobs)
         .where(eq(importJobs.id, job.id))
         .then(([row]) => {
-          if (row?.status !== "running") active = false;
+          if (row?.status !== keepsRunning) active = false;
         })
         .catch(() => {});
       if (buffer.length > 0 && Date.now() - lastFlush > FLUSH_MS) void flush();
@@ -136,7 +164,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       while (active && loop.running) {
         const row = queue.shift();
         if (row) return row;
-        refill ??= claim(db, job.id, concurrency * 2)
+        refill ??= claim(db, job.id, concurrency * 2, mode.followUpsOnly)
           .then((rows) => {
             if (rows.length === 0) active = false;
             queue.push(...rows);
@@ -153,9 +181,17 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     async function lane() {
       for (let row = await next(); row; row = await next()) {
         worked = true;
-        record(row.state === "pending" ? await create(row) : await followUp(row));
+        // One unit of work per row: its creation, then at once its follow-ups, recorded together.
+        record(row.state === "pending" ? await createWithFollowUps(row) : await followUp(row));
         held.delete(row.rowIndex);
       }
+    }
+
+    async function createWithFollowUps(row: ImportRow): Promise<RowUpdate> {
+      const created = await create(row);
+      if (created.state !== "created" || row.followUpState !== "pending") return created;
+      // The row counts as done (finished_at) only once its follow-ups are done.
+      return { ...created, ...(await followUp(row)), state: "created", finished: true };
     }
 
     async function create(row: ImportRow): Promise<RowUpdate> {
@@ -194,7 +230,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     async function followUp(row: ImportRow): Promise<RowUpdate> {
       const outcome = await sendFollowUps(client, pacers, job.resource, row.resourceKey ?? "", row.followUps, maxAttempts);
       return outcome.ok
-        ? { rowIndex: row.rowIndex, release: true, followUpState: "done" }
+        ? { rowIndex: row.rowIndex, release: true, followUpState: "done", finished: true }
         : { rowIndex: row.rowIndex, release: true, followUpState: "failed", resultCode: outcome.code, resultMessage: outcome.message };
     }
 
@@ -222,15 +258,23 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
   }
 
   /**
-   * Claims rows to create (or, once every row is created, rows whose follow-ups remain).
+   * Claims rows whose follow-ups remain, else rows to create (never new rows while cancelling).
    * SKIP LOCKED keeps two workers off the same rows; the lease lets a dead worker's rows
    * come back. A creation claim counts as an attempt, even if its answer is never recorded.
    */
-  async function claim(db: Database, jobId: string, limit: number): Promise<ImportRow[]> {
+  async function claim(db: Database, jobId: string, limit: number, followUpsOnly: boolean): Promise<ImportRow[]> {
     const now = new Date();
     const lease = { lockedUntil: new Date(now.getTime() + leaseMs), lockedBy: workerId };
     const ofJob = eq(importRows.jobId, jobId);
     const rowsOfJob = { key: importRows.rowIndex, scope: ofJob, orderBy: asc(importRows.rowIndex), limit };
+    // Rows created whose follow-ups were cut short (a crash between the two) come first:
+    // follow-ups belong to their row and are finished before any new row starts.
+    const followUps = await claimRows(db, importRows, {
+      ...rowsOfJob,
+      where: and(ofJob, eq(importRows.state, "created"), eq(importRows.followUpState, "pending"), unclaimed(importRows.lockedUntil, now)),
+      set: lease,
+    });
+    if (followUps.length > 0 || followUpsOnly) return followUps.sort((a, b) => a.rowIndex - b.rowIndex);
     const created = await claimRows(db, importRows, {
       ...rowsOfJob,
       where: and(
@@ -241,34 +285,25 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       ),
       set: { ...lease, attempts: sql`${importRows.attempts} + 1` },
     });
-    if (created.length > 0) return created.sort((a, b) => a.rowIndex - b.rowIndex);
-    const [anyPending] = await db
+    return created.sort((a, b) => a.rowIndex - b.rowIndex);
+  }
+
+  async function followUpsLeft(db: Database, jobId: string): Promise<boolean> {
+    const [left] = await db
       .select({ rowIndex: importRows.rowIndex })
       .from(importRows)
-      .where(and(ofJob, eq(importRows.state, "pending")))
+      .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "created"), eq(importRows.followUpState, "pending")))
       .limit(1);
-    if (anyPending) return [];
-    // Follow-ups come after every creation (issue 4, item 7).
-    const followUps = await claimRows(db, importRows, {
-      ...rowsOfJob,
-      where: and(ofJob, eq(importRows.state, "created"), eq(importRows.followUpState, "pending"), unclaimed(importRows.lockedUntil, now)),
-      set: lease,
-    });
-    return followUps.sort((a, b) => a.rowIndex - b.rowIndex);
+    return left !== undefined;
   }
 
   async function maybeComplete(db: Database, jobId: string) {
     const [left] = await db
       .select({ rowIndex: importRows.rowIndex })
       .from(importRows)
-      .where(
-        and(
-          eq(importRows.jobId, jobId),
-          or(eq(importRows.state, "pending"), and(eq(importRows.state, "created"), eq(importRows.followUpState, "pending"))),
-        ),
-      )
+      .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "pending")))
       .limit(1);
-    if (left) return;
+    if (left || (await followUpsLeft(db, jobId))) return;
     const [done] = await db
       .update(importJobs)
       .set({ status: "completed", finishedAt: new Date() })
@@ -279,6 +314,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
 
   const loop = startPollLoop(async () => tick(await options.getDb()), {
     pollMs,
+    name: "import-jobs",
     onError: (error) => log(`job check failed: ${error instanceof Error ? error.message : String(error)}`),
   });
 

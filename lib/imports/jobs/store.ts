@@ -6,8 +6,9 @@ import { importJobs, importRows } from "@/lib/db/schema";
 import { prepareRow } from "@/lib/imports/prepare";
 import type { ColumnMapping } from "@/lib/imports/fields";
 import {
-  MAX_IMPORT_ROWS,
+  importLimits,
   importResources,
+  isChannelResource,
   type ImportResource,
   type JobStatus,
   type RowState,
@@ -32,6 +33,8 @@ export type CreateJobInput = {
   columns: string[];
   mapping: ColumnMapping;
   totalRows: number;
+  /** The row a spreadsheet shows for the first data row (header included); 2 when absent. */
+  firstRow?: number;
 };
 
 export async function createJob(db: Database, input: CreateJobInput): Promise<ImportJob> {
@@ -39,9 +42,10 @@ export async function createJob(db: Database, input: CreateJobInput): Promise<Im
   if (!Number.isInteger(input.totalRows) || input.totalRows < 1) {
     throw new ImportJobError("The file has no data rows to import.");
   }
-  if (input.totalRows > MAX_IMPORT_ROWS) {
+  const maxRows = importLimits(input.resource).rows;
+  if (input.totalRows > maxRows) {
     throw new ImportJobError(
-      `The file has ${input.totalRows.toLocaleString("en")} rows; one import takes at most ${MAX_IMPORT_ROWS.toLocaleString("en")}. Split the file and import the parts one after another.`,
+      `The file has ${input.totalRows.toLocaleString("en")} rows; one import takes at most ${maxRows.toLocaleString("en")}. Split the file and import the parts one after another.`,
     );
   }
   if (input.columns.length === 0) throw new ImportJobError("The file has no columns.");
@@ -112,7 +116,7 @@ export async function appendRows(db: Database, jobId: string, rows: UploadedRow[
     // source id, so no request is ever sent without one and a retry cannot make a second.
     let key = prepared.key;
     let body = prepared.body;
-    if (job.resource !== "users" && body && !key && prepared.sourceId) {
+    if (isChannelResource(job.resource) && body && !key && prepared.sourceId) {
       key = deriveChannelUrl(job.resource, prepared.sourceId);
       body = { ...body, channel_url: key };
     }
@@ -206,14 +210,15 @@ export async function listJobs(db: Database, limit = 100): Promise<ImportJob[]> 
   return db.select().from(importJobs).orderBy(desc(importJobs.createdAt)).limit(limit);
 }
 
-export type RowCounts = Record<RowState, number> & { followUpsPending: number; followUpsFailed: number; total: number };
+/** `existedInRun`: rows the plan was to create that someone else made first (the run found them). */
+export type RowCounts = Record<RowState, number> & { followUpsPending: number; followUpsFailed: number; existedInRun: number; total: number };
 
 export async function rowCounts(db: Database, jobId: string): Promise<RowCounts> {
   const grouped = await db
-    .select({ state: importRows.state, followUpState: importRows.followUpState, n: count() })
+    .select({ state: importRows.state, followUpState: importRows.followUpState, existedBefore: importRows.existedBefore, n: count() })
     .from(importRows)
     .where(eq(importRows.jobId, jobId))
-    .groupBy(importRows.state, importRows.followUpState);
+    .groupBy(importRows.state, importRows.followUpState, importRows.existedBefore);
   const counts: RowCounts = {
     pending: 0,
     created: 0,
@@ -223,13 +228,15 @@ export async function rowCounts(db: Database, jobId: string): Promise<RowCounts>
     excluded: 0,
     followUpsPending: 0,
     followUpsFailed: 0,
+    existedInRun: 0,
     total: 0,
   };
-  for (const { state, followUpState, n } of grouped) {
+  for (const { state, followUpState, existedBefore, n } of grouped) {
     counts[state] += n;
     counts.total += n;
     if (state === "created" && followUpState === "pending") counts.followUpsPending += n;
     if (followUpState === "failed") counts.followUpsFailed += n;
+    if (state === "existed" && !existedBefore) counts.existedInRun += n;
   }
   return counts;
 }

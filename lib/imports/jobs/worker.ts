@@ -7,16 +7,15 @@
  * IMPORT_WORKER_EXIT_WHEN_IDLE=1 exits once no job is running (scripts, tests).
  */
 import { inArray } from "drizzle-orm";
-import { closeDatabase, getDatabaseHandle } from "@/lib/db/client";
+import { closeDatabase } from "@/lib/db/client";
 import { importJobs } from "@/lib/db/schema";
-import { connectEmbeddedSandbox } from "@/lib/startup";
-import { startImportJobs, stopImportJobs } from "./process-runner";
+import { startServer } from "@/lib/startup";
+import { stopImportJobs } from "./process-runner";
 import { rowCounts } from "./store";
 
-const handle = await getDatabaseHandle();
-// The sandbox's tables and default application, in case this worker's target is the embedded sandbox.
-await connectEmbeddedSandbox();
-await startImportJobs();
+// Configuration, database, the sandbox's default application (in case this worker's target is
+// the embedded sandbox) and the import jobs, or exit 1 naming the cause.
+const handle = await startServer("import-worker");
 console.log(`Import worker started (${handle.kind} at ${handle.location})`);
 
 let stopping = false;

@@ -1,8 +1,8 @@
 import { CrossRowIndex, type CrossRowOptions } from "../cross-row";
 import type { ColumnMapping } from "../fields";
 import { prepareRow } from "../prepare";
-import { MAX_IMPORT_ROWS, type ImportResource, type RowIssue } from "../types";
-import type { HeaderChoice, PreviewCounts, RowFilter, UploadRow, ViewRow } from "./protocol";
+import { importLimits, type ImportResource, type RowIssue } from "../types";
+import type { ColumnProfile, HeaderChoice, PreviewCounts, RowFilter, SavedFixes, UploadRow, ViewRow } from "./protocol";
 import { raggedMessage, raggedRows, uniqueHeaders } from "./records";
 import { FileProblem } from "./read-file";
 
@@ -23,6 +23,8 @@ export class PreviewSession {
   private crossIssues: (RowIssue[] | undefined)[] = [];
   private keys: (string | null)[] = [];
   private sourceIds: (string | undefined)[] = [];
+  /** Messages only: each row's dedup id, unique per channel. */
+  private dedupIds: (string | undefined)[] = [];
   private cross: CrossRowIndex;
   private filtered = new Map<RowFilter, Int32Array>();
 
@@ -30,6 +32,8 @@ export class PreviewSession {
     private readonly resource: ImportResource,
     private readonly records: string[][],
     private readonly crossOptions: CrossRowOptions = {},
+    /** False for JSON and NDJSON, whose first record is the column names the reader made up, not a line of the file. */
+    private readonly headerInFile = true,
   ) {
     this.cross = new CrossRowIndex(resource, crossOptions);
   }
@@ -38,15 +42,37 @@ export class PreviewSession {
     return Math.max(0, this.records.length - this.headerRow - 1);
   }
 
+  /** The row a spreadsheet shows for the first data row, header row included (JSON: its first item). */
+  get firstRow(): number {
+    return this.headerInFile ? this.headerRow + 2 : 1;
+  }
+
   chooseHeader(headerRow: number): HeaderChoice {
     if (headerRow < 0 || headerRow >= this.records.length) throw new FileProblem("That header row is not in the file.");
     this.headerRow = headerRow;
     const ragged = raggedRows(this.records, headerRow);
     if (ragged.total > 0) throw new FileProblem(raggedMessage(ragged));
     if (this.rowCount === 0) throw new FileProblem("The file has a header but no rows under it.");
-    if (this.rowCount > MAX_IMPORT_ROWS) throw new FileProblem(`The file has ${this.rowCount.toLocaleString("en-US")} rows; the console imports at most ${MAX_IMPORT_ROWS.toLocaleString("en-US")} at a time. Split it into parts.`);
+    const maxRows = importLimits(this.resource).rows;
+    if (this.rowCount > maxRows) throw new FileProblem(`The file has ${this.rowCount.toLocaleString("en-US")} rows; the console imports at most ${maxRows.toLocaleString("en-US")} at a time. Split it into parts.`);
     this.columns = uniqueHeaders(this.records[headerRow]!);
-    return { columns: this.columns, rows: this.rowCount };
+    return { columns: this.columns, rows: this.rowCount, profiles: this.profiles(), firstRow: this.firstRow };
+  }
+
+  /** Each column's fill rate and first non-empty values, for the mapping step. */
+  private profiles(): ColumnProfile[] {
+    const profiles = this.columns.map(() => ({ filled: 0, examples: [] as string[] }));
+    for (let index = 0; index < this.rowCount; index++) {
+      const values = this.values(index);
+      for (let column = 0; column < profiles.length; column++) {
+        const value = values[column]?.trim() ?? "";
+        if (value === "") continue;
+        const profile = profiles[column]!;
+        profile.filled++;
+        if (profile.examples.length < 3) profile.examples.push(value);
+      }
+    }
+    return profiles;
   }
 
   private values(index: number): string[] {
@@ -62,12 +88,13 @@ export class PreviewSession {
     this.crossIssues = new Array(total);
     this.keys = new Array(total);
     this.sourceIds = new Array(total);
-    this.cross = new CrossRowIndex(this.resource, this.crossOptions);
+    this.dedupIds = new Array(total);
+    this.cross = new CrossRowIndex(this.resource, { ...this.crossOptions, firstRow: this.firstRow });
     this.filtered.clear();
     const batch = 5000;
     for (let index = 0; index < total; index++) {
       this.prepare(index);
-      this.cross.add({ index, key: this.keys[index]!, sourceId: this.sourceIds[index] });
+      this.cross.add({ index, key: this.keys[index]!, sourceId: this.sourceIds[index], dedupId: this.dedupIds[index] });
       if (index % batch === batch - 1) onProgress(index + 1, total);
     }
     for (let index = 0; index < total; index++) this.refreshCross(index);
@@ -80,6 +107,8 @@ export class PreviewSession {
     this.ownIssues[index] = row.issues.length > 0 ? row.issues : undefined;
     this.keys[index] = row.key;
     this.sourceIds[index] = row.sourceId;
+    const dedupId = row.body?.dedup_id;
+    this.dedupIds[index] = typeof dedupId === "string" ? dedupId : undefined;
     if (this.crossOptions.importedUserIds) this.crossBodies.set(index, row.body);
   }
 
@@ -93,6 +122,7 @@ export class PreviewSession {
       values: [],
       key: this.keys[index]!,
       sourceId: this.sourceIds[index],
+      dedupId: this.dedupIds[index],
       body: this.crossBodies.get(index) ?? null,
       followUps: {},
       issues: [],
@@ -105,7 +135,13 @@ export class PreviewSession {
   }
 
   private identity(index: number) {
-    return { index, key: this.keys[index]!, sourceId: this.sourceIds[index], excluded: (this.flags[index]! & EXCLUDED) !== 0 };
+    return {
+      index,
+      key: this.keys[index]!,
+      sourceId: this.sourceIds[index],
+      dedupId: this.dedupIds[index],
+      excluded: (this.flags[index]! & EXCLUDED) !== 0,
+    };
   }
 
   /** Fixes one cell; the row and every row sharing its old or new key are checked again. */
@@ -131,6 +167,40 @@ export class PreviewSession {
     for (const other of new Set([index, ...affected])) this.refreshCross(other);
     this.filtered.clear();
     return this.counts();
+  }
+
+  /** Replays saved fixes on a freshly validated file: cells first, then exclusions. */
+  applyFixes(fixes: SavedFixes): PreviewCounts {
+    for (const [index, column, value] of fixes.edits) {
+      if (index >= 0 && index < this.flags.length && column >= 0 && column < this.columns.length) this.edit(index, column, value);
+    }
+    for (const [index, excluded] of fixes.excluded) if (index >= 0 && index < this.flags.length) this.exclude(index, excluded);
+    return this.counts();
+  }
+
+  /** Excludes every included row with an error; returns the rows it excluded. */
+  excludeErrors(): { counts: PreviewCounts; rows: number[] } {
+    const rows = Array.from(this.filterIndexes("errors"));
+    for (const index of rows) this.exclude(index, true);
+    return { counts: this.counts(), rows };
+  }
+
+  /**
+   * Replaces `find` in one column of every row: the whole cell when `wholeCell`, else each
+   * occurrence (case-sensitive). Returns the cells it changed, as fixes to save.
+   */
+  replace(column: number, find: string, replacement: string, wholeCell: boolean): { counts: PreviewCounts; edits: Array<[number, number, string]> } {
+    if (column < 0 || column >= this.columns.length) throw new FileProblem("That column is not in the file.");
+    if (find === "" && !wholeCell) throw new FileProblem("Type the text to find.");
+    const edits: Array<[number, number, string]> = [];
+    for (let index = 0; index < this.flags.length; index++) {
+      const value = this.values(index)[column] ?? "";
+      const next = wholeCell ? (value === find ? replacement : value) : value.replaceAll(find, replacement);
+      if (next === value) continue;
+      this.edit(index, column, next);
+      edits.push([index, column, next]);
+    }
+    return { counts: this.counts(), edits };
   }
 
   counts(): PreviewCounts {
@@ -177,6 +247,7 @@ export class PreviewSession {
   viewRow(index: number): ViewRow {
     return {
       index,
+      rowNumber: this.firstRow + index,
       values: this.values(index),
       issues: [...(this.ownIssues[index] ?? []), ...(this.crossIssues[index] ?? [])],
       excluded: (this.flags[index]! & EXCLUDED) !== 0,

@@ -3,6 +3,7 @@ import { PreviewSession } from "./preview-session";
 import type { PreviewProgress, PreviewRequest, WorkerInbound, WorkerOutbound } from "./protocol";
 import { FileProblem, readRecords } from "./read-file";
 import { suggestHeaderRow, HEADER_SEARCH_ROWS } from "./records";
+import { importLimits } from "../types";
 
 /**
  * The preview's worker: reads, holds and validates the file's rows off the main thread, and
@@ -35,15 +36,21 @@ async function handle(request: PreviewRequest): Promise<unknown> {
   switch (request.type) {
     case "load": {
       session = null;
-      const { format, records, headerFixed } = await readRecords(request.file, (done, total, phase) => progress({ phase, done, total }));
+      const { format, records, headerFixed, sheets, sheet } = await readRecords(
+        request.file,
+        (done, total, phase) => progress({ phase, done, total }),
+        importLimits(request.resource),
+        request.sheet ?? null,
+      );
       if (records.length === 0) throw new FileProblem("The file holds no rows.");
-      session = new PreviewSession(request.resource, records);
+      session = new PreviewSession(request.resource, records, {}, !headerFixed);
       return {
         format,
         sample: records.slice(0, HEADER_SEARCH_ROWS),
         records: records.length,
         suggestedHeaderRow: headerFixed ? 0 : suggestHeaderRow(records),
         headerFixed,
+        ...(sheets ? { sheets, sheet } : {}),
       };
     }
     case "header":
@@ -58,6 +65,12 @@ async function handle(request: PreviewRequest): Promise<unknown> {
       return { counts: activeSession().exclude(request.index, request.excluded) };
     case "upload-rows":
       return { rows: activeSession().uploadRows(request.start, request.size, request.maxChars) };
+    case "apply-fixes":
+      return activeSession().applyFixes(request.fixes);
+    case "exclude-errors":
+      return activeSession().excludeErrors();
+    case "replace":
+      return activeSession().replace(request.column, request.find, request.replacement, request.wholeCell);
   }
 }
 

@@ -29,22 +29,36 @@ export type LoadedFile = {
   suggestedHeaderRow: number;
   /** JSON and NDJSON name their columns in each object: there is no header row to choose. */
   headerFixed: boolean;
+  /** A workbook's sheets, and the one read. */
+  sheets?: string[];
+  sheet?: string;
 };
 
-export type HeaderChoice = { columns: string[]; rows: number };
+/** What a column holds: how many rows have a value, and the first few values. */
+export type ColumnProfile = { filled: number; examples: string[] };
 
-export type ViewRow = { index: number; values: string[]; issues: RowIssue[]; excluded: boolean };
+/** `firstRow`: the row a spreadsheet shows for the first data row (header row included). */
+export type HeaderChoice = { columns: string[]; rows: number; profiles: ColumnProfile[]; firstRow: number };
+
+/** Fixes to replay on a freshly read file: [row index, column, value] and [row index, excluded]. */
+export type SavedFixes = { edits: Array<[number, number, string]>; excluded: Array<[number, boolean]> };
+
+/** `rowNumber`: the row a spreadsheet shows for this record, the number used everywhere. */
+export type ViewRow = { index: number; rowNumber: number; values: string[]; issues: RowIssue[]; excluded: boolean };
 
 export type UploadRow = { index: number; values: string[]; excluded?: boolean };
 
 export type PreviewRequest =
-  | { type: "load"; file: File; resource: ImportResource }
+  | { type: "load"; file: File; resource: ImportResource; sheet?: string | null }
   | { type: "header"; headerRow: number }
   | { type: "validate"; mapping: ColumnMapping }
   | { type: "rows"; filter: RowFilter; start: number; end: number }
   | { type: "edit"; index: number; column: number; value: string }
   | { type: "exclude"; index: number; excluded: boolean }
-  | { type: "upload-rows"; start: number; size: number; maxChars: number };
+  | { type: "upload-rows"; start: number; size: number; maxChars: number }
+  | { type: "apply-fixes"; fixes: SavedFixes }
+  | { type: "exclude-errors" }
+  | { type: "replace"; column: number; find: string; replacement: string; wholeCell: boolean };
 
 export type PreviewResults = {
   load: LoadedFile;
@@ -54,6 +68,9 @@ export type PreviewResults = {
   edit: { counts: PreviewCounts; row: ViewRow };
   exclude: { counts: PreviewCounts };
   "upload-rows": { rows: UploadRow[] };
+  "apply-fixes": PreviewCounts;
+  "exclude-errors": { counts: PreviewCounts; rows: number[] };
+  replace: { counts: PreviewCounts; edits: Array<[number, number, string]> };
 };
 
 export type PreviewProgress = {

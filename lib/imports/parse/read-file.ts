@@ -1,6 +1,7 @@
 import Papa from "papaparse";
+import readXlsxFile from "read-excel-file/universal";
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from "../types";
-import { isPlainObject, JsonColumns, MAX_RECORDS } from "./records";
+import { HEADER_SEARCH_ROWS, isPlainObject, JsonColumns, UnclosedQuoteFinder, unclosedQuoteMessage } from "./records";
 import { formatBytes, notUtf8Message, sniffFile, Utf8Checker, type FileFormat } from "./sniff";
 
 /**
@@ -14,21 +15,37 @@ export class FileProblem extends Error {}
 export type Progress = (done: number, total: number, phase: "checking" | "reading") => void;
 
 const SLICE_BYTES = 4 * 1024 * 1024;
-const tooManyRows = `The file has more than ${MAX_IMPORT_ROWS.toLocaleString("en-US")} rows. Split it into files of at most ${MAX_IMPORT_ROWS.toLocaleString("en-US")} rows and import them one after another.`;
+/** The most bytes and rows one file may hold; messages allow more (`importLimits`). */
+export type FileLimits = { bytes: number; rows: number };
 
-export async function readRecords(file: Blob & { name: string }, onProgress: Progress): Promise<{ format: FileFormat; records: string[][]; headerFixed: boolean }> {
-  if (file.size > MAX_IMPORT_BYTES) {
-    throw new FileProblem(`The file is ${formatBytes(file.size)}; the console imports files of up to ${formatBytes(MAX_IMPORT_BYTES)}. Split it and import the parts one after another.`);
+const defaultLimits: FileLimits = { bytes: MAX_IMPORT_BYTES, rows: MAX_IMPORT_ROWS };
+
+function tooManyRows(limits: FileLimits): string {
+  return `The file has more than ${limits.rows.toLocaleString("en-US")} rows. Split it into files of at most ${limits.rows.toLocaleString("en-US")} rows and import them one after another.`;
+}
+
+export type ReadFile = { format: FileFormat; records: string[][]; headerFixed: boolean; sheets?: string[]; sheet?: string };
+
+/** `sheet`: which sheet of a workbook to read; the first when null. */
+export async function readRecords(
+  file: Blob & { name: string },
+  onProgress: Progress,
+  limits: FileLimits = defaultLimits,
+  sheet: string | null = null,
+): Promise<ReadFile> {
+  if (file.size > limits.bytes) {
+    throw new FileProblem(`The file is ${formatBytes(file.size)}; the console imports files of up to ${formatBytes(limits.bytes)}. Split it and import the parts one after another.`);
   }
   const head = new Uint8Array(await file.slice(0, 8192).arrayBuffer());
   const sniffed = sniffFile(file.name, file.size, head);
   if (!sniffed.ok) throw new FileProblem(sniffed.message);
+  if (sniffed.format === "xlsx") return { format: "xlsx", headerFixed: false, ...(await readWorkbook(file, sheet, onProgress, limits)) };
   if (sniffed.format === "csv" || sniffed.format === "tsv") {
     await checkUtf8(file, onProgress);
-    const records = await readDelimited(file, sniffed.format, onProgress);
+    const records = await readDelimited(file, sniffed.format, onProgress, limits);
     return { format: sniffed.format, records, headerFixed: false };
   }
-  const records = sniffed.format === "ndjson" ? await readNdjson(file, onProgress) : await readJsonArray(file, onProgress);
+  const records = sniffed.format === "ndjson" ? await readNdjson(file, onProgress, limits) : await readJsonArray(file, onProgress, limits);
   return { format: sniffed.format, records, headerFixed: true };
 }
 
@@ -37,7 +54,7 @@ async function* decodedSlices(file: Blob, onProgress: Progress, phase: "checking
   for (let start = 0; start < file.size; start += SLICE_BYTES) {
     const end = Math.min(file.size, start + SLICE_BYTES);
     const text = checker.decode(new Uint8Array(await file.slice(start, end).arrayBuffer()), end === file.size);
-    if (text === null) throw new FileProblem(notUtf8Message(start));
+    if (text === null) throw new FileProblem(notUtf8Message(checker.failedAt, checker.failedLine));
     onProgress(end, file.size, phase);
     yield text;
   }
@@ -49,9 +66,32 @@ async function checkUtf8(file: Blob, onProgress: Progress): Promise<void> {
   if (binary) throw new FileProblem("This is not a CSV, TSV or JSON file: it holds binary data, not text.");
 }
 
-function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress): Promise<string[][]> {
+async function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress, limits: FileLimits): Promise<string[][]> {
+  const { records, quoteProblem, delimiter } = await parseDelimited(file, format, onProgress, limits);
+  // A quote never closed swallows the rest of the file into one cell (or, read in chunks, leaves
+  // no rows at all) without the reader always saying so: in any of these cases, look for it.
+  const last = records[records.length - 1];
+  const suspicious = quoteProblem !== null || last === undefined || last.some((cell) => cell.includes("\n") || cell.includes("\r"));
+  if (suspicious) {
+    // Read the text once more to find where the open quote starts: row and line.
+    const finder = new UnclosedQuoteFinder(delimiter);
+    for await (const text of decodedSlices(file, () => {}, "reading")) finder.feed(text.replace(/^\uFEFF/, ""));
+    const where = finder.finish();
+    if (where) throw new FileProblem(unclosedQuoteMessage(where));
+    if (quoteProblem) throw new FileProblem(`A quote in the file is never closed (${quoteProblem}). Fix the quotes in the file and choose it again.`);
+  }
+  return records;
+}
+
+function parseDelimited(
+  file: Blob,
+  format: "csv" | "tsv",
+  onProgress: Progress,
+  limits: FileLimits,
+): Promise<{ records: string[][]; quoteProblem: string | null; delimiter: string }> {
   const records: string[][] = [];
   let read = 0;
+  let delimiter = format === "tsv" ? "\t" : ",";
   const chunkSize = 2 * 1024 * 1024;
   return new Promise((resolve, reject) => {
     Papa.parse<string[]>(file as File, {
@@ -60,28 +100,29 @@ function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress):
       skipEmptyLines: "greedy",
       chunkSize,
       chunk(results, parser) {
+        delimiter = results.meta.delimiter || delimiter;
         const quoteError = results.errors.find((error) => error.type === "Quotes");
         if (quoteError) {
           parser.abort();
-          reject(new FileProblem(`Record ${(records.length + (quoteError.row ?? 0) + 1).toLocaleString("en-US")} has a quote that is never closed (${quoteError.message}). Fix the quotes in the file and choose it again.`));
+          resolve({ records, quoteProblem: quoteError.message, delimiter });
           return;
         }
         for (const record of results.data) records.push(record);
-        if (records.length > MAX_RECORDS) {
+        if (records.length > limits.rows + HEADER_SEARCH_ROWS) {
           parser.abort();
-          reject(new FileProblem(tooManyRows));
+          reject(new FileProblem(tooManyRows(limits)));
           return;
         }
         read = Math.min(file.size, read + chunkSize);
         onProgress(read, file.size, "reading");
       },
-      complete: () => resolve(records),
+      complete: () => resolve({ records, quoteProblem: null, delimiter }),
       error: (error) => reject(new FileProblem(`The file could not be read: ${error.message}`)),
     });
   });
 }
 
-async function readNdjson(file: Blob, onProgress: Progress): Promise<string[][]> {
+async function readNdjson(file: Blob, onProgress: Progress, limits: FileLimits): Promise<string[][]> {
   const columns = new JsonColumns();
   const rows: string[][] = [];
   let rest = "";
@@ -97,7 +138,7 @@ async function readNdjson(file: Blob, onProgress: Progress): Promise<string[][]>
     }
     if (!isPlainObject(value)) throw new FileProblem(`Line ${line.toLocaleString("en-US")} is not a JSON object. Each line of an NDJSON file holds one object.`);
     rows.push(columns.cells(value));
-    if (rows.length > MAX_IMPORT_ROWS) throw new FileProblem(tooManyRows);
+    if (rows.length > limits.rows) throw new FileProblem(tooManyRows(limits));
   };
   for await (const text of decodedSlices(file, onProgress, "reading")) {
     const lines = (rest + text).split("\n");
@@ -108,7 +149,7 @@ async function readNdjson(file: Blob, onProgress: Progress): Promise<string[][]>
   return withHeader(columns, rows);
 }
 
-async function readJsonArray(file: Blob, onProgress: Progress): Promise<string[][]> {
+async function readJsonArray(file: Blob, onProgress: Progress, limits: FileLimits): Promise<string[][]> {
   const parts: string[] = [];
   for await (const text of decodedSlices(file, onProgress, "reading")) parts.push(text);
   let value: unknown;
@@ -118,7 +159,7 @@ async function readJsonArray(file: Blob, onProgress: Progress): Promise<string[]
     throw new FileProblem(`The file is not valid JSON (${error instanceof Error ? error.message : "parse error"}).`);
   }
   if (!Array.isArray(value)) throw new FileProblem("The JSON file holds one object; the console imports an array of objects, one per row.");
-  if (value.length > MAX_IMPORT_ROWS) throw new FileProblem(tooManyRows);
+  if (value.length > limits.rows) throw new FileProblem(tooManyRows(limits));
   const columns = new JsonColumns();
   const rows = value.map((item, position) => {
     if (!isPlainObject(item)) throw new FileProblem(`Item ${position + 1} of the JSON array is not an object; each item is one row.`);
@@ -132,4 +173,39 @@ function withHeader(columns: JsonColumns, rows: string[][]): string[][] {
   const width = columns.columns.length;
   for (const row of rows) while (row.length < width) row.push("");
   return [columns.columns, ...rows];
+}
+
+/**
+ * A workbook's sheet as text cells, through read-excel-file (maintained, no `xlsx` package):
+ * numbers as written, dates as ISO dates (with the time when it is not midnight), booleans as
+ * true/false, empty cells as "". Rows shorter than the widest are padded, as a CSV export would be.
+ */
+export async function readWorkbook(file: Blob, sheet: string | null, onProgress: Progress, limits: FileLimits = defaultLimits): Promise<{ records: string[][]; sheets: string[]; sheet: string }> {
+  onProgress(0, file.size, "reading");
+  let workbook: Awaited<ReturnType<typeof readXlsxFile<string>>>;
+  try {
+    // parseNumber keeps a number's text as stored: ids such as 00123 or 1e5 stay as they are.
+    workbook = await readXlsxFile<string>(file, { parseNumber: (text) => text });
+  } catch (error) {
+    throw new FileProblem(`The workbook could not be read (${error instanceof Error ? error.message : "unknown error"}). Open it in a spreadsheet program, save it as .xlsx or CSV, and choose it again.`);
+  }
+  const sheets = workbook.map((item) => item.sheet);
+  const chosen = sheet === null ? workbook[0] : workbook.find((item) => item.sheet === sheet);
+  if (!chosen) throw new FileProblem(sheet === null ? "The workbook has no sheets." : `The workbook has no sheet named "${sheet}".`);
+  const records = chosen.data.map((row) => row.map(excelCell));
+  while (records.length > 0 && records[records.length - 1]!.every((cell) => cell.trim() === "")) records.pop();
+  const width = records.reduce((widest, row) => Math.max(widest, row.length), 0);
+  for (const row of records) while (row.length < width) row.push("");
+  if (records.length > limits.rows + HEADER_SEARCH_ROWS) throw new FileProblem(tooManyRows(limits));
+  onProgress(file.size, file.size, "reading");
+  return { records: records.filter((row) => row.some((cell) => cell.trim() !== "")), sheets, sheet: chosen.sheet };
+}
+
+function excelCell(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (value instanceof Date) {
+    const iso = value.toISOString();
+    return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso;
+  }
+  return String(value);
 }

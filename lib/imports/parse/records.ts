@@ -39,7 +39,7 @@ export function suggestHeaderRow(records: readonly (readonly string[])[]): numbe
   return Math.max(0, row);
 }
 
-/** Data rows (after the header) whose cell count differs from the header's, as 1-based row numbers. */
+/** Data rows (after the header) whose cell count differs from the header's, as the rows a spreadsheet shows (header included). */
 export function raggedRows(records: readonly (readonly string[])[], headerRow: number, limit = 10): { rows: number[]; total: number; width: number } {
   const width = records[headerRow]?.length ?? 0;
   const rows: number[] = [];
@@ -47,7 +47,7 @@ export function raggedRows(records: readonly (readonly string[])[], headerRow: n
   for (let at = headerRow + 1; at < records.length; at++) {
     if (records[at]!.length === width) continue;
     total++;
-    if (rows.length < limit) rows.push(at - headerRow);
+    if (rows.length < limit) rows.push(at + 1);
   }
   return { rows, total, width };
 }
@@ -55,6 +55,70 @@ export function raggedRows(records: readonly (readonly string[])[], headerRow: n
 export function raggedMessage(ragged: { rows: number[]; total: number; width: number }): string {
   const more = ragged.total > ragged.rows.length ? ` and ${(ragged.total - ragged.rows.length).toLocaleString("en-US")} more` : "";
   return `${ragged.total === 1 ? "Row" : "Rows"} ${ragged.rows.join(", ")}${more} ${ragged.total === 1 ? "has" : "have"} a different number of cells than the header (${ragged.width}). Check the quotes and separators on ${ragged.total === 1 ? "that row" : "those rows"}, or choose another header row.`;
+}
+
+/**
+ * Finds where a quote that is never closed starts, reading the text piece by piece the way a
+ * CSV reader does (a quote opens a field only at its start; `""` inside is a quote), so the
+ * message can name the row a spreadsheet shows (blank lines are rows there too) and the line.
+ */
+export class UnclosedQuoteFinder {
+  private inQuotes = false;
+  private fieldStart = true;
+  private line = 1;
+  private row = 1;
+  private pendingQuote = false;
+  private pendingCr = false;
+  private opened = { row: 0, line: 0 };
+
+  constructor(private readonly delimiter: string) {}
+
+  feed(text: string): void {
+    for (let at = 0; at < text.length; at++) {
+      const char = text[at]!;
+      if (this.pendingCr) {
+        this.pendingCr = false;
+        if (char === "\n") continue;
+      }
+      if (this.inQuotes) {
+        if (this.pendingQuote) {
+          this.pendingQuote = false;
+          if (char === '"') continue; // "" is a quote inside the field
+          this.inQuotes = false; // the quote before closed the field; read this char outside
+        } else {
+          if (char === '"') this.pendingQuote = true;
+          else if (char === "\n") this.line++;
+          else if (char === "\r") {
+            this.line++;
+            this.pendingCr = true;
+          }
+          continue;
+        }
+      }
+      if (char === "\n" || char === "\r") {
+        this.line++;
+        this.row++;
+        this.fieldStart = true;
+        this.pendingCr = char === "\r";
+      } else if (char === this.delimiter) {
+        this.fieldStart = true;
+      } else if (char === '"' && this.fieldStart) {
+        this.inQuotes = true;
+        this.opened = { row: this.row, line: this.line };
+      } else {
+        this.fieldStart = false;
+      }
+    }
+  }
+
+  /** Where the quote still open at the end starts, or null when every quote was closed. */
+  finish(): { row: number; line: number } | null {
+    return this.inQuotes && !this.pendingQuote ? this.opened : null;
+  }
+}
+
+export function unclosedQuoteMessage(where: { row: number; line: number }): string {
+  return `Row ${where.row.toLocaleString("en-US")} (line ${where.line.toLocaleString("en-US")} of the file) opens a quote that is never closed, so everything after it would be read as one cell. Close the quote (or double it: "") and choose the file again.`;
 }
 
 /** A JSON value as a cell: lists joined with `;` (as id lists are written), null as empty. */

@@ -1,28 +1,26 @@
 import type { z } from "zod";
 import type { Database } from "@/lib/db/client";
-import {
-  channelFreezeSchema,
-  channelListQuerySchema,
-  type ChannelListQuery,
-} from "@/lib/schemas/channels";
+import { channelFreezeSchema } from "@/lib/schemas/channels";
 import type { FormFieldKinds } from "@/lib/schemas/form-fields";
-import { readChannelCreateBody } from "../channels";
+import { deleteChannel, readChannelCreateBody, type ChannelType } from "../channels";
 import type { SandboxContext, SandboxRouter } from "../context";
 import { readImage } from "../files";
 import { parseWith, readJsonObject } from "../request";
 
 type CoverImage = { bytes: Uint8Array; contentType: string };
 
-export type ChannelOperations<Schema extends z.ZodType, Resource> = {
+export type ChannelOperations<Schema extends z.ZodType, ListQuery extends z.ZodType, Resource> = {
+  type: ChannelType;
   createSchema: Schema;
+  listQuerySchema: ListQuery;
   formFields: FormFieldKinds;
   create: (c: SandboxContext, input: z.output<Schema>, cover?: CoverImage) => Promise<Resource>;
   get: (db: Database, appId: string, channelUrl: string) => Promise<Resource>;
   list: (
     db: Database,
     appId: string,
-    query: ChannelListQuery,
-  ) => Promise<{ channels: Resource[]; next: string }>;
+    query: z.output<ListQuery>,
+  ) => Promise<{ channels: Partial<Resource>[]; next: string }>;
   freeze: (db: Database, appId: string, channelUrl: string, freeze: boolean) => Promise<Resource>;
 };
 
@@ -30,10 +28,10 @@ export type ChannelOperations<Schema extends z.ZodType, Resource> = {
  * Open and group channels answer the same four operations under their own prefix
  * (`/v3/open_channels`, `/v3/group_channels`); only the body and the resource differ.
  */
-export function registerChannelRoutes<Schema extends z.ZodType, Resource>(
+export function registerChannelRoutes<Schema extends z.ZodType, ListQuery extends z.ZodType, Resource>(
   api: SandboxRouter,
   prefix: string,
-  operations: ChannelOperations<Schema, Resource>,
+  operations: ChannelOperations<Schema, ListQuery, Resource>,
 ): void {
   api.post(prefix, async (c) => {
     const { body, coverFile } = await readChannelCreateBody(c, operations.formFields);
@@ -44,12 +42,17 @@ export function registerChannelRoutes<Schema extends z.ZodType, Resource>(
   });
 
   api.get(prefix, async (c) => {
-    const query = parseWith(channelListQuerySchema, c.req.query());
+    const query = parseWith(operations.listQuerySchema, c.req.query());
     return c.json(await operations.list(c.get("db"), c.get("app").id, query));
   });
 
   api.get(`${prefix}/:channel_url`, async (c) => {
     return c.json(await operations.get(c.get("db"), c.get("app").id, c.req.param("channel_url")));
+  });
+
+  api.delete(`${prefix}/:channel_url`, async (c) => {
+    await deleteChannel(c.get("db"), c.get("app").id, operations.type, c.req.param("channel_url"));
+    return c.json({});
   });
 
   api.put(`${prefix}/:channel_url/freeze`, async (c) => {

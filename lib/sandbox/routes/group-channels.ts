@@ -1,21 +1,46 @@
-import { groupChannelCreateSchema, groupChannelFormFields } from "@/lib/schemas/channels";
+import {
+  groupChannelCreateSchema,
+  groupChannelFormFields,
+  groupChannelListQuerySchema,
+  groupChannelInviteSchema,
+  groupChannelMembersQuerySchema,
+} from "@/lib/schemas/channels";
 import {
   createGroupChannel,
   freezeGroupChannel,
   getGroupChannel,
+  inviteGroupChannelMembers,
+  listGroupChannelMembers,
   listGroupChannels,
 } from "../channels";
 import type { SandboxRouter } from "../context";
+import { parseWith, readJsonObject } from "../request";
 import { registerChannelRoutes } from "./channel-routes";
 
 /** Group channels (platform interface 4.5 and the contract's supporting operations). */
 export function registerGroupChannelRoutes(api: SandboxRouter): void {
   registerChannelRoutes(api, "/v3/group_channels", {
+    type: "group",
     createSchema: groupChannelCreateSchema,
     formFields: groupChannelFormFields,
+    listQuerySchema: groupChannelListQuerySchema,
     create: createGroupChannel,
     get: getGroupChannel,
     list: listGroupChannels,
     freeze: freezeGroupChannel,
+  });
+
+  api.post("/v3/group_channels/:channel_url/invite", async (c) => {
+    const input = parseWith(groupChannelInviteSchema, await readJsonObject(c));
+    return c.json(
+      await inviteGroupChannelMembers(c.get("db"), c.get("app").id, c.req.param("channel_url"), input),
+    );
+  });
+
+  api.get("/v3/group_channels/:channel_url/members", async (c) => {
+    const query = parseWith(groupChannelMembersQuerySchema, c.req.query());
+    return c.json(
+      await listGroupChannelMembers(c.get("db"), c.get("app").id, c.req.param("channel_url"), query),
+    );
   });
 }

@@ -1,4 +1,8 @@
-import { openChannelCreateSchema, openChannelFormFields } from "@/lib/schemas/channels";
+import {
+  openChannelCreateSchema,
+  openChannelFormFields,
+  openChannelListQuerySchema,
+} from "@/lib/schemas/channels";
 import {
   createOpenChannel,
   freezeOpenChannel,
@@ -11,8 +15,10 @@ import { registerChannelRoutes } from "./channel-routes";
 /** Open channels (platform interface 4.4 and the contract's supporting operations). */
 export function registerOpenChannelRoutes(api: SandboxRouter): void {
   registerChannelRoutes(api, "/v3/open_channels", {
+    type: "open",
     createSchema: openChannelCreateSchema,
     formFields: openChannelFormFields,
+    listQuerySchema: openChannelListQuerySchema,
     create: createOpenChannel,
     get: getOpenChannel,
     list: listOpenChannels,

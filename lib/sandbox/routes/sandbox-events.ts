@@ -1,8 +1,16 @@
 import { samplePayload } from "@/lib/schemas/webhook-payloads";
-import { deliveriesQuerySchema, emitEventSchema, playDirectCallSchema, playRoomSchema } from "@/lib/schemas/sandbox-events";
+import {
+  deliveriesQuerySchema,
+  deliveryFilterSchema,
+  emitEventSchema,
+  playDirectCallSchema,
+  playRoomSchema,
+} from "@/lib/schemas/sandbox-events";
 import type { SandboxContext, SandboxRouter } from "../context";
+import { ErrorCode, SandboxError } from "../errors";
 import { parseWith, readJsonObject } from "../request";
-import { enqueueEvents, listDeliveries } from "../webhooks/outbox";
+import { countDeliveries, endpointHealth, listDeliveries, resendDeliveries } from "../webhooks/deliveries";
+import { enqueueEvents } from "../webhooks/outbox";
 import { playDirectCall, playRoom } from "../webhooks/simulator";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
 
@@ -29,12 +37,29 @@ export function registerSandboxEventRoutes(api: SandboxRouter): void {
 
   api.get("/v1/sandbox/deliveries", async (c) => {
     const query = parseWith(deliveriesQuerySchema, c.req.query());
-    const deliveries = await listDeliveries(c.get("db"), c.get("app").id, {
-      limit: query.limit,
-      category: query.category,
-      eventId: query.event_id,
-    });
-    return c.json({ deliveries });
+    return c.json(await listDeliveries(c.get("db"), c.get("app").id, query));
+  });
+
+  api.get("/v1/sandbox/deliveries/counts", async (c) => {
+    const filter = parseWith(deliveryFilterSchema, c.req.query());
+    return c.json({ counts: await countDeliveries(c.get("db"), c.get("app").id, filter) });
+  });
+
+  api.get("/v1/sandbox/deliveries/health", async (c) => {
+    const app = c.get("app");
+    return c.json({ health: await endpointHealth(c.get("db"), app.id, app.webhook.url) });
+  });
+
+  // "Send again" for every delivery a filter selects, to the endpoint configured now.
+  api.post("/v1/sandbox/deliveries/resend", async (c) => {
+    const filter = parseWith(deliveryFilterSchema, await readJsonObject(c));
+    const app = c.get("app");
+    if (!app.webhook.enabled || app.webhook.url === "") {
+      throw new SandboxError(ErrorCode.invalidValue, "Webhooks are off or have no URL: there is nowhere to send again.");
+    }
+    const result = await resendDeliveries(c.get("db"), app.id, app.webhook.url, filter);
+    if (result.count > 0) c.get("onEventsAccepted")();
+    return c.json(result);
   });
 }
 

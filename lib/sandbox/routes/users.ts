@@ -1,7 +1,10 @@
 import {
+  createUserMetadataSchema,
   createUserMultipartSchema,
   createUserSchema,
   listUsersQuerySchema,
+  metadataKeySchema,
+  updateUserMetadataItemSchema,
   updateUserMetadataSchema,
   updateUserSchema,
   type CreateUser,
@@ -10,17 +13,58 @@ import {
 import type { SandboxContext, SandboxRouter } from "../context";
 import { ErrorCode, SandboxError } from "../errors";
 import { readImage } from "../files";
-import { isMultipart, parseWith, readJsonObject } from "../request";
+import { isMultipart, parseWith, readJsonObject, refuseUnstorable } from "../request";
+import {
+  createUserMetadata,
+  deleteAllUserMetadata,
+  deleteUserMetadataItem,
+  getUserMetadata,
+  getUserMetadataItem,
+  updateUserMetadata,
+} from "../user-metadata";
 import {
   createUser,
   deleteUser,
   getUser,
   listUsers,
-  mergeUserMetadata,
   updateUser,
   type CheckedImage,
   type NewUser,
 } from "../users";
+
+/** The metadata family of the contract's supporting operations. */
+function registerUserMetadataRoutes(api: SandboxRouter): void {
+  const path = "/v3/users/:user_id/metadata";
+  const ids = (c: SandboxContext) =>
+    [c.get("db"), c.get("app").id, c.req.param("user_id") ?? ""] as const;
+
+  api.get(path, async (c) => c.json(await getUserMetadata(...ids(c))));
+  api.post(path, async (c) => {
+    const { metadata } = parseWith(createUserMetadataSchema, await readJsonObject(c));
+    return c.json(await createUserMetadata(...ids(c), metadata));
+  });
+  api.put(path, async (c) => {
+    const { metadata, upsert } = parseWith(updateUserMetadataSchema, await readJsonObject(c));
+    return c.json(await updateUserMetadata(...ids(c), metadata, upsert));
+  });
+  api.delete(path, async (c) => {
+    await deleteAllUserMetadata(...ids(c));
+    return c.json({});
+  });
+
+  api.get(`${path}/:key`, async (c) =>
+    c.json(await getUserMetadataItem(...ids(c), c.req.param("key") ?? "")),
+  );
+  api.put(`${path}/:key`, async (c) => {
+    const key = parseWith(metadataKeySchema, c.req.param("key") ?? "");
+    const { value, upsert } = parseWith(updateUserMetadataItemSchema, await readJsonObject(c));
+    return c.json(await updateUserMetadata(...ids(c), { [key]: value }, upsert));
+  });
+  api.delete(`${path}/:key`, async (c) => {
+    await deleteUserMetadataItem(...ids(c), c.req.param("key") ?? "");
+    return c.json({});
+  });
+}
 
 /** Users (platform interface 4.3 and the contract's supporting operations). */
 export function registerUserRoutes(api: SandboxRouter): void {
@@ -33,12 +77,7 @@ export function registerUserRoutes(api: SandboxRouter): void {
 
   api.get("/v3/users", async (c) => {
     const query = parseWith(listUsersQuerySchema, c.req.query());
-    const page = await listUsers(c.get("db"), c.get("app").id, {
-      userIds: query.user_ids,
-      limit: query.limit,
-      next: query.next,
-    });
-    return c.json(page);
+    return c.json(await listUsers(c.get("db"), c.get("app").id, query));
   });
 
   api.get("/v3/users/:user_id", async (c) => {
@@ -50,12 +89,7 @@ export function registerUserRoutes(api: SandboxRouter): void {
     return c.json(await updateUser(c.get("db"), c.get("app").id, c.req.param("user_id"), changes));
   });
 
-  api.put("/v3/users/:user_id/metadata", async (c) => {
-    const { metadata } = parseWith(updateUserMetadataSchema, await readJsonObject(c));
-    return c.json(
-      await mergeUserMetadata(c.get("db"), c.get("app").id, c.req.param("user_id"), metadata),
-    );
-  });
+  registerUserMetadataRoutes(api);
 
   api.delete("/v3/users/:user_id", async (c) => {
     await deleteUser(c.get("db"), c.get("app").id, c.req.param("user_id"));
@@ -100,7 +134,7 @@ function toNewUser(
 
 async function readMultipart(c: SandboxContext): Promise<Record<string, string | File>> {
   try {
-    return await c.req.parseBody();
+    return refuseUnstorable(await c.req.parseBody());
   } catch (error) {
     if (error instanceof SandboxError) throw error;
     throw new SandboxError(ErrorCode.malformedBody, "The multipart body could not be read.");

@@ -9,6 +9,7 @@ import {
   type WebhookSettingsResponse,
   type WebhookSettingsUpdateResponse,
 } from "@/lib/schemas/webhooks";
+import { applicationChanged } from "../app-cache";
 import type { SandboxContext, SandboxRouter } from "../context";
 import { ErrorCode, SandboxError } from "../errors";
 import { parseWith, readJsonObject } from "../request";
@@ -53,6 +54,7 @@ export function registerWebhookSettingsRoutes(api: SandboxRouter): void {
         .where(eq(sandboxApps.id, applicationId));
       return merged;
     });
+    await applicationChanged(c.get("db"), applicationId);
     return c.json(settings satisfies WebhookSettingsUpdateResponse);
   });
 }

@@ -1,23 +1,41 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, desc, eq, inArray, lte, notInArray } from "drizzle-orm";
-import { claimRows, unclaimed } from "@/lib/background/lease";
+import { eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { webhookAttempts, webhookEvents, type WebhookSettings } from "@/lib/db/schema";
+import {
+  sandboxApps,
+  webhookAttempts,
+  webhookEvents,
+  type WebhookAttemptOutcome,
+  type WebhookOutcome,
+  type WebhookSettings,
+} from "@/lib/db/schema";
 import { deliveryRetries } from "@/lib/delivery/delivery-retries";
 import type { AttemptOutcome } from "@/lib/delivery/post-json";
 import { retryDelay } from "@/lib/retry";
-import type { DeliveryRecord } from "@/lib/schemas/sandbox-events";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
 
 /** Attempts per event and the pauses between them (interface section 6.1 and 8). */
 export const MAX_ATTEMPTS = deliveryRetries.attempts;
 
+export const INTERRUPTED_ERROR = "Interrupted: the server stopped while this attempt was under way.";
+
 export type WebhookEvent = typeof webhookEvents.$inferSelect;
 export type WebhookAttempt = typeof webhookAttempts.$inferSelect;
+/** An event claimed for an attempt, with the key its body is signed with. */
+export type ClaimedEvent = Pick<WebhookEvent, "id" | "appId" | "url" | "payload" | "attemptCount"> & { signingKey: string };
 
 /** Whether an application's settings say this category is delivered. */
 export function isSubscribed(settings: WebhookSettings, category: string): boolean {
   return settings.enabled && settings.url !== "" && settings.enabled_events.includes(category);
+}
+
+/** The direct call or room an event belongs to; its events are delivered in the order they happened. */
+export function orderKeyOf(payload: Record<string, unknown>, fallback: string): string {
+  const callId = (payload.direct_call as { call_id?: unknown } | undefined)?.call_id;
+  if (typeof callId === "string") return `direct_call:${callId}`;
+  const roomId = (payload.room as { room_id?: unknown } | undefined)?.room_id;
+  if (typeof roomId === "string") return `room:${roomId}`;
+  return fallback;
 }
 
 /**
@@ -37,140 +55,183 @@ export async function enqueueEvents(
   }));
   const rows = results
     .filter((result) => result.delivered)
-    .map((result) => ({
-      id: result.event_id,
-      appId,
-      category: result.payload.category,
-      payload: result.payload,
-      url: settings.url,
-    }));
+    .map((result) => newEventRow(appId, settings.url, result.payload, result.event_id));
   if (rows.length > 0) await db.insert(webhookEvents).values(rows);
   return results.map(({ event_id, delivered }) => ({ event_id, delivered }));
 }
 
+export function newEventRow(appId: string, url: string, payload: WebhookPayload, id: string = randomUUID()) {
+  return {
+    id,
+    appId,
+    category: String(payload.category),
+    payload,
+    url,
+    orderKey: orderKeyOf(payload as unknown as Record<string, unknown>, id),
+  };
+}
+
 /**
- * Claims due events for one worker. SKIP LOCKED lets several processes share the outbox
- * on PostgreSQL without two of them sending the same attempt; the claim expires by itself
- * if its worker dies.
+ * Claims due events for attempts that start at once, in one statement (a claim per batch is
+ * on the delivery rate's path). An event waits while an older event of the same call or room
+ * is still pending, so those arrive in order; everything else goes out side by side.
+ * `capacity` says how many more attempts an endpoint may take now (the bound on requests in
+ * flight per endpoint); claimed events over it are handed back at once. SKIP LOCKED lets
+ * several processes share the outbox on PostgreSQL; a claim runs out by itself when its
+ * worker dies.
+ *
+ * A claimed event whose previous claim started an attempt that was never recorded (the
+ * process died during it) first gets that attempt recorded as interrupted: it counts as one of
+ * the three.
  */
 export async function claimDueEvents(
   db: Database,
-  options: { limit: number; lockMs: number; excludeAppIds: string[] },
-): Promise<WebhookEvent[]> {
+  options: { limit: number; lockMs: number; capacity: (url: string) => number },
+): Promise<ClaimedEvent[]> {
+  if (options.limit <= 0) return [];
   const now = new Date();
-  const claimed = await claimRows(db, webhookEvents, {
-    key: webhookEvents.id,
-    where: and(
-      eq(webhookEvents.status, "pending"),
-      lte(webhookEvents.nextAttemptAt, now),
-      unclaimed(webhookEvents.lockedUntil, now),
-      options.excludeAppIds.length > 0 ? notInArray(webhookEvents.appId, options.excludeAppIds) : undefined,
-    ),
-    orderBy: asc(webhookEvents.seq),
-    limit: options.limit,
-    set: { lockedUntil: new Date(now.getTime() + options.lockMs) },
-  });
-  return claimed.sort((a, b) => a.seq - b.seq);
+  const claimed = (await db.execute(sql`
+    with candidates as (
+      select e.id, e.attempt_started_at as previous_start
+      from ${webhookEvents} e
+      where e.status = 'pending' and e.next_attempt_at <= ${now.toISOString()}::timestamptz
+        and (e.locked_until is null or e.locked_until < ${now.toISOString()}::timestamptz)
+        and not exists (select 1 from ${webhookEvents} earlier where earlier.app_id = e.app_id
+          and earlier.order_key = e.order_key and earlier.status = 'pending' and earlier.seq < e.seq)
+      order by e.seq
+      limit ${options.limit}
+      for update of e skip locked
+    )
+    update ${webhookEvents} w
+    set locked_until = ${new Date(now.getTime() + options.lockMs).toISOString()}::timestamptz,
+      attempt_started_at = ${now.toISOString()}::timestamptz
+    from candidates c, ${sandboxApps} a
+    where w.id = c.id and a.id = w.app_id
+    returning w.id, w.app_id, w.url, w.payload, w.attempt_count, w.seq, c.previous_start, a.api_token`)) as unknown as {
+    rows: ClaimedRow[];
+  };
+  const rows = claimed.rows.map((row) => ({
+    id: row.id,
+    appId: row.app_id,
+    url: row.url,
+    payload: typeof row.payload === "string" ? (JSON.parse(row.payload) as WebhookPayload) : row.payload,
+    attemptCount: Number(row.attempt_count),
+    seq: Number(row.seq),
+    previousStart: row.previous_start === null ? null : new Date(row.previous_start),
+    signingKey: row.api_token,
+  }));
+  rows.sort((a, b) => a.seq - b.seq);
+
+  const interrupted = rows.filter((row) => row.previousStart !== null);
+  if (interrupted.length > 0) {
+    await db
+      .insert(webhookAttempts)
+      .values(
+        interrupted.map((row) => ({
+          eventId: row.id,
+          attempt: row.attemptCount + 1,
+          at: row.previousStart!,
+          status: null,
+          error: INTERRUPTED_ERROR,
+          outcome: "interrupted" as const,
+          latencyMs: 0,
+        })),
+      )
+      .onConflictDoNothing();
+    for (const row of interrupted) {
+      row.attemptCount += 1;
+      const exhausted = row.attemptCount >= MAX_ATTEMPTS;
+      await db
+        .update(webhookEvents)
+        .set({
+          attemptCount: row.attemptCount,
+          ...(exhausted
+            ? { status: "failed" as const, outcome: "no_response" as const, lockedUntil: null, attemptStartedAt: null }
+            : {}),
+        })
+        .where(eq(webhookEvents.id, row.id));
+    }
+  }
+
+  const taken = new Map<string, number>();
+  const attempting: ClaimedEvent[] = [];
+  const handBack: string[] = [];
+  for (const row of rows) {
+    if (row.attemptCount >= MAX_ATTEMPTS) continue;
+    const used = taken.get(row.url) ?? 0;
+    if (used >= options.capacity(row.url)) {
+      handBack.push(row.id);
+      continue;
+    }
+    taken.set(row.url, used + 1);
+    attempting.push({ id: row.id, appId: row.appId, url: row.url, payload: row.payload, attemptCount: row.attemptCount, signingKey: row.signingKey });
+  }
+  if (handBack.length > 0) {
+    await db
+      .update(webhookEvents)
+      .set({ lockedUntil: null, attemptStartedAt: null })
+      .where(inArray(webhookEvents.id, handBack));
+  }
+  return attempting;
 }
 
-export type AttemptRecord = { event: WebhookEvent; outcome: AttemptOutcome; at: Date };
+type ClaimedRow = {
+  id: string;
+  app_id: string;
+  url: string;
+  payload: WebhookPayload | string;
+  attempt_count: number;
+  seq: string | number;
+  previous_start: string | Date | null;
+  api_token: string;
+};
+
+export type AttemptRecord = { event: ClaimedEvent; outcome: AttemptOutcome; at: Date };
+
+/** What one attempt's outcome means for the attempt and for its event. */
+export function judgeAttempt(
+  outcome: Pick<AttemptOutcome, "status" | "refused">,
+  attempt: number,
+): { attempt: WebhookAttemptOutcome; event: WebhookOutcome } {
+  if (outcome.refused) return { attempt: "refused", event: "refused" };
+  if (outcome.status !== null) {
+    const kind = outcome.status >= 200 && outcome.status < 300 ? "delivered" : "failed";
+    return { attempt: kind, event: kind };
+  }
+  return { attempt: "no_response", event: attempt >= MAX_ATTEMPTS ? "no_response" : "pending" };
+}
 
 /**
  * Records attempts and decides what happens next for each event: done, or another try later.
- * Many attempts share one transaction (a commit per attempt would be the delivery rate's
- * ceiling). The claims on the rest of the worker's batch can be renewed in the same
- * transaction, so a claim only ever has to outlast a few attempts.
+ * A whole batch is one statement (the attempts inserted and their events updated from one
+ * VALUES list): a commit, or a round trip, per attempt would be the delivery rate's ceiling.
+ * A refusal by the address guard is final.
  */
-export async function recordAttempts(
-  db: Database,
-  records: AttemptRecord[],
-  renew: { eventIds: string[]; lockMs: number } = { eventIds: [], lockMs: 0 },
-) {
-  if (records.length === 0 && renew.eventIds.length === 0) return;
-  await db.transaction(async (tx) => {
-    if (records.length > 0) {
-      await tx
-        .insert(webhookAttempts)
-        .values(
-          records.map(({ event, outcome, at }) => ({
-            eventId: event.id,
-            attempt: event.attemptCount + 1,
-            at,
-            status: outcome.status,
-            error: outcome.error,
-            latencyMs: outcome.latencyMs,
-            responseExcerpt: outcome.responseExcerpt,
-          })),
-        )
-        .onConflictDoNothing();
-    }
-    for (const { event, outcome } of records) {
-      const attempt = event.attemptCount + 1;
-      const status = outcome.status !== null ? "delivered" : attempt >= MAX_ATTEMPTS ? "failed" : "pending";
-      await tx
-        .update(webhookEvents)
-        .set({
-          attemptCount: attempt,
-          status,
-          lockedUntil: null,
-          nextAttemptAt: new Date(Date.now() + retryDelay(deliveryRetries, attempt)),
-        })
-        .where(eq(webhookEvents.id, event.id));
-    }
-    if (renew.eventIds.length > 0) {
-      await tx
-        .update(webhookEvents)
-        .set({ lockedUntil: new Date(Date.now() + renew.lockMs) })
-        .where(inArray(webhookEvents.id, renew.eventIds));
-    }
+export async function recordAttempts(db: Database, records: AttemptRecord[]) {
+  if (records.length === 0) return;
+  const rows = records.map(({ event, outcome, at }) => {
+    const attempt = event.attemptCount + 1;
+    const judged = judgeAttempt(outcome, attempt);
+    const status = judged.event === "pending" ? "pending" : judged.event === "delivered" || judged.event === "failed" ? "delivered" : "failed";
+    const next = new Date(Date.now() + retryDelay(deliveryRetries, attempt));
+    return sql`(${event.id}, ${attempt}::int, ${status}, ${judged.event}, ${next.toISOString()}::timestamptz,
+      ${at.toISOString()}::timestamptz, ${outcome.status}::int, ${outcome.error}::text, ${judged.attempt},
+      ${outcome.latencyMs}::int, ${JSON.stringify(outcome.requestHeaders)}::jsonb,
+      ${outcome.responseHeaders === null ? null : JSON.stringify(outcome.responseHeaders)}::jsonb, ${outcome.responseExcerpt}::text)`;
   });
-}
-
-/** The newest deliveries of an application, each with every attempt. */
-export async function listDeliveries(
-  db: Database,
-  appId: string,
-  options: { limit: number; category?: string; eventId?: string },
-): Promise<DeliveryRecord[]> {
-  const events = await db
-    .select()
-    .from(webhookEvents)
-    .where(
-      and(
-        eq(webhookEvents.appId, appId),
-        options.category ? eq(webhookEvents.category, options.category) : undefined,
-        options.eventId ? eq(webhookEvents.id, options.eventId) : undefined,
-      ),
+  await db.execute(sql`
+    with v (id, attempt, status, outcome, next_at, at, http_status, error, attempt_outcome, latency_ms, request_headers,
+      response_headers, response_excerpt) as (values ${sql.join(rows, sql`, `)}),
+    recorded as (
+      insert into ${webhookAttempts} (event_id, attempt, at, status, error, outcome, latency_ms, request_headers,
+        response_headers, response_excerpt)
+      select id, attempt, at, http_status, error, attempt_outcome, latency_ms, request_headers, response_headers, response_excerpt
+      from v
+      on conflict do nothing
     )
-    .orderBy(desc(webhookEvents.seq))
-    .limit(options.limit);
-  if (events.length === 0) return [];
-  const attempts = await db
-    .select()
-    .from(webhookAttempts)
-    .where(
-      inArray(
-        webhookAttempts.eventId,
-        events.map((event) => event.id),
-      ),
-    )
-    .orderBy(asc(webhookAttempts.attempt));
-  return events.map((event) => ({
-    event_id: event.id,
-    category: event.category,
-    url: event.url,
-    status: event.status,
-    created_at: event.createdAt.getTime(),
-    payload: event.payload,
-    attempts: attempts
-      .filter((attempt) => attempt.eventId === event.id)
-      .map((attempt) => ({
-        attempt: attempt.attempt,
-        at: attempt.at.getTime(),
-        status: attempt.status,
-        error: attempt.error,
-        latency_ms: attempt.latencyMs,
-        response_excerpt: attempt.responseExcerpt,
-      })),
-  }));
+    update ${webhookEvents} set
+      attempt_count = v.attempt, status = v.status, outcome = v.outcome, next_attempt_at = v.next_at,
+      locked_until = null, attempt_started_at = null
+    from v
+    where ${webhookEvents.id} = v.id`);
 }

@@ -2,24 +2,31 @@ import type { Database } from "@/lib/db/client";
 import type { AddressPolicy } from "@/lib/delivery/address-guard";
 import { startPollLoop } from "@/lib/background/poll-loop";
 import { postJson } from "@/lib/delivery/post-json";
-import { claimDueEvents, recordAttempts, type AttemptRecord, type WebhookEvent } from "./outbox";
+import { purgeDeliveries } from "./deliveries";
+import { claimDueEvents, recordAttempts, type AttemptRecord, type ClaimedEvent } from "./outbox";
 
 /**
- * Attempts are recorded together, up to this many or this old: a crash can then re-send at
- * most one unrecorded batch (delivery is at least once), and the delivery rate is not bound
- * by one commit per event.
+ * Finished attempts are recorded together, up to this many or this old: the delivery rate is
+ * not bound by one commit per attempt. A crash before the record leaves the attempt marked as
+ * started, and it is recorded as interrupted on restart (delivery is at least once).
  */
-const RECORD_BATCH = 50;
-const RECORD_DELAY_MS = 100;
+const RECORD_BATCH = 100;
+const RECORD_DELAY_MS = 10;
+/** How often old deliveries are removed. */
+const RETENTION_EVERY_MS = 10 * 60_000;
 
 export type WebhookWorkerOptions = {
   getDb: () => Promise<Database>;
   timeoutMs: number;
   policy: AddressPolicy;
-  /** Applications delivered to at the same time. */
+  /** Attempts in flight at once, all endpoints together. */
   concurrency?: number;
+  /** Attempts in flight at once to one endpoint URL (the keep-alive agent's sockets per host match it). */
+  perEndpoint?: number;
   /** How often the outbox is looked at when nobody nudges. */
   pollMs?: number;
+  /** Finished deliveries older than this many days are removed (WEBHOOK_LOG_RETENTION_DAYS). */
+  retentionDays?: number;
 };
 
 export type WebhookWorker = {
@@ -29,71 +36,96 @@ export type WebhookWorker = {
 };
 
 /**
- * Delivers the outbox. Events of one application go out one after another, in the order
- * they were accepted (dial before accept before end); applications are served side by side.
- * The API that accepted an event never waits for any of this.
+ * Delivers the outbox concurrently. Events of one direct call or one room go out one after
+ * another, in the order they happened (dial before accept before end); everything else goes
+ * side by side, with a bound on the requests in flight per endpoint. The API that accepted an
+ * event never waits for any of this.
  */
 export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker {
-  const concurrency = options.concurrency ?? 16;
+  const concurrency = options.concurrency ?? 128;
+  const perEndpoint = options.perEndpoint ?? 64;
   const pollMs = options.pollMs ?? 500;
-  // A claim outlasts one attempt; recording it renews the claims on the rest of the batch.
-  const lockMs = options.timeoutMs + 3_000;
-  const busyApps = new Map<string, Promise<void>>();
+  // A claim covers one attempt and its record.
+  const lockMs = options.timeoutMs + 5_000;
+  const inFlight = new Map<string, number>();
+  const attempts = new Set<Promise<void>>();
+  let finished: AttemptRecord[] = [];
+  let flushTimer: NodeJS.Timeout | undefined;
+  let flushing: Promise<void> = Promise.resolve();
+  let lastPurge = 0;
   const nudge = () => loop.nudge();
+  let total = 0;
+  /** Finished attempts not yet recorded; claiming pauses while too many wait. */
+  const MAX_UNRECORDED = 1_000;
+  let unrecorded = 0;
 
-  async function deliver(db: Database, events: WebhookEvent[]) {
-    let leaseEnds = Date.now() + lockMs;
-    let pending: AttemptRecord[] = [];
-    let oldestPending = 0;
-    const flush = async (remaining: WebhookEvent[]) => {
-      // Renew the claim on the rest of the batch when it could run out before the next attempt ends.
-      const renewLease = remaining.length > 0 && Date.now() + options.timeoutMs + 1_000 > leaseEnds;
-      await recordAttempts(db, pending, { eventIds: renewLease ? remaining.map((event) => event.id) : [], lockMs });
-      if (renewLease) leaseEnds = Date.now() + lockMs;
-      if (pending.some((record) => record.outcome.status === null)) nudge();
-      pending = [];
-    };
-    for (const [index, event] of events.entries()) {
-      if (!loop.running) break;
-      const at = new Date();
-      const outcome = await postJson(event.url, JSON.stringify(event.payload), {
-        timeoutMs: options.timeoutMs,
-        policy: options.policy,
+  function flush(db: Database): Promise<void> {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    const records = finished;
+    finished = [];
+    if (records.length === 0) return flushing;
+    flushing = flushing
+      .then(() => recordAttempts(db, records))
+      .catch((error: unknown) => console.error("[webhooks] recording attempts failed:", error))
+      .finally(() => {
+        unrecorded -= records.length;
+        // Recorded attempts release the next events of their calls and rooms.
+        nudge();
       });
-      if (pending.length === 0) oldestPending = Date.now();
-      pending.push({ event, outcome, at });
-      const remaining = events.slice(index + 1);
-      const leaseShort = Date.now() + options.timeoutMs + 1_000 > leaseEnds;
-      if (pending.length >= RECORD_BATCH || Date.now() - oldestPending >= RECORD_DELAY_MS || leaseShort) {
-        await flush(remaining);
-      }
-    }
-    await flush([]);
+    return flushing;
   }
 
-  async function tick(db: Database) {
-    const free = concurrency - busyApps.size;
-    if (free <= 0) return;
-    const claimed = await claimDueEvents(db, {
-      limit: free * 8,
-      lockMs,
-      excludeAppIds: [...busyApps.keys()],
+  function attempt(db: Database, event: ClaimedEvent) {
+    total += 1;
+    inFlight.set(event.url, (inFlight.get(event.url) ?? 0) + 1);
+    const at = new Date();
+    const work = postJson(event.url, JSON.stringify(event.payload), {
+      timeoutMs: options.timeoutMs,
+      policy: options.policy,
+      signingKey: event.signingKey,
+    }).then((outcome) => {
+      // The request is over: its slot is free, though its record may wait for the next batch
+      // (its claim keeps anyone from attempting it again meanwhile).
+      const left = (inFlight.get(event.url) ?? 1) - 1;
+      if (left <= 0) inFlight.delete(event.url);
+      else inFlight.set(event.url, left);
+      total -= 1;
+      unrecorded += 1;
+      nudge();
+      finished.push({ event, outcome, at });
+      if (finished.length >= RECORD_BATCH) void flush(db);
+      else flushTimer ??= setTimeout(() => void flush(db), RECORD_DELAY_MS);
     });
-    const byApp = new Map<string, WebhookEvent[]>();
-    for (const event of claimed) byApp.set(event.appId, [...(byApp.get(event.appId) ?? []), event]);
-    for (const [appId, events] of byApp) {
-      const work = deliver(db, events)
-        .catch((error: unknown) => console.error(`[webhooks] delivery for ${appId} failed:`, error))
-        .finally(() => {
-          busyApps.delete(appId);
-          nudge();
-        });
-      busyApps.set(appId, work);
-    }
+    attempts.add(work);
+    void work.finally(() => attempts.delete(work));
+  }
+
+  async function purgeWhenDue(db: Database) {
+    if (!options.retentionDays || Date.now() - lastPurge < RETENTION_EVERY_MS) return;
+    lastPurge = Date.now();
+    const removed = await purgeDeliveries(db, new Date(Date.now() - options.retentionDays * 86_400_000));
+    if (removed > 0) console.log(`[webhooks] removed ${removed} deliveries older than ${options.retentionDays} days`);
+  }
+
+  async function tick(db: Database): Promise<boolean> {
+    await purgeWhenDue(db);
+    const free = concurrency - total;
+    if (free <= 0 || unrecorded >= MAX_UNRECORDED) return false;
+    // A claim is a transaction: wait for a quarter of the slots rather than claim one event at a time.
+    if (total > 0 && free < concurrency / 4) return false;
+    const claimed = await claimDueEvents(db, {
+      limit: free,
+      lockMs,
+      capacity: (url) => perEndpoint - (inFlight.get(url) ?? 0),
+    });
+    for (const event of claimed) attempt(db, event);
+    return false;
   }
 
   const loop = startPollLoop(async () => tick(await options.getDb()), {
     pollMs,
+    name: "webhook-outbox",
     onError: (error) => console.error("[webhooks] outbox check failed:", error),
   });
 
@@ -101,7 +133,8 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
     nudge,
     stop: async () => {
       await loop.stop();
-      await Promise.allSettled(busyApps.values());
+      await Promise.allSettled(attempts);
+      await flush(await options.getDb());
     },
   };
 }

@@ -8,7 +8,7 @@ declare module "vitest" {
   }
 }
 
-/** One built console (`next start`) for every console HTTP test file. */
+/** One built console (`npm run serve`) for every console HTTP test file. */
 export default async function setup(project: TestProject) {
   const sandboxToken = `console_${randomBytes(12).toString("hex")}`;
   const server = await startConsoleServer({ SANDBOX_API_TOKEN: sandboxToken });

@@ -6,6 +6,7 @@ import { requireAdmin } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
 import { jobProgress } from "@/lib/imports/jobs/report";
 import { findJob } from "@/lib/imports/jobs/store";
+import { getPlatformTarget } from "@/lib/platform/target";
 
 export const metadata: Metadata = { title: "Import" };
 
@@ -16,10 +17,11 @@ export default async function ImportJobPage({ params }: { params: Promise<{ id: 
   const job = await findJob(db, id);
   if (!job) notFound();
   const progress = await jobProgress(db, id);
+  const { kind, appId, chatBaseUrl } = await getPlatformTarget();
   return (
     <>
       <PageHeader title={`Import of ${job.fileName}`} description={`${job.totalRows.toLocaleString("en")} rows of ${job.resource.replace("_", " ")}.`} />
-      <JobView initialProgress={progress} />
+      <JobView initialProgress={progress} target={{ kind, appId, chatBaseUrl }} />
     </>
   );
 }

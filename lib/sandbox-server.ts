@@ -1,7 +1,8 @@
 import path from "node:path";
 import { serve } from "@hono/node-server";
-import { closeDatabase, getDatabaseHandle } from "@/lib/db/client";
-import { getSandboxApp, startSandboxWebhookWorker, stopSandboxWebhookWorker } from "./index";
+import { closeDatabase } from "@/lib/db/client";
+import { startServer } from "@/lib/startup";
+import { getSandboxApp, stopSandboxWebhookWorker } from "@/lib/sandbox";
 
 // `npm run sandbox`: the embedded platform on its own port, for speed and for teams who
 // point their own scripts at it. It must not share the console's PGlite directory.
@@ -9,10 +10,9 @@ process.env.DATA_DIR ??= path.join(".data", "sandbox-standalone");
 const port = Number(process.env.SANDBOX_PORT ?? 3001);
 const hostname = process.env.SANDBOX_HOST ?? "127.0.0.1";
 
+// Configuration, database and webhook worker, or exit 1 naming the cause, before listening.
+const application = await startServer("sandbox");
 const app = getSandboxApp();
-const handle = await getDatabaseHandle();
-const application = await app.ready().then(() => handle);
-startSandboxWebhookWorker();
 
 const server = serve({ fetch: app.fetch, port, hostname }, (info) => {
   console.log(`Sandbox platform listening on http://${hostname}:${info.port}/sandbox/{application_id}`);

@@ -1,0 +1,24 @@
+import type { Metadata } from "next";
+import { MigrationStages } from "@/components/imports/jobs/migration-stages";
+import { PageHeader } from "@/components/shell/page-header";
+import { requireAdmin } from "@/lib/auth/session";
+import { getDb } from "@/lib/db/client";
+import { migrationOverview } from "@/lib/imports/jobs/overview";
+import { getPlatformTarget } from "@/lib/platform/target";
+
+export const metadata: Metadata = { title: "The migration at a glance" };
+export const dynamic = "force-dynamic";
+
+export default async function MigrationPage() {
+  await requireAdmin("/imports/migration");
+  const [stages, target] = await Promise.all([migrationOverview(await getDb()), getPlatformTarget()]);
+  return (
+    <>
+      <PageHeader
+        title="The migration at a glance"
+        description={`Users, then channels, then messages, into application ${target.appId}: each stage's imports, counts and state.`}
+      />
+      <MigrationStages stages={stages} />
+    </>
+  );
+}

@@ -1,0 +1,54 @@
+import Link from "next/link";
+import { Card } from "@/components/ui/card";
+import type { MigrationStage } from "@/lib/imports/jobs/overview";
+import { JobStatusBadge } from "./job-status-badge";
+
+export type MigrationStagesProps = { stages: MigrationStage[] };
+
+const titles: Record<MigrationStage["stage"], string> = { users: "1. Users", channels: "2. Channels", messages: "3. Messages" };
+const n = (value: number) => value.toLocaleString("en");
+
+/** The three stages in the platform's order, each with its imports; a stage started before the one before it is done is flagged. */
+export function MigrationStages({ stages }: MigrationStagesProps) {
+  return (
+    <div className="grid gap-4 lg:grid-cols-3">
+      {stages.map((stage, position) => {
+        const before = stages[position - 1];
+        const early = before && before.state !== "done" && stage.state !== "not started";
+        return (
+          <Card key={stage.stage} title={titles[stage.stage]}>
+            <div className="space-y-3 text-sm" data-testid={`stage-${stage.stage}`}>
+              <p>
+                <strong className="capitalize">{stage.state}</strong>
+                {stage.jobs.length > 0 &&
+                  ` · ${n(stage.totals.created)} created, ${n(stage.totals.existed)} existed, ${n(stage.totals.failed)} failed, ${n(stage.totals.pending)} to send`}
+              </p>
+              {early && (
+                <p role="alert" className="text-amber-800">
+                  Started before the {before.stage} stage is done: rows that need its {before.stage} will be left out or fail.
+                </p>
+              )}
+              {stage.jobs.length === 0 ? (
+                <p className="text-slate-600">No import yet.</p>
+              ) : (
+                <ul className="divide-y divide-slate-100">
+                  {stage.jobs.map((job) => (
+                    <li key={job.id} className="flex items-center justify-between gap-2 py-1.5">
+                      <Link href={`/imports/${job.id}`} className="truncate font-medium text-indigo-700 hover:underline">
+                        {job.fileName}
+                      </Link>
+                      <span className="flex items-center gap-2 text-xs text-slate-600 tabular-nums">
+                        {n(job.counts.created + job.counts.existed)} done
+                        <JobStatusBadge status={job.status} />
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          </Card>
+        );
+      })}
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+import http from "node:http";
+import { parseArgs } from "node:util";
+import { getRequestListener } from "@hono/node-server";
+
+/**
+ * `npm start` / `npm run serve`: the built console and its embedded sandbox on one port.
+ * `/sandbox/...` goes straight to the sandbox's Hono app on this plain listener; Next.js's
+ * route handler would add its own per-request work (several times the sandbox's own cost).
+ * Everything else goes to Next.js's request handler, as under `next start`.
+ */
+const { values } = parseArgs({
+  options: { hostname: { type: "string", short: "H" }, port: { type: "string", short: "p" } },
+});
+const hostname = values.hostname ?? "127.0.0.1";
+const port = Number(values.port ?? process.env.PORT ?? 3000);
+// Set before Next.js loads, as `next start` does.
+Object.assign(process.env, { NODE_ENV: "production" });
+
+// The .env files, before the sandbox reads its configuration.
+const { loadEnvConfig } = await import("@next/env");
+loadEnvConfig(process.cwd());
+const { default: next } = await import("next");
+const { getSandboxApp } = await import("@/lib/sandbox");
+// Created here, before Next.js starts, so this (unbundled) instance is the process's one:
+// the console's pages, plans and rehearsals reach the same app through `getSandboxApp()`.
+const sandbox = getSandboxApp();
+
+const nextApp = next({ dev: false, dir: process.cwd(), hostname, port });
+try {
+  // Runs instrumentation.ts, hence the console's start-up (lib/startup.ts): a fatal
+  // configuration error ends the process here, before anything listens.
+  await nextApp.prepare();
+} catch (error) {
+  console.error("The console could not start:", error);
+  process.exit(1);
+}
+const handleNext = nextApp.getRequestHandler();
+const handleSandbox = getRequestListener(sandbox.fetch);
+
+const server = http.createServer((request, response) => {
+  if (request.url?.startsWith("/sandbox/")) void handleSandbox(request, response);
+  else void handleNext(request, response);
+});
+server.listen(port, hostname, () => {
+  console.log(`Switchboard console listening on http://${hostname}:${port}`);
+});
+
+async function shutdown() {
+  server.close();
+  await nextApp.close();
+  process.exit(0);
+}
+process.on("SIGINT", () => void shutdown());
+process.on("SIGTERM", () => void shutdown());

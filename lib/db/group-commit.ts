@@ -1,0 +1,58 @@
+type Pending<Item, Result> = {
+  item: Item;
+  resolve: (result: Result) => void;
+  reject: (error: unknown) => void;
+};
+
+/**
+ * Group commit: items submitted while a write is under way are gathered and written together
+ * by the next one, so a burst of concurrent requests costs a few statements instead of one
+ * each. `write` returns one result or error per item, in order; every caller is answered
+ * only after the statement that carried its item has committed. When a whole group fails
+ * (say a foreign key vanished underneath), its items are written again one by one, so an
+ * error reaches only the item that caused it.
+ */
+export class GroupCommit<Item, Result> {
+  private readonly queue: Array<Pending<Item, Result>> = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly write: (items: Item[]) => Promise<Array<Result | Error>>,
+    private readonly options: { maxItems: number; maxInFlight: number },
+  ) {}
+
+  submit(item: Item): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      if (this.inFlight < this.options.maxInFlight) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.inFlight += 1;
+    try {
+      while (this.queue.length > 0) {
+        const group = this.queue.splice(0, this.options.maxItems);
+        await this.writeGroup(group);
+      }
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+  private async writeGroup(group: Array<Pending<Item, Result>>): Promise<void> {
+    let results: Array<Result | Error>;
+    try {
+      results = await this.write(group.map((pending) => pending.item));
+    } catch (error) {
+      if (group.length === 1) return group[0]!.reject(error);
+      for (const pending of group) await this.writeGroup([pending]);
+      return;
+    }
+    group.forEach((pending, index) => {
+      const result = results[index];
+      if (result instanceof Error) pending.reject(result);
+      else pending.resolve(result as Result);
+    });
+  }
+}

@@ -1,0 +1,1 @@
+CREATE INDEX "import_rows_channel" ON "import_rows" USING btree ("job_id","resource_key","state");

@@ -1,0 +1,1 @@
+ALTER TABLE "import_jobs" ADD COLUMN "first_row" integer DEFAULT 2 NOT NULL;

@@ -1,0 +1,281 @@
+import "server-only";
+import { and, eq, inArray, ne, or, sql } from "drizzle-orm";
+import type { Database } from "@/lib/db/client";
+import { importJobs, importRows } from "@/lib/db/schema";
+import type { MessagePlan, PlanProgress } from "@/lib/imports/types";
+import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
+import { isPlatformError, type PlatformClient } from "@/lib/platform";
+import { LOOKUP_BATCH } from "./limits";
+import { chunk, rowsOf } from "./rows";
+import { platformRetries } from "@/lib/platform/retries";
+import { withRetries } from "@/lib/retry";
+import { forEachConcurrent } from "./concurrency";
+import type { ImportJob } from "./store";
+
+export type { MessagePlan };
+
+type OrderCheck = { jobId: string; fileName: string; status: string; channels: number };
+
+const SHOWN = 100;
+const CHANNEL_LOOKUP_CONCURRENCY = 8;
+const USER_LOOKUP_CONCURRENCY = 4;
+
+/**
+ * A message's channel is named in the file by its channel URL or by the source id a channel
+ * import of this console derived the URL from; from here on every row holds the URL. Run
+ * before duplicates are looked for, so two names of one channel count as one.
+ */
+export async function resolveMessageChannels(db: Database, job: ImportJob): Promise<void> {
+  const refs = (await db.execute(sql`
+    select distinct resource_key as ref from import_rows
+    where job_id = ${job.id} and state = 'pending' and resource_key is not null`)) as unknown;
+  const names = rowsOf<{ ref: string }>(refs).map((row) => row.ref);
+  const renamed: Record<string, string> = {};
+  for (const batch of chunk(names, 1000)) {
+    const found = await channelImportRows(db, batch);
+    const urls = new Set(found.map((row) => row.key));
+    for (const row of found) {
+      if (row.sourceId && batch.includes(row.sourceId) && !urls.has(row.sourceId) && row.key) renamed[row.sourceId] = row.key;
+    }
+  }
+  if (Object.keys(renamed).length === 0) return;
+  await db.execute(sql`
+    update import_rows as r set resource_key = m.value
+    from jsonb_each_text(${JSON.stringify(renamed)}::jsonb) as m
+    where r.job_id = ${job.id} and r.state = 'pending' and r.resource_key = m.key`);
+}
+
+/**
+ * The checks against what exists: each channel must be on the platform or in a channel
+ * import (one that has not completed is a warning: run it first), and each sender a user on
+ * the platform or in a users import. A message whose channel or sender is missing would make
+ * the platform refuse its whole request (400201), so it is invalid and never sent.
+ */
+export async function planMessages(
+  db: Database,
+  client: PlatformClient,
+  job: ImportJob,
+  report: (progress: PlanProgress, force?: boolean) => Promise<void>,
+): Promise<{ requests: number; missing: number; orderChecks: OrderCheck[]; summary: MessagePlan }> {
+  let requests = 0;
+  const orderChecks = new Map<string, OrderCheck>();
+  const noteOrder = (source: { jobId: string; fileName: string; status: string }) => {
+    const check = orderChecks.get(source.jobId) ?? { ...source, channels: 0 };
+    check.channels++;
+    orderChecks.set(source.jobId, check);
+  };
+
+  // Channels.
+  const channelUrls = rowsOf<{ ref: string }>(
+    await db.execute(sql`
+      select distinct resource_key as ref from import_rows
+      where job_id = ${job.id} and state = 'pending' and resource_key is not null`),
+  ).map((row) => row.ref);
+  const unfinishedChannels: string[] = [];
+  const toLookUp: string[] = [];
+  for (const batch of chunk(channelUrls, 1000)) {
+    const found = new Map((await channelImportRows(db, batch)).filter((row) => row.key).map((row) => [row.key!, row]));
+    for (const url of batch) {
+      const source = found.get(url);
+      if (source && source.status !== "completed") {
+        unfinishedChannels.push(url);
+        noteOrder(source);
+      } else if (!source || source.state !== "created") {
+        toLookUp.push(url);
+      }
+    }
+  }
+  const missingChannels: string[] = [];
+  let lookedUp = 0;
+  await report({ step: "lookups", done: 0, total: toLookUp.length }, true);
+  await forEachConcurrent(toLookUp, CHANNEL_LOOKUP_CONCURRENCY, async (channelUrl) => {
+    if (!(await channelExists(client, channelUrl, () => requests++))) missingChannels.push(channelUrl);
+    lookedUp++;
+    await report({ step: "lookups", done: lookedUp, total: toLookUp.length });
+  });
+
+  // Senders.
+  const senders = rowsOf<{ id: string }>(
+    await db.execute(sql`
+      select distinct body ->> 'user_id' as id from import_rows
+      where job_id = ${job.id} and state = 'pending' and body ? 'user_id'`),
+  ).map((row) => row.id);
+  const importedUsers = new Map<string, { jobId: string; fileName: string; status: string }>();
+  for (const batch of chunk(senders, 1000)) {
+    const found = await db
+      .select({ key: importRows.resourceKey, jobId: importJobs.id, fileName: importJobs.fileName, status: importJobs.status })
+      .from(importRows)
+      .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
+      .where(
+        and(
+          eq(importJobs.resource, "users"),
+          ne(importJobs.status, "cancelled"),
+          inArray(importRows.state, ["pending", "created", "existed"]),
+          inArray(importRows.resourceKey, batch),
+        ),
+      );
+    for (const row of found) if (row.key) importedUsers.set(row.key, row);
+  }
+  const unfinishedSenders = senders.filter((id) => {
+    const source = importedUsers.get(id);
+    return source !== undefined && source.status !== "completed";
+  });
+  const sendersToLookUp = senders.filter((id) => !unfinishedSenders.includes(id));
+  const onPlatform = new Set<string>();
+  let usersLookedUp = 0;
+  await report({ step: "members", done: 0, total: sendersToLookUp.length }, true);
+  await forEachConcurrent(chunk(sendersToLookUp, LOOKUP_BATCH), USER_LOOKUP_CONCURRENCY, async (userIds) => {
+    requests++;
+    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }), platformRetries());
+    for (const user of page.users) onPlatform.add(user.user_id);
+    usersLookedUp += userIds.length;
+    await report({ step: "members", done: usersLookedUp, total: sendersToLookUp.length });
+  });
+  const missingSenders = sendersToLookUp.filter((id) => !onPlatform.has(id));
+  const senderJobs = new Set<string>();
+  for (const id of unfinishedSenders) {
+    const source = importedUsers.get(id)!;
+    if (!senderJobs.has(source.jobId)) {
+      senderJobs.add(source.jobId);
+      orderChecks.set(source.jobId, { ...source, channels: 0 });
+    }
+  }
+
+  await markRows(db, job.id, "resource_key", missingChannels, {
+    field: "channel_url",
+    severity: "error",
+    code: 400201,
+    prefix: "Channel",
+    after: "is neither on the platform nor in a channel import of this console: import the channel first.",
+  });
+  await markRows(db, job.id, "sender", missingSenders, {
+    field: "user_id",
+    severity: "error",
+    code: 400201,
+    prefix: "Sender",
+    after: "is neither a user on the platform nor in a users import: the platform would refuse the message.",
+  });
+  await markRows(db, job.id, "resource_key", unfinishedChannels, {
+    field: "channel_url",
+    severity: "warning",
+    prefix: "Channel",
+    after: "comes from a channel import that has not completed: run that import first.",
+  });
+  await markRows(db, job.id, "sender", unfinishedSenders, {
+    field: "user_id",
+    severity: "warning",
+    prefix: "Sender",
+    after: "comes from a users import that has not completed: run that import first.",
+  });
+
+  return {
+    requests,
+    missing: missingSenders.length,
+    orderChecks: [...orderChecks.values()],
+    summary: await summarize(db, job.id, missingChannels, missingSenders),
+  };
+}
+
+async function summarize(db: Database, jobId: string, missingChannels: string[], missingSenders: string[]): Promise<MessagePlan> {
+  const perChannel = rowsOf<{ channel: string; messages: number; first: string; last: string }>(
+    await db.execute(sql`
+      select resource_key as channel, count(*)::int as messages,
+        min((body ->> 'timestamp')::bigint)::text as first, max((body ->> 'timestamp')::bigint)::text as last
+      from import_rows where job_id = ${jobId} and state = 'pending'
+      group by resource_key order by count(*) desc, resource_key`),
+  );
+  const [types] = rowsOf<{ mesg: number; file: number; admm: number }>(
+    await db.execute(sql`
+      select count(*) filter (where body ->> 'message_type' = 'MESG')::int as mesg,
+        count(*) filter (where body ->> 'message_type' = 'FILE')::int as file,
+        count(*) filter (where body ->> 'message_type' = 'ADMM')::int as admm
+      from import_rows where job_id = ${jobId} and state = 'pending'`),
+  );
+  let requests = 0;
+  let first: number | null = null;
+  let last: number | null = null;
+  for (const channel of perChannel) {
+    requests += Math.ceil(channel.messages / MIGRATION_MESSAGES_MAX);
+    first = first === null ? Number(channel.first) : Math.min(first, Number(channel.first));
+    last = last === null ? Number(channel.last) : Math.max(last, Number(channel.last));
+  }
+  return {
+    channels: perChannel.length,
+    requests,
+    firstTimestamp: first,
+    lastTimestamp: last,
+    byType: { MESG: types?.mesg ?? 0, FILE: types?.file ?? 0, ADMM: types?.admm ?? 0 },
+    missingChannels: missingChannels.slice(0, SHOWN),
+    missingSenders: missingSenders.slice(0, SHOWN),
+    largestChannels: perChannel.slice(0, SHOWN).map((channel) => ({
+      channelUrl: channel.channel,
+      messages: channel.messages,
+      requests: Math.ceil(channel.messages / MIGRATION_MESSAGES_MAX),
+      first: Number(channel.first),
+      last: Number(channel.last),
+    })),
+  };
+}
+
+/** Rows of channel imports (not cancelled) that name one of `refs` as channel URL or source id. */
+async function channelImportRows(db: Database, refs: string[]) {
+  return db
+    .select({
+      key: importRows.resourceKey,
+      sourceId: importRows.sourceId,
+      state: importRows.state,
+      jobId: importJobs.id,
+      fileName: importJobs.fileName,
+      status: importJobs.status,
+    })
+    .from(importRows)
+    .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
+    .where(
+      and(
+        inArray(importJobs.resource, ["open_channels", "group_channels"]),
+        ne(importJobs.status, "cancelled"),
+        inArray(importRows.state, ["pending", "created", "existed"]),
+        or(inArray(importRows.resourceKey, refs), inArray(importRows.sourceId, refs)),
+      ),
+    );
+}
+
+/** Open or group: the migration takes either, so both are asked. */
+async function channelExists(client: PlatformClient, channelUrl: string, count: () => void): Promise<boolean> {
+  const lookups: Array<(url: string) => Promise<unknown>> = [client.openChannels.get, client.groupChannels.get];
+  for (const get of lookups) {
+    count();
+    try {
+      await withRetries(() => get(channelUrl), platformRetries());
+      return true;
+    } catch (error) {
+      if (!isPlatformError(error, 400201)) throw error;
+    }
+  }
+  return false;
+}
+
+/**
+ * Adds one issue to the pending rows whose channel (`resource_key`) or sender is among
+ * `values`, naming the value; an error makes them invalid.
+ */
+async function markRows(
+  db: Database,
+  jobId: string,
+  by: "resource_key" | "sender",
+  values: string[],
+  issue: { field: string; severity: "error" | "warning"; code?: number; prefix: string; after: string },
+) {
+  if (values.length === 0) return;
+  const column = by === "resource_key" ? sql.raw("r.resource_key") : sql.raw("(r.body ->> 'user_id')");
+  for (const batch of chunk(values, 1000)) {
+    await db.execute(sql`
+      update import_rows as r set
+        plan_issues = r.plan_issues || jsonb_build_array(jsonb_strip_nulls(jsonb_build_object(
+          'field', ${issue.field}::text, 'severity', ${issue.severity}::text, 'code', ${issue.code ?? null}::int,
+          'message', ${issue.prefix}::text || ' "' || ${column} || '" ' || ${issue.after}::text))),
+        state = ${issue.severity === "error" ? sql`'invalid'` : sql`r.state`}
+      where r.job_id = ${jobId} and r.state = 'pending'
+        and ${column} in (select jsonb_array_elements_text(${JSON.stringify(batch)}::jsonb))`);
+  }
+}

@@ -1,0 +1,100 @@
+import "server-only";
+import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
+import type { Database } from "@/lib/db/client";
+import { importJobs, importRows } from "@/lib/db/schema";
+import { isPlatformError, type PlatformClient } from "@/lib/platform";
+import type { MigratedMessage } from "@/lib/platform/types";
+import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
+import type { Pacer } from "./pacer";
+import { chunk, rowsOf, StoppedEarly } from "./plan";
+import { platformRetries } from "@/lib/platform/retries";
+import { withRetries } from "@/lib/retry";
+import { forEachConcurrent } from "./concurrency";
+import type { ImportJob } from "./store";
+
+type Failure = { rowIndex: number; code: number | null; message: string };
+
+/**
+ * The rehearsal of a messages import: the scratch application is given the senders and the
+ * channels (of the type they have on the target or in their channel import), then every
+ * channel's history is sent as the run sends it, 100 messages at a time in timestamp order.
+ */
+export async function rehearseMessages(
+  db: Database,
+  target: PlatformClient,
+  scratch: PlatformClient,
+  job: ImportJob,
+  options: { pacer: Pacer; maxListedFailures: number; shouldStop?: () => boolean },
+) {
+  const senders = rowsOf<{ id: string }>(
+    await db.execute(sql`select distinct body ->> 'user_id' as id from import_rows
+      where job_id = ${job.id} and state = 'pending' and body ? 'user_id'`),
+  ).map((row) => row.id);
+  let seededUsers = 0;
+  await forEachConcurrent(chunk(senders, 100), 4, async (userIds) => {
+    const known = new Map((await withRetries(() => target.users.list({ userIds, limit: 100 }), platformRetries())).users.map((user) => [user.user_id, user]));
+    for (const id of userIds) {
+      const user = known.get(id);
+      await withRetries(() => scratch.users.create({ user_id: id, nickname: user?.nickname ?? id, profile_url: user?.profile_url ?? "" }), platformRetries()).catch(() => {});
+      seededUsers++;
+    }
+  });
+
+  const channels = rowsOf<{ url: string }>(
+    await db.execute(sql`select distinct resource_key as url from import_rows
+      where job_id = ${job.id} and state = 'pending' and resource_key is not null`),
+  ).map((row) => row.url);
+  const importedKinds = new Map<string, string>();
+  for (const batch of chunk(channels, 1000)) {
+    const found = await db
+      .select({ key: importRows.resourceKey, resource: importJobs.resource })
+      .from(importRows)
+      .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
+      .where(and(inArray(importJobs.resource, ["open_channels", "group_channels"]), ne(importJobs.status, "cancelled"), inArray(importRows.resourceKey, batch)));
+    for (const row of found) if (row.key) importedKinds.set(row.key, row.resource);
+  }
+
+  const tally = { created: 0, existed: 0, failed: 0, followUpsFailed: 0, failures: [] as Failure[], seededUsers };
+  await forEachConcurrent(channels, 8, async (channelUrl) => {
+    if (options.shouldStop?.()) throw new StoppedEarly();
+    const open = (importedKinds.get(channelUrl) ?? (await kindOnTarget(target, channelUrl))) === "open_channels";
+    await withRetries<unknown>(
+      () =>
+        open ? scratch.openChannels.create({ channel_url: channelUrl }) : scratch.groupChannels.create({ channel_url: channelUrl, user_ids: [] }),
+      platformRetries(),
+    ).catch(() => {});
+    const rows = await db
+      .select({ rowIndex: importRows.rowIndex, body: importRows.body })
+      .from(importRows)
+      .where(and(eq(importRows.jobId, job.id), eq(importRows.state, "pending"), eq(importRows.resourceKey, channelUrl)))
+      .orderBy(sql`(${importRows.body} ->> 'timestamp')::bigint`, asc(importRows.rowIndex));
+    for (const batch of chunk(rows, MIGRATION_MESSAGES_MAX)) {
+      try {
+        await options.pacer.acquire();
+        await withRetries(() => scratch.migration.migrateMessages(channelUrl, { messages: batch.map((row) => row.body as MigratedMessage) }), platformRetries());
+        tally.created += batch.length;
+      } catch (error) {
+        tally.failed += batch.length;
+        if (tally.failures.length < options.maxListedFailures) {
+          tally.failures.push({
+            rowIndex: batch[0]!.rowIndex,
+            code: isPlatformError(error) ? error.code : null,
+            message: `The request of ${batch.length} messages to ${channelUrl} was refused: ${error instanceof Error ? error.message : String(error)}`,
+          });
+        }
+      }
+    }
+  });
+  tally.failures.sort((a, b) => a.rowIndex - b.rowIndex);
+  return tally;
+}
+
+async function kindOnTarget(target: PlatformClient, channelUrl: string): Promise<"open_channels" | "group_channels"> {
+  try {
+    await withRetries(() => target.openChannels.get(channelUrl), platformRetries());
+    return "open_channels";
+  } catch (error) {
+    if (isPlatformError(error, 400201)) return "group_channels";
+    throw error;
+  }
+}

@@ -1,0 +1,69 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import type { Database } from "@/lib/db/client";
+import type { ImportResource } from "@/lib/imports/types";
+import { rowsOf } from "./plan";
+import { listJobs, type ImportJob } from "./store";
+
+export type StageName = "users" | "channels" | "messages";
+
+export type StageJob = {
+  id: string;
+  fileName: string;
+  resource: ImportResource;
+  status: string;
+  counts: { created: number; existed: number; failed: number; invalid: number; pending: number };
+};
+
+export type MigrationStage = {
+  stage: StageName;
+  /** `not started` (no import), `in progress` (one has not completed), `done` (all completed). */
+  state: "not started" | "in progress" | "done";
+  jobs: StageJob[];
+  totals: StageJob["counts"];
+};
+
+const stageOf: Record<ImportResource, StageName> = {
+  users: "users",
+  open_channels: "channels",
+  group_channels: "channels",
+  messages: "messages",
+};
+
+/** The three stages of the migration to the console's target, with their imports (cancelled ones left out). */
+export async function migrationOverview(db: Database): Promise<MigrationStage[]> {
+  const jobs = (await listJobs(db, 500)).filter((job) => job.status !== "cancelled");
+  const counts = await countsByJob(db, jobs);
+  return (["users", "channels", "messages"] as const).map((stage) => {
+    const stageJobs = jobs
+      .filter((job) => stageOf[job.resource] === stage)
+      .map((job) => ({ id: job.id, fileName: job.fileName, resource: job.resource, status: job.status, counts: counts.get(job.id) ?? empty() }));
+    const totals = empty();
+    for (const job of stageJobs) for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += job.counts[key];
+    const state = stageJobs.length === 0 ? "not started" : stageJobs.every((job) => job.status === "completed") ? "done" : "in progress";
+    return { stage, state, jobs: stageJobs, totals };
+  });
+}
+
+function empty(): StageJob["counts"] {
+  return { created: 0, existed: 0, failed: 0, invalid: 0, pending: 0 };
+}
+
+async function countsByJob(db: Database, jobs: ImportJob[]): Promise<Map<string, StageJob["counts"]>> {
+  const map = new Map<string, StageJob["counts"]>();
+  if (jobs.length === 0) return map;
+  const rows = rowsOf<{ job_id: string } & StageJob["counts"]>(
+    await db.execute(sql`
+      select job_id,
+        count(*) filter (where state = 'created')::int as created,
+        count(*) filter (where state = 'existed')::int as existed,
+        count(*) filter (where state = 'failed')::int as failed,
+        count(*) filter (where state = 'invalid')::int as invalid,
+        count(*) filter (where state = 'pending')::int as pending
+      from import_rows
+      where job_id in (select jsonb_array_elements_text(${JSON.stringify(jobs.map((job) => job.id))}::jsonb))
+      group by job_id`),
+  );
+  for (const { job_id: jobId, ...counts } of rows) map.set(jobId, counts);
+  return map;
+}

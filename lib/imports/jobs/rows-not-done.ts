@@ -1,0 +1,44 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import type { Database } from "@/lib/db/client";
+import { requestPlan, rowsOf } from "./plan";
+import { createJob, ImportJobError, requireJob, type ImportJob } from "./store";
+
+/**
+ * "New job from the rows not done" of a cancelled or completed job: the rows never sent and
+ * the rows the platform refused start again as `pending`; rows created whose follow-ups
+ * failed (or were cut short) come as `created` with their follow-ups to send, so the new job
+ * finishes them instead of skipping them as existing. Rows keep their index, so their row
+ * numbers are still the lines of the original file. Invalid rows are left out: they need a
+ * fix in the file first (the failures CSV holds them). The new job's plan is asked for at once.
+ */
+export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<ImportJob> {
+  const source = await requireJob(db, jobId);
+  if (source.status !== "cancelled" && source.status !== "completed") {
+    throw new ImportJobError("A new job from the rows not done can be made once this import has been cancelled or has finished.");
+  }
+  const notDone = sql`job_id = ${jobId} and (state in ('pending', 'failed') or (state = 'created' and follow_up_state in ('pending', 'failed')))`;
+  const [counted] = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from import_rows where ${notDone}`));
+  const total = counted?.n ?? 0;
+  if (total === 0) {
+    throw new ImportJobError("Every row of this import that could be sent reached its final state; there is nothing to run again. Rows invalid in the file are in the failures CSV, to be fixed first.");
+  }
+  const job = await createJob(db, {
+    resource: source.resource,
+    fileName: source.fileName.includes("(rows not done)") ? source.fileName : `${source.fileName} (rows not done)`,
+    columns: source.columns,
+    mapping: source.mapping,
+    totalRows: total,
+    firstRow: source.firstRow,
+  });
+  await db.execute(sql`
+    insert into import_rows (job_id, row_index, values, excluded, state, resource_key, source_id, body, follow_ups, follow_up_state, issues, result_message)
+    select ${job.id}, row_index, values, false,
+      case when state = 'created' then 'created' else 'pending' end,
+      resource_key, source_id, body, follow_ups,
+      case when state = 'created' then 'pending' else null end,
+      issues,
+      case when state = 'created' then ${`Created by the import ${jobId}; its follow-ups are sent again.`} else null end
+    from import_rows where ${notDone}`);
+  return requestPlan(db, job.id);
+}

@@ -1,0 +1,48 @@
+/**
+ * Message times as old systems write them: milliseconds since 1970 (most APIs), seconds
+ * (Unix tools, Slack's `1700000000.123456`), or ISO 8601 text. Turned into the platform's
+ * milliseconds; the mapping step shows which unit a column holds.
+ */
+
+export type TimestampUnit = "milliseconds" | "seconds" | "ISO 8601";
+
+/** Below this a number is seconds: 10^11 seconds is the year 5138, 10^11 ms is March 1973. */
+const SECONDS_BELOW = 1e11;
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+export type ParsedTimestamp = { ms: number; unit: TimestampUnit } | { error: string };
+
+export function parseTimestamp(raw: string): ParsedTimestamp {
+  const text = raw.trim();
+  if (/^\d+(?:\.\d+)?$/.test(text)) {
+    const value = Number(text);
+    if (!Number.isFinite(value)) return { error: `"${text}" is not a time.` };
+    if (value < SECONDS_BELOW) return { ms: Math.round(value * 1000), unit: "seconds" };
+    if (!Number.isSafeInteger(Math.round(value))) return { error: `"${text}" is too large to be a time.` };
+    return { ms: Math.round(value), unit: "milliseconds" };
+  }
+  if (ISO_8601.test(text)) {
+    // A time without a zone is read as UTC, not as the browser's local time, so the browser
+    // and the server agree on it.
+    const zoned = /[T ]\d{2}:\d{2}/.test(text) && !/(?:Z|[+-]\d{2}:?\d{2})$/i.test(text) ? `${text.replace(" ", "T")}Z` : text.replace(" ", "T");
+    const ms = Date.parse(zoned);
+    if (Number.isNaN(ms) || ms < 0) return { error: `"${text}" is not a date the console can read.` };
+    return { ms, unit: "ISO 8601" };
+  }
+  return {
+    error: `"${text.length > 40 ? `${text.slice(0, 40)}…` : text}" is not a time: use milliseconds or seconds since 1970, or ISO 8601 such as 2024-03-01T09:30:00Z.`,
+  };
+}
+
+/** The unit most of a column's examples are in, or null when none of them reads as a time. */
+export function detectTimestampUnit(examples: readonly string[]): TimestampUnit | null {
+  const counts = new Map<TimestampUnit, number>();
+  for (const example of examples) {
+    if (example.trim() === "") continue;
+    const parsed = parseTimestamp(example);
+    if ("unit" in parsed) counts.set(parsed.unit, (counts.get(parsed.unit) ?? 0) + 1);
+  }
+  let best: TimestampUnit | null = null;
+  for (const [unit, count] of counts) if (best === null || count > counts.get(best)!) best = unit;
+  return best;
+}

@@ -1,0 +1,32 @@
+import { isStorableText } from "./text-values";
+
+/** Longest request target (path and query) served; longer ones get 414 (sandbox contract). */
+export const maxRequestTargetBytes = 8 * 1024;
+
+export type Refusal = { status: number; message: string };
+
+/** Why a request target cannot be served, or undefined when it can. */
+export function refuseRequestTarget(target: string): Refusal | undefined {
+  if (new TextEncoder().encode(target).length > maxRequestTargetBytes) {
+    return { status: 414, message: `The request URL is longer than ${maxRequestTargetBytes / 1024} KB.` };
+  }
+  const queryStart = target.indexOf("?");
+  const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
+  const query = queryStart === -1 ? "" : target.slice(queryStart + 1);
+  const parts = [
+    ...pathname.split("/"),
+    ...query.split(/[&=]/).map((part) => part.replaceAll("+", " ")),
+  ];
+  for (const part of parts) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(part);
+    } catch {
+      return { status: 400, message: "The request URL holds percent-encoding that does not decode as UTF-8." };
+    }
+    if (!isStorableText(decoded)) {
+      return { status: 400, message: "The request URL holds a NUL character or an unpaired surrogate." };
+    }
+  }
+  return undefined;
+}

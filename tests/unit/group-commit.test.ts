@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { GroupCommit } from "@/lib/db/group-commit";
+
+describe("GroupCommit", () => {
+  it("gathers items submitted while a write is under way into the next write, answering each with its own result", async () => {
+    const groups: number[][] = [];
+    const commit = new GroupCommit<number, string>(
+      async (items) => {
+        groups.push(items);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return items.map((item) => (item % 3 === 0 ? new Error(`refused ${item}`) : `stored ${item}`));
+      },
+      { maxItems: 100, maxInFlight: 1 },
+    );
+    const answers = await Promise.allSettled([1, 2, 3, 4, 5, 6].map((item) => commit.submit(item)));
+    expect(groups).toEqual([[1], [2, 3, 4, 5, 6]]);
+    expect(answers.map((answer) => (answer.status === "fulfilled" ? answer.value : (answer.reason as Error).message))).toEqual([
+      "stored 1",
+      "stored 2",
+      "refused 3",
+      "stored 4",
+      "stored 5",
+      "refused 6",
+    ]);
+  });
+
+  it("answers only after the write that carried the item has finished", async () => {
+    let finished = false;
+    const commit = new GroupCommit<number, number>(
+      async (items) => {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        finished = true;
+        return items;
+      },
+      { maxItems: 10, maxInFlight: 1 },
+    );
+    await commit.submit(1);
+    expect(finished).toBe(true);
+  });
+
+  it("writes a failed group again one by one, so only the item that broke it fails", async () => {
+    const commit = new GroupCommit<number, number>(
+      async (items) => {
+        if (items.includes(13)) throw new Error("constraint violated by 13");
+        return items;
+      },
+      { maxItems: 10, maxInFlight: 1 },
+    );
+    const blocker = commit.submit(0);
+    const answers = Promise.allSettled([12, 13, 14].map((item) => commit.submit(item)));
+    await blocker;
+    const settled = await answers;
+    expect(settled.map((answer) => answer.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((settled[1] as PromiseRejectedResult).reason).toEqual(new Error("constraint violated by 13"));
+  });
+
+  it("never puts more than maxItems into one write", async () => {
+    const sizes: number[] = [];
+    const commit = new GroupCommit<number, number>(
+      async (items) => {
+        sizes.push(items.length);
+        return items;
+      },
+      { maxItems: 3, maxInFlight: 1 },
+    );
+    await Promise.all(Array.from({ length: 10 }, (_, index) => commit.submit(index)));
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(3);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(10);
+  });
+});

@@ -1,0 +1,230 @@
+import { describe, expect, it } from "vitest";
+import { savedFixes } from "@/components/imports/wizard/wizard-draft";
+import {
+  hasWork,
+  initialWizardState,
+  wizardReducer,
+  type WizardEvent,
+  type WizardState,
+} from "@/components/imports/wizard/wizard-state";
+import {
+  autoMap,
+  mappingProblems,
+  matchKind,
+  metadataKeyFix,
+  similarity,
+} from "@/lib/imports/mapping";
+import { PreviewSession } from "@/lib/imports/parse/preview-session";
+
+const counts = (errors: number) => ({
+  rows: 4,
+  valid: 4 - errors,
+  errors,
+  warnings: 0,
+  excluded: 0,
+});
+const play = (events: WizardEvent[], from: WizardState = initialWizardState) =>
+  events.reduce(wizardReducer, from);
+const header = { columns: ["user_id", "nickname"], rows: 4, profiles: [], firstRow: 2 };
+const loaded = {
+  format: "csv" as const,
+  sample: [],
+  records: 5,
+  suggestedHeaderRow: 0,
+  headerFixed: false,
+};
+
+describe("the wizard's reducer", () => {
+  const mapped = play([
+    { type: "resource-chosen", resource: "users" },
+    { type: "step-shown", step: "upload" },
+    { type: "file-chosen", file: { name: "u.csv", size: 10 }, sheet: null },
+    { type: "file-loaded", loaded },
+    {
+      type: "header-chosen",
+      headerRow: 0,
+      header,
+      mapping: { user_id: "user_id", nickname: "nickname" },
+      remembered: false,
+    },
+    { type: "step-shown", step: "map" },
+  ]);
+
+  it("validating opens the preview on the rows with errors when there are any", () => {
+    expect(
+      play(
+        [
+          { type: "work-started", activity: "validating" },
+          { type: "validated", counts: counts(2) },
+        ],
+        mapped,
+      ),
+    ).toMatchObject({ step: "preview", filter: "errors", activity: null });
+    expect(play([{ type: "validated", counts: counts(0) }], mapped).filter).toBe("all");
+  });
+
+  it("keeps every fix and exclusion, the last value of a cell winning, and an inclusion undoing an exclusion", () => {
+    const fixed = play(
+      [
+        { type: "validated", counts: counts(2) },
+        { type: "cell-fixed", counts: counts(1), edits: [[1, 1, "Ann"]] },
+        {
+          type: "cell-fixed",
+          counts: counts(1),
+          edits: [
+            [1, 1, "Anne"],
+            [3, 0, "u3"],
+          ],
+        },
+        {
+          type: "rows-excluded",
+          counts: counts(0),
+          rows: [
+            [2, true],
+            [0, true],
+          ],
+        },
+        { type: "rows-excluded", counts: counts(0), rows: [[0, false]] },
+      ],
+      mapped,
+    );
+    expect(fixed.fixes).toEqual({ edits: { "1:1": "Anne", "3:0": "u3" }, excluded: { "2": true } });
+    expect(savedFixes(fixed.fixes)).toEqual({
+      edits: [
+        [1, 1, "Anne"],
+        [3, 0, "u3"],
+      ],
+      excluded: [[2, true]],
+    });
+    expect(hasWork(fixed)).toBe(true);
+  });
+
+  it("a new file or a new header row forgets the fixes made to the old one", () => {
+    const fixed = play(
+      [
+        { type: "validated", counts: counts(1) },
+        { type: "cell-fixed", counts: counts(0), edits: [[0, 0, "x"]] },
+      ],
+      mapped,
+    );
+    expect(
+      play([{ type: "file-chosen", file: { name: "v.csv", size: 3 }, sheet: null }], fixed),
+    ).toMatchObject({ fixes: { edits: {}, excluded: {} }, counts: null, header: null });
+    expect(
+      play([{ type: "header-chosen", headerRow: 1, header, mapping: {}, remembered: false }], fixed)
+        .fixes.edits,
+    ).toEqual({});
+    expect(play([{ type: "file-loaded", loaded }], fixed).session).toBe(fixed.session + 1);
+  });
+
+  it("a failure ends the activity with its message; starting over keeps the resource only", () => {
+    const failed = play(
+      [
+        { type: "work-started", activity: "reading" },
+        { type: "work-failed", problem: "bad" },
+      ],
+      mapped,
+    );
+    expect(failed).toMatchObject({ activity: null, problem: "bad" });
+    expect(play([{ type: "restarted" }], failed)).toMatchObject({
+      step: "upload",
+      resource: "users",
+      file: null,
+      header: null,
+      problem: null,
+    });
+    expect(hasWork(initialWizardState)).toBe(false);
+  });
+});
+
+describe("mapping that helps", () => {
+  it("matches misspelt columns by likeness after names and aliases, and says so", () => {
+    expect(similarity("nickname", "nicknmae")).toBeGreaterThanOrEqual(0.75);
+    expect(autoMap("users", ["user_id", "Nicknmae", "Profil URL", "colour"])).toEqual({
+      user_id: "user_id",
+      Nicknmae: "nickname",
+      "Profil URL": "profile_url",
+      colour: "",
+    });
+    expect(matchKind("users", "Nicknmae", "nickname")).toBe("similar");
+    expect(matchKind("users", "Name", "nickname")).toBe("name");
+    // An exact name is never taken by a look-alike column.
+    expect(autoMap("users", ["nicknam", "nickname"])).toMatchObject({
+      nickname: "nickname",
+      nicknam: "",
+    });
+  });
+
+  it("flags a metadata key with a comma at the mapping step, with its rename", () => {
+    expect(metadataKeyFix("metadata.team,region")).toBe("team_region");
+    expect(metadataKeyFix("metadata.team")).toBeNull();
+    expect(
+      mappingProblems("users", ["id", "name", "m"], {
+        id: "user_id",
+        name: "nickname",
+        m: "metadata.a, b",
+      }),
+    ).toEqual([
+      'The metadata key "a, b" of column "m" has a comma, which the platform does not accept in a key: rename it (for example "a_b").',
+    ]);
+  });
+});
+
+describe("the preview's bulk changes", () => {
+  const file = () =>
+    new PreviewSession("users", [
+      ["user_id", "nickname"],
+      ["u1", "Ann"],
+      ["u2", ""],
+      ["u3", "N/A"],
+      ["u4", ""],
+    ]);
+
+  it("profiles each column: fill rate and first values", () => {
+    expect(file().chooseHeader(0).profiles).toEqual([
+      { filled: 4, examples: ["u1", "u2", "u3"] },
+      { filled: 2, examples: ["Ann", "N/A"] },
+    ]);
+  });
+
+  it("excludes every row with an error, and replaces in one column (whole cell or each occurrence)", () => {
+    const session = file();
+    session.chooseHeader(0);
+    session.validate({ user_id: "user_id", nickname: "nickname" });
+    expect(session.counts()).toMatchObject({ valid: 2, errors: 2 });
+    const replaced = session.replace(1, "", "Someone", true);
+    expect(replaced.edits).toEqual([
+      [1, 1, "Someone"],
+      [3, 1, "Someone"],
+    ]);
+    expect(replaced.counts).toMatchObject({ valid: 4, errors: 0 });
+    expect(
+      session.replace(0, "u", "user-", false).edits.map(([index, , value]) => [index, value]),
+    ).toEqual([
+      [0, "user-1"],
+      [1, "user-2"],
+      [2, "user-3"],
+      [3, "user-4"],
+    ]);
+    session.edit(2, 1, "");
+    expect(session.excludeErrors()).toMatchObject({
+      rows: [2],
+      counts: { errors: 0, excluded: 1, valid: 3 },
+    });
+  });
+
+  it("replays saved fixes on a fresh copy of the file", () => {
+    const session = file();
+    session.chooseHeader(0);
+    session.validate({ user_id: "user_id", nickname: "nickname" });
+    const restored = session.applyFixes({
+      edits: [
+        [1, 1, "Bob"],
+        [99, 0, "gone"],
+      ],
+      excluded: [[3, true]],
+    });
+    expect(restored).toMatchObject({ valid: 3, errors: 0, excluded: 1 });
+    expect(session.viewRow(1).values).toEqual(["u2", "Bob"]);
+  });
+});

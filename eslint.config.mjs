@@ -1,30 +1,84 @@
 import { defineConfig, globalIgnores } from "eslint/config";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
+import checkFile from "eslint-plugin-check-file";
+
+/**
+ * The features of lib/. A feature may use the shared modules (platform, schemas, db, env,
+ * background, delivery, retry.ts, request-origin.ts) and another feature's public entry
+ * (its index.ts) only, never its internals. lib/actions and lib/startup.ts compose features
+ * and may use them all.
+ */
+const features = ["auth", "forms", "imports", "sandbox", "settings", "webhooks"];
+const publicEntries = { sandbox: ["./index.ts"] };
+const featureZones = features.flatMap((feature) =>
+  features
+    .filter((other) => other !== feature)
+    .map((other) => ({
+      target: `./lib/${feature}`,
+      from: `./lib/${other}`,
+      except: publicEntries[other] ?? [],
+      message: `lib/${feature} may not reach into lib/${other}: use the shared modules, or compose the two in lib/actions.`,
+    })),
+);
+/** The shared modules are below every feature: they import none. */
+const sharedZones = ["platform", "schemas", "db", "background", "delivery"].flatMap((shared) =>
+  features
+    .filter((feature) => !(shared === "db" && feature === "imports"))
+    .map((feature) => ({ target: `./lib/${shared}`, from: `./lib/${feature}`, except: publicEntries[feature] ?? [] })),
+);
+
+/**
+ * [target, from]: `target` may not import `from`. Arrows go one way: app -> components -> lib.
+ * The sandbox is a self-contained platform and never reaches into the console; the platform
+ * client is given its transport and never loads the sandbox itself.
+ */
+const oneWay = [
+  ["./lib", "./app"],
+  ["./lib", "./components"],
+  ["./components", "./app"],
+  ["./lib/sandbox", "./lib/actions"],
+  ["./lib/sandbox", "./lib/platform"],
+  ["./lib/sandbox", "./lib/startup.ts"],
+  ["./lib/platform", "./lib/sandbox"],
+];
 
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
-  globalIgnores([".next/**", ".data/**", "next-env.d.ts", "test-results/**", "playwright-report/**"]),
+  globalIgnores([".next/**", ".data/**", "next-env.d.ts", "test-results/**", "playwright-report/**", "tests/fixtures/lint/**"]),
   {
-    // Arrows go one way: app -> components -> lib. The sandbox is a self-contained
-    // platform and must never reach into the console.
+    // Dependencies are not followed for cycles (and some are too large to parse).
+    settings: { "import/ignore": ["node_modules"] },
     rules: {
       "import/no-restricted-paths": [
         "error",
         {
           zones: [
-            { target: "./lib", from: "./app" },
-            { target: "./lib", from: "./components" },
-            { target: "./components", from: "./app" },
-            { target: "./lib/sandbox", from: "./lib/actions" },
-            { target: "./lib/sandbox", from: "./lib/auth" },
-            { target: "./lib/sandbox", from: "./lib/platform" },
-            { target: "./lib/sandbox", from: "./lib/imports" },
+            ...oneWay.map(([target, from]) => ({ target, from })),
+            ...featureZones,
+            ...sharedZones,
           ],
         },
       ],
+      "import/no-cycle": ["error", { ignoreExternal: true }],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    // kebab-case file and folder names (Next.js's route folders keep their own syntax).
+    files: ["**/*.{ts,tsx,js,mjs}"],
+    plugins: { "check-file": checkFile },
+    rules: {
+      "check-file/filename-naming-convention": [
+        "error",
+        { "**/*.{ts,tsx,js,mjs}": "KEBAB_CASE" },
+        { ignoreMiddleExtensions: true },
+      ],
+      "check-file/folder-naming-convention": [
+        "error",
+        { "app/**/": "NEXT_JS_APP_ROUTER_CASE", "{components,lib,tests}/**/": "KEBAB_CASE" },
+      ],
     },
   },
 ]);

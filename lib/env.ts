@@ -75,8 +75,3 @@ export function env(): Env {
   cached = parsed.data;
   return cached;
 }
-
-/** For tests that change process.env between cases. */
-export function resetEnvCache(): void {
-  cached = undefined;
-}

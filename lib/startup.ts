@@ -1,6 +1,6 @@
 import { getDatabaseHandle, type DatabaseHandle } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { getSandboxApp, startSandboxWebhookWorker } from "@/lib/sandbox";
+import { findApplication, getSandboxApp, startSandboxWebhookWorker } from "@/lib/sandbox";
 import { installRequestGuard } from "@/lib/server/request-guard";
 
 /** What the starting process serves: the console (`next start`), `npm run sandbox`, `npm run worker`. */
@@ -32,7 +32,9 @@ export async function prepareServer(role: ServerRole): Promise<DatabaseHandle> {
   // Node-level refusals (long or undecodable URLs, NUL, forged client addresses) for every server.
   installRequestGuard();
   const handle = await step("The database cannot be used", () => getDatabaseHandle());
-  await step("The sandbox cannot start", () => getSandboxApp().ready());
+  // The standalone sandbox is the platform itself: it has no platform client to connect (and
+  // `lib/platform` is server-only, which plain `tsx` cannot load).
+  await step("The sandbox cannot start", () => (role === "sandbox" ? getSandboxApp().ready() : connectEmbeddedSandbox()));
   if (role === "console") {
     const { ensureAdminPassword } = await import("@/lib/auth/admin-password");
     await step("The administrator password cannot be set up", () => ensureAdminPassword(handle.db));
@@ -81,4 +83,26 @@ function exitWith(error: unknown): never {
 /** The console's start (instrumentation.ts, or a custom server before it listens). */
 export async function startConsole(): Promise<void> {
   await startServer("console");
+}
+
+/**
+ * Opens the embedded sandbox (its tables and default application) and hands the platform
+ * client its in-process transport: the one place where `lib/platform` meets `lib/sandbox`.
+ */
+export async function connectEmbeddedSandbox() {
+  const db = await getSandboxApp().ready();
+  const [{ connectEmbeddedPlatform }, { inProcessTransport }] = await Promise.all([
+    import("@/lib/platform"),
+    import("@/lib/platform/in-process"),
+  ]);
+  connectEmbeddedPlatform({
+    fetch: inProcessTransport(getSandboxApp),
+    defaultApplication: async () => {
+      const appId = env().SANDBOX_APP_ID;
+      const app = await findApplication(await getSandboxApp().ready(), appId);
+      if (!app) throw new Error(`The sandbox's default application "${appId}" is missing.`);
+      return { id: app.id, apiToken: app.apiToken };
+    },
+  });
+  return db;
 }

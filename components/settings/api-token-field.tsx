@@ -1,11 +1,11 @@
 "use client";
 
+import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CopyButton } from "@/components/ui/copy-button";
-import { actionErrorMessage } from "@/lib/actions/action-result";
-import { revealApiToken, rotateSandboxApiToken } from "@/lib/actions/settings";
+import { apiTokenQuery, useApplicationMutations } from "./settings-queries";
 
 export type ApiTokenFieldProps = {
   appId: string;
@@ -17,12 +17,16 @@ export function ApiTokenField({ appId, maskedToken }: ApiTokenFieldProps) {
   const [revealed, setRevealed] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const queryClient = useQueryClient();
+  const { rotateToken } = useApplicationMutations(appId);
 
   async function fetchToken(): Promise<string | null> {
-    const result = await revealApiToken({ appId });
-    if ("data" in result) return result.data.apiToken;
-    setError(actionErrorMessage(result));
-    return null;
+    try {
+      return await queryClient.fetchQuery(apiTokenQuery(appId));
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : "The token could not be fetched.");
+      return null;
+    }
   }
 
   async function toggle() {
@@ -66,10 +70,9 @@ export function ApiTokenField({ appId, maskedToken }: ApiTokenFieldProps) {
           }
           confirmLabel="Rotate token"
           onConfirm={async () => {
-            const result = await rotateSandboxApiToken({ appId });
-            if (!("data" in result)) return actionErrorMessage(result);
-            setRevealed(null);
-            return null;
+            const message = await rotateToken();
+            if (message === null) setRevealed(null);
+            return message;
           }}
           trigger={
             <Button variant="ghost" size="sm" aria-label={`Rotate API token of ${appId}`}>

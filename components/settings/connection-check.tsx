@@ -1,20 +1,15 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
-import { actionErrorMessage } from "@/lib/actions/action-result";
-import { checkConnection } from "@/lib/actions/settings";
+import { connectionCheckQuery } from "./settings-queries";
 
 /** Asks the platform for its webhook settings, the cheapest authenticated call, and says how it went. */
 export function ConnectionCheck() {
-  const check = useMutation({
-    mutationFn: async () => {
-      const result = await checkConnection({});
-      if (!("data" in result)) throw new Error(actionErrorMessage(result) ?? "The check failed.");
-      return result.data;
-    },
-  });
+  const query = useQuery(connectionCheckQuery());
+  // A fresh check on each press; the previous answer stays until the new one arrives.
+  const check = { ...query, isPending: query.isFetching, mutate: () => void query.refetch() };
 
   return (
     <div className="space-y-3">

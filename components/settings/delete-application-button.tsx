@@ -2,12 +2,12 @@
 
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { actionErrorMessage } from "@/lib/actions/action-result";
-import { deleteSandboxApplication } from "@/lib/actions/settings";
+import { useApplicationMutations } from "./settings-queries";
 
 export type DeleteApplicationButtonProps = { appId: string; name: string };
 
 export function DeleteApplicationButton({ appId, name }: DeleteApplicationButtonProps) {
+  const { deleteApplication } = useApplicationMutations(appId);
   return (
     <ConfirmDialog
       title={`Delete ${name}?`}
@@ -18,7 +18,7 @@ export function DeleteApplicationButton({ appId, name }: DeleteApplicationButton
         </p>
       }
       confirmLabel="Delete application"
-      onConfirm={async () => actionErrorMessage(await deleteSandboxApplication({ appId }))}
+      onConfirm={deleteApplication}
       trigger={
         <Button variant="ghost" size="sm" className="text-red-700 hover:bg-red-50" aria-label={`Delete application ${appId}`}>
           Delete

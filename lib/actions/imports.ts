@@ -7,23 +7,13 @@ import { MAX_CHUNK_ROWS } from "@/lib/imports/jobs/limits";
 import { requestPlan } from "@/lib/imports/jobs/plan";
 import { nudgeImportJobs } from "@/lib/imports/jobs/process-runner";
 import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
-import { rowRequests } from "@/lib/imports/jobs/report";
 import { jobFromRowsNotDone } from "@/lib/imports/jobs/rows-not-done";
-import { appendRows, createJob, ImportJobError } from "@/lib/imports/jobs/store";
+import { appendRows, createJob } from "@/lib/imports/jobs/store";
 import { importResources, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
-import { ActionError, adminAction } from "./safe-action";
+import { explained } from "./import-refusals";
+import { adminAction } from "./safe-action";
 
 const jobRef = z.object({ jobId: z.uuid({ error: "There is no such import." }) });
-
-/** Our own refusals reach the administrator word for word; they changed nothing. */
-async function explained<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof ImportJobError) throw new ActionError(error.message);
-    throw error;
-  }
-}
 
 export const createImportJob = adminAction(
   z.object({
@@ -93,14 +83,4 @@ export const newJobFromRowsNotDone = adminAction(jobRef, async ({ jobId }) =>
     nudgeImportJobs();
     return { jobId: job.id };
   }),
-);
-
-export const showRowRequests = adminAction(
-  jobRef.extend({ rowIndex: z.coerce.number().int().min(0, "Rows are numbered from 1.") }),
-  async ({ jobId, rowIndex }) =>
-    explained(async () => {
-      const found = await rowRequests(await getDb(), jobId, rowIndex);
-      if (!found) throw new ActionError(`The file has no row ${rowIndex + 1}.`, { field: "rowIndex" });
-      return found;
-    }),
 );

@@ -9,7 +9,7 @@ import {
   rateLimitSchema,
 } from "@/lib/forms/sandbox-applications";
 import { runCompatibilityCheck } from "@/lib/conformance/compatibility";
-import { checkPlatformConnection, getPlatformClient } from "@/lib/platform";
+import { forgetEmbeddedCredentials, getPlatformClient } from "@/lib/platform";
 import {
   createApplication,
   deleteApplication,
@@ -28,8 +28,6 @@ async function existingApplication(appId: string) {
   if (!app) throw new ActionError(`There is no sandbox application "${appId}" any more. Reload the page.`);
   return app;
 }
-
-export const checkConnection = adminAction(z.object({}), async () => checkPlatformConnection());
 
 /** Read-only operations against the target, each answer checked against the shared schemas. */
 export const checkCompatibility = adminAction(z.object({}), async () =>
@@ -63,15 +61,10 @@ export const setSandboxRateLimit = adminAction(rateLimitSchema, async ({ appId, 
   return { appId, rateLimit };
 });
 
-/** The full token, for the reveal and copy buttons: fetched on demand, so it is not in the page. */
-export const revealApiToken = adminAction(applicationRefSchema, async ({ appId }) => {
-  const app = await existingApplication(appId);
-  return { apiToken: app.apiToken };
-});
-
 export const rotateSandboxApiToken = adminAction(applicationRefSchema, async ({ appId }) => {
   await existingApplication(appId);
   await rotateApiToken(await getDb(), appId);
+  forgetEmbeddedCredentials();
   revalidatePath(settingsPath);
   return { appId };
 });

@@ -16,9 +16,3 @@ export function clientAddress(headers: HeaderReader): string {
 export function isHttps(headers: HeaderReader): boolean {
   return headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
 }
-
-/** `https://host:port` of the incoming request, for links the browser will follow. */
-export function requestOrigin(headers: HeaderReader): string {
-  const host = headers.get("x-forwarded-host")?.split(",")[0]?.trim() || headers.get("host") || "localhost";
-  return `${isHttps(headers) ? "https" : "http"}://${host}`;
-}

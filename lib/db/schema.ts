@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
-import type { FollowUps, ImportResource, JobStatus, PlanProgress, RowIssue, RowState } from "@/lib/imports/types";
+import type { FollowUps, ImportResource, JobPlan, JobStatus, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib/imports/types";
 import type { MigratedFile, SortedMetaarray } from "@/lib/schemas/messages";
 import type { DeliveryAttempt } from "@/lib/schemas/sandbox-events";
+import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
 import {
   bigint,
   bigserial,
@@ -89,17 +90,22 @@ export const sandboxUsers = pgTable(
   (t) => [primaryKey({ columns: [t.appId, t.userId] }), index("sandbox_users_seq").on(t.appId, t.seq)],
 );
 
+/** The columns open and group channels share (fresh builders for each table). */
+const channelColumns = () => ({
+  appId: text("app_id")
+    .notNull()
+    .references(() => sandboxApps.id, { onDelete: "cascade" }),
+  channelUrl: text("channel_url").notNull(),
+  name: text("name").notNull(),
+  coverUrl: text("cover_url").notNull().default(""),
+  customType: text("custom_type").notNull().default(""),
+  data: text("data").notNull().default(""),
+});
+
 export const sandboxOpenChannels = pgTable(
   "sandbox_open_channels",
   {
-    appId: text("app_id")
-      .notNull()
-      .references(() => sandboxApps.id, { onDelete: "cascade" }),
-    channelUrl: text("channel_url").notNull(),
-    name: text("name").notNull(),
-    coverUrl: text("cover_url").notNull().default(""),
-    customType: text("custom_type").notNull().default(""),
-    data: text("data").notNull().default(""),
+    ...channelColumns(),
     isEphemeral: boolean("is_ephemeral").notNull().default(false),
     isDynamicPartitioned: boolean("is_dynamic_partitioned").notNull().default(true),
     operatorIds: jsonb("operator_ids").$type<string[]>().notNull().default([]),
@@ -123,14 +129,7 @@ export type GroupChannelMember = {
 export const sandboxGroupChannels = pgTable(
   "sandbox_group_channels",
   {
-    appId: text("app_id")
-      .notNull()
-      .references(() => sandboxApps.id, { onDelete: "cascade" }),
-    channelUrl: text("channel_url").notNull(),
-    name: text("name").notNull(),
-    coverUrl: text("cover_url").notNull().default(""),
-    customType: text("custom_type").notNull().default(""),
-    data: text("data").notNull().default(""),
+    ...channelColumns(),
     isDistinct: boolean("is_distinct").notNull().default(false),
     isPublic: boolean("is_public").notNull().default(false),
     isSuper: boolean("is_super").notNull().default(false),
@@ -219,7 +218,7 @@ export const webhookEvents = pgTable(
       .references(() => sandboxApps.id, { onDelete: "cascade" }),
     category: text("category").notNull(),
     /** `json`, not `jsonb`: receivers get the keys in the order section 6 lists them. */
-    payload: json("payload").$type<Record<string, unknown>>().notNull(),
+    payload: json("payload").$type<WebhookPayload>().notNull(),
     /** The endpoint at the time the event was accepted. */
     url: text("url").notNull(),
     status: text("status").$type<WebhookEventStatus>().notNull().default("pending"),
@@ -288,7 +287,7 @@ export const consoleTestDeliveries = pgTable(
     id: text("id").primaryKey(),
     category: text("category").notNull(),
     url: text("url").notNull(),
-    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    payload: jsonb("payload").$type<WebhookPayload>().notNull(),
     status: text("status").$type<"pending" | "delivered" | "failed">().notNull().default("pending"),
     attempts: jsonb("attempts").$type<DeliveryAttempt[]>().notNull().default([]),
     createdAt: createdAt(),
@@ -315,7 +314,7 @@ export const importJobs = pgTable(
     firstRow: integer("first_row").notNull().default(2),
     status: text("status").$type<JobStatus>().notNull().default("draft"),
     /** What the plan found (counts, warnings); null until planned. */
-    plan: jsonb("plan").$type<Record<string, unknown>>(),
+    plan: jsonb("plan").$type<JobPlan>(),
     plannedAt: timestamp("planned_at", { withTimezone: true }),
     /** How far the plan being made has got; null unless the job is `planning`. */
     planProgress: jsonb("plan_progress").$type<PlanProgress>(),
@@ -323,7 +322,7 @@ export const importJobs = pgTable(
     claimedBy: text("claimed_by"),
     claimedUntil: timestamp("claimed_until", { withTimezone: true }),
     /** The last rehearsal's outcome in a scratch sandbox application. */
-    rehearsal: jsonb("rehearsal").$type<Record<string, unknown>>(),
+    rehearsal: jsonb("rehearsal").$type<Rehearsal>(),
     /** Why the job stopped, when something other than a row went wrong. */
     error: text("error"),
     createdAt: createdAt(),

@@ -101,3 +101,59 @@ export function importLimits(resource: ImportResource): { bytes: number; rows: n
     ? { bytes: MAX_MESSAGE_IMPORT_BYTES, rows: MAX_MESSAGE_IMPORT_ROWS }
     : { bytes: MAX_IMPORT_BYTES, rows: MAX_IMPORT_ROWS };
 }
+
+/** What the dry run found, shown on the job page before anything is sent. */
+export type JobPlan = {
+  toCreate: number;
+  existing: number;
+  invalid: number;
+  excluded: number;
+  /** `invitations`: invitation requests (100 member ids each) for channels of more than 100 members. */
+  followUps: { deactivate: number; freeze: number; metadata: number; invitations: number };
+  /** Rows with a warning (e.g. members that will be left out). */
+  warnings: number;
+  /** Distinct member or operator ids neither in an import nor on the platform. */
+  missingMembers: number;
+  /** Users imports this channel import depends on that have not completed. */
+  orderChecks: Array<{ jobId: string; fileName: string; status: string; channels: number }>;
+  lookups: { requests: number; ms: number };
+  /** Messages imports: channels, requests, time range, what is missing. */
+  messages?: MessagePlan;
+};
+
+/** What the plan of a messages import found, per channel and in all. */
+export type MessagePlan = {
+  channels: number;
+  /** Migration requests the run will send: at most 100 messages of one channel each. */
+  requests: number;
+  firstTimestamp: number | null;
+  lastTimestamp: number | null;
+  byType: { MESG: number; FILE: number; ADMM: number };
+  /** Channels named by the file that are neither on the platform nor in a channel import. */
+  missingChannels: string[];
+  /** Senders that are neither users on the platform nor in a users import. */
+  missingSenders: string[];
+  /** The channels with the most messages (at most 100 of them), largest first. */
+  largestChannels: Array<{ channelUrl: string; messages: number; requests: number; first: number; last: number }>;
+};
+
+
+/** A rehearsal's request and outcome, kept on the job (`import_jobs.rehearsal`). */
+export type Rehearsal = {
+  state: "running" | "done" | "failed";
+  startedAt: string;
+  finishedAt?: string;
+  created?: number;
+  existed?: number;
+  failed?: number;
+  followUpsFailed?: number;
+  /** The first failures, with the platform's code and message. */
+  failures?: Array<{ rowIndex: number; code: number | null; message: string }>;
+  seededUsers?: number;
+  /** Referenced users that exist on the target but could not be copied into the scratch application. */
+  seedFailed?: number;
+  seedFailures?: Array<{ userId: string; code: number | null; message: string }>;
+  error?: string;
+  /** The scratch application of the attempt under way, deleted by whoever takes the rehearsal over. */
+  appId?: string;
+};

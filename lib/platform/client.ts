@@ -15,7 +15,9 @@ import {
   webhookSettingsAnswerSchema,
 } from "@/lib/schemas/webhooks";
 import { PlatformError } from "./errors";
+import { withRetries } from "@/lib/retry";
 import { parseRateLimitHeaders, type RateLimitInfo } from "./rate-limit";
+import { rateLimitWaits } from "./retries";
 import { checkResponse } from "./response-check";
 import type { DeliveryCounts, DeliveryFilter, EndpointHealth } from "@/lib/schemas/sandbox-events";
 import type {
@@ -80,6 +82,7 @@ export function createPlatformClient(options: PlatformClientOptions) {
     maxRateLimitWaitMs = 30_000,
     onResponse,
   } = options;
+  const rateLimitPolicy = rateLimitWaits(rateLimitRetries, maxRateLimitWaitMs);
   const transport: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const bases: Record<Base, string> = {
     chat: options.chatBaseUrl.replace(/\/+$/, ""),
@@ -91,18 +94,12 @@ export function createPlatformClient(options: PlatformClientOptions) {
     for (const [key, value] of Object.entries(init.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    for (let attempt = 0; ; attempt++) {
-      const response = await send(method, url.toString(), init);
-      if (response.status === 429 && attempt < rateLimitRetries) {
-        const waitMs = parseRateLimitHeaders(response.headers)?.retryAfterMs ?? 1000;
-        if (waitMs <= maxRateLimitWaitMs) {
-          await response.body?.cancel();
-          await sleep(waitMs, init.signal);
-          continue;
-        }
-      }
-      return readResponse<T>(response, method, url.toString());
-    }
+    // Only 429s are waited out here; other failures are the caller's to retry.
+    return withRetries(
+      async () => readResponse<T>(await send(method, url.toString(), init), method, url.toString()),
+      rateLimitPolicy,
+      { signal: init.signal },
+    );
   }
 
   async function send(method: string, url: string, init: RequestOptions): Promise<Response> {
@@ -448,19 +445,4 @@ function describeNetworkError(error: unknown): string {
   if (cause?.code === "ENOTFOUND") return "host not found";
   if (cause?.code === "ECONNRESET" || cause?.code === "UND_ERR_SOCKET") return "connection reset";
   return cause?.message ?? (error instanceof Error ? error.message : String(error));
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 }

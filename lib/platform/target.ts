@@ -1,8 +1,8 @@
 import "server-only";
+import { cache } from "react";
 import { env } from "@/lib/env";
-import { findApplication, getSandboxApp } from "@/lib/sandbox";
+import { consoleOrigin } from "@/lib/request-origin";
 import { createPlatformClient, type FetchLike, type PlatformClient, type PlatformClientOptions } from "./client";
-import { inProcessTransport } from "./in-process";
 import { PlatformError } from "./errors";
 
 /** What the console talks to, as the settings page shows it (never the token itself). */
@@ -14,14 +14,53 @@ export type PlatformTarget = {
   maskedToken: string;
 };
 
+/**
+ * The embedded sandbox as the platform client sees it: a transport and the default
+ * application's credentials. Wired in once at start-up (`lib/startup.ts`), so this module
+ * imports nothing of `lib/sandbox` and a remote target never loads it.
+ */
+export type EmbeddedPlatform = {
+  /** Calls the sandbox in this process, as a network peer would be called. */
+  fetch: FetchLike;
+  /** Reads the default application's id and token (from the database). */
+  defaultApplication: () => Promise<{ id: string; apiToken: string }>;
+};
+
 type ResolvedTarget = PlatformTarget & { apiToken: string; fetch?: FetchLike };
+
+const embeddedKey = Symbol.for("switchboard.platform.embedded");
+type EmbeddedState = { platform: EmbeddedPlatform; credentials?: Promise<{ id: string; apiToken: string }>; readAt: number };
+type GlobalWithEmbedded = typeof globalThis & { [embeddedKey]?: EmbeddedState };
+/** Another process may rotate the token (PostgreSQL workers): read it again after this long. */
+const CREDENTIALS_TTL_MS = 10_000;
+
+/** Called once at start-up, by every process whose target may be the embedded sandbox. */
+export function connectEmbeddedPlatform(platform: EmbeddedPlatform): void {
+  (globalThis as GlobalWithEmbedded)[embeddedKey] = { platform, readAt: 0 };
+}
+
+/** The sandbox's token was rotated: read it again on the next call. */
+export function forgetEmbeddedCredentials(): void {
+  const state = (globalThis as GlobalWithEmbedded)[embeddedKey];
+  if (state) state.credentials = undefined;
+}
+
+function embeddedCredentials(state: EmbeddedState): Promise<{ id: string; apiToken: string }> {
+  if (!state.credentials || Date.now() - state.readAt > CREDENTIALS_TTL_MS) {
+    state.readAt = Date.now();
+    state.credentials = state.platform.defaultApplication();
+    state.credentials.catch(() => forgetEmbeddedCredentials());
+  }
+  return state.credentials;
+}
 
 /**
  * PLATFORM_CHAT_URL set: a remote platform, configured wholly by the environment.
  * Otherwise the embedded sandbox's default application, called in-process: the same
  * Request and Response objects as over HTTP, without a socket back to ourselves.
+ * Resolved once per request (React `cache()`); outside a request, once per call.
  */
-async function resolveTarget(): Promise<ResolvedTarget> {
+const resolveTarget = cache(async (): Promise<ResolvedTarget> => {
   const e = env();
   if (e.PLATFORM_CHAT_URL) {
     if (!e.PLATFORM_APP_ID || !e.PLATFORM_API_TOKEN) {
@@ -36,9 +75,9 @@ async function resolveTarget(): Promise<ResolvedTarget> {
       maskedToken: maskToken(e.PLATFORM_API_TOKEN),
     };
   }
-  // ready() creates the default application once per process; here it is only read.
-  const app = await findApplication(await getSandboxApp().ready(), e.SANDBOX_APP_ID);
-  if (!app) throw new Error(`The sandbox's default application "${e.SANDBOX_APP_ID}" is missing.`);
+  const state = (globalThis as GlobalWithEmbedded)[embeddedKey];
+  if (!state) throw new Error("The embedded sandbox is not connected: set PLATFORM_CHAT_URL or start the console.");
+  const app = await embeddedCredentials(state);
   const baseUrl = `${await consoleOrigin()}/sandbox/${encodeURIComponent(app.id)}`;
   return {
     kind: "sandbox",
@@ -47,9 +86,9 @@ async function resolveTarget(): Promise<ResolvedTarget> {
     callsBaseUrl: baseUrl,
     apiToken: app.apiToken,
     maskedToken: maskToken(app.apiToken),
-    fetch: embeddedSandboxFetch,
+    fetch: state.platform.fetch,
   };
-}
+});
 
 export async function getPlatformTarget(): Promise<PlatformTarget> {
   const { apiToken: _apiToken, fetch: _fetch, ...target } = await resolveTarget();
@@ -96,19 +135,4 @@ export async function checkPlatformConnection(): Promise<ConnectionCheck> {
 
 export function maskToken(token: string): string {
   return token.length <= 8 ? "••••••••" : `${"•".repeat(8)}${token.slice(-4)}`;
-}
-
-const embeddedSandboxFetch = inProcessTransport(getSandboxApp);
-
-/** The console's own origin: the request's when in one, else the local address it serves on. */
-async function consoleOrigin(): Promise<string> {
-  try {
-    const { headers } = await import("next/headers");
-    const incoming = await headers();
-    const host = incoming.get("x-forwarded-host") ?? incoming.get("host");
-    if (host) return `${incoming.get("x-forwarded-proto") ?? "http"}://${host}`;
-  } catch {
-    // Outside a request (background jobs, tests).
-  }
-  return `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 }

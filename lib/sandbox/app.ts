@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { refuseRequestTarget } from "@/lib/schemas/request-target";
 import type { Database } from "@/lib/db/client";
+import { requestOrigin } from "@/lib/request-origin";
 import { cachedApplication } from "./app-cache";
 import { ensureDefaultApplication } from "./apps";
 import { limitBody } from "./body-limit";
@@ -64,7 +65,7 @@ export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }:
     const db = await init();
     c.set("db", db);
     c.set("config", config);
-    c.set("origin", requestOrigin(c.req.raw));
+    c.set("origin", requestOrigin(c.req.raw.headers, c.req.raw.url));
     c.set("onEventsAccepted", onEventsAccepted);
     const appId = c.req.param("appId") ?? "";
     const app = await cachedApplication(db, appId);
@@ -134,13 +135,6 @@ function tokensMatch(given: string | undefined, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function requestOrigin(request: Request): string {
-  const url = new URL(request.url);
-  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host") ?? url.host;
-  const proto = request.headers.get("x-forwarded-proto") ?? url.protocol.replace(":", "");
-  return `${proto}://${host}`;
 }
 
 async function injectFaults(request: Request, config: SandboxConfig, next: () => Promise<void>) {

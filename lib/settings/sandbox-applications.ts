@@ -1,6 +1,6 @@
 import "server-only";
 import { headers } from "next/headers";
-import { requestOrigin } from "@/lib/auth/request-info";
+import { requestOrigin } from "@/lib/request-origin";
 import type { RateLimitSettings } from "@/lib/db/schema";
 import { maskToken } from "@/lib/platform";
 import { getSandboxApp, listApplications } from "@/lib/sandbox";

@@ -4,15 +4,15 @@ import { and, desc, eq, lt } from "drizzle-orm";
 import { getDb } from "@/lib/db/client";
 import { consoleTestDeliveries } from "@/lib/db/schema";
 import { deliveryPageToken, type DeliveryAttempt } from "@/lib/schemas/sandbox-events";
+import { deliveryRetries, NoAnswer } from "@/lib/delivery/delivery-retries";
 import { postJson } from "@/lib/delivery/post-json";
+import { withRetries } from "@/lib/retry";
 import { env } from "@/lib/env";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
 import { deliveryOutcome, type DeliveryLogEntry, type DeliveryLogFilter, type DeliveryLogPage } from "./delivery-log";
 
 /** The platform's delivery rules (interface 6.1 and 8), applied by the console to its own test events. */
-export const TEST_DELIVERY_ATTEMPTS = 3;
 export const TEST_DELIVERY_TIMEOUT_MS = 5_000;
-const RETRY_DELAYS_MS = [1000, 2000];
 /** A test delivery still pending after this long was cut short by a restart. */
 const ABANDONED_AFTER_MS = 60_000;
 
@@ -30,7 +30,7 @@ export async function startTestDelivery(url: string, payload: WebhookPayload, si
     id,
     category: payload.category,
     url,
-    payload: payload as unknown as Record<string, unknown>,
+    payload,
   });
   // Not awaited: the administrator sees the attempts arrive in the log.
   void runAttempts(id, url, JSON.stringify(payload), signingKey).catch((error: unknown) =>
@@ -44,7 +44,7 @@ async function runAttempts(id: string, url: string, body: string, signingKey: st
   const e = env();
   const policy = { allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: e.WEBHOOK_ALLOW_PRIVATE };
   const attempts: DeliveryAttempt[] = [];
-  for (let attempt = 1; attempt <= TEST_DELIVERY_ATTEMPTS; attempt++) {
+  await withRetries(async (attempt) => {
     const at = Date.now();
     // Signed as the platform signs its own deliveries, with the application's API token.
     const outcome = await postJson(url, body, { timeoutMs: TEST_DELIVERY_TIMEOUT_MS, policy, signingKey });
@@ -67,11 +67,13 @@ async function runAttempts(id: string, url: string, body: string, signingKey: st
       response_excerpt: outcome.responseExcerpt,
     });
     // A refusal by the address guard is final, as on the platform.
-    const status = answered ? "delivered" : outcome.refused || attempt === TEST_DELIVERY_ATTEMPTS ? "failed" : "pending";
+    const status = answered ? "delivered" : outcome.refused || attempt >= deliveryRetries.attempts ? "failed" : "pending";
     await db.update(consoleTestDeliveries).set({ attempts, status }).where(eq(consoleTestDeliveries.id, id));
-    if (status !== "pending") return;
-    await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt - 1] ?? 0));
-  }
+    // Only an attempt with no answer and no refusal is tried again.
+    if (!answered && !outcome.refused) throw new NoAnswer(outcome.error);
+  }, deliveryRetries).catch((error: unknown) => {
+    if (!(error instanceof NoAnswer)) throw error;
+  });
 }
 
 /**

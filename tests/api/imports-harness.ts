@@ -103,11 +103,12 @@ export async function waitForJob(
 export function startTestPlanner(
   handle: DatabaseHandle,
   target: Target,
-  options: { workerId?: string; clientTimeoutMs?: number; log?: (line: string) => void } = {},
+  options: { workerId?: string; clientTimeoutMs?: number; log?: (line: string) => void; fetch?: PlatformClientOptions["fetch"] } = {},
 ) {
   return startPlanner({
     getDb: async () => handle.db,
-    createClient: async () => clientFor(target, { timeoutMs: options.clientTimeoutMs ?? 10_000, rateLimitRetries: 3 }),
+    createClient: async () =>
+      clientFor(target, { timeoutMs: options.clientTimeoutMs ?? 10_000, rateLimitRetries: 3, fetch: options.fetch }),
     workerId: options.workerId ?? "test-planner",
     pollMs: 20,
     log: options.log ?? (() => {}),

@@ -4,7 +4,8 @@ import { listRows, rowCounts } from "@/lib/imports/jobs/store";
 import type { JobPlan } from "@/lib/imports/jobs/plan";
 import { messagesFile, messagesMapping, type ImportFile } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { startRehearsal, type Rehearsal } from "@/lib/imports/jobs/rehearsal";
+import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
+import type { Rehearsal } from "@/lib/imports/types";
 import { clientFor, createPlannedJob, runJob, startTestPlanner, useJobDatabase, waitForJob, type Target } from "./imports-harness";
 
 type Listed = { messages: Array<{ type: string; created_at: number; message: string; user?: { user_id: string }; file?: { url: string } }> };

@@ -4,11 +4,13 @@ import { describe, expect, it } from "vitest";
 import { importJobs } from "@/lib/db/schema";
 import { controlJob } from "@/lib/imports/jobs/control";
 import { planJob, requestPlan } from "@/lib/imports/jobs/plan";
-import { startRehearsal, type Rehearsal } from "@/lib/imports/jobs/rehearsal";
+import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
+import type { Rehearsal } from "@/lib/imports/types";
 import { createApplication, findApplication, listApplications } from "@/lib/sandbox/apps";
 import { rehearsalRunning, requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store";
 import type { PlanProgress } from "@/lib/imports/types";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
+import type { FetchLike } from "@/lib/platform/client";
 import { call, sharedSandbox } from "./support/http";
 import {
   clientFor,
@@ -140,7 +142,7 @@ describe("rehearsals are run in the background", () => {
         timeoutMs: 30_000,
         still: () => "the rehearsal is still running",
       });
-      return job.rehearsal as Rehearsal;
+      return job.rehearsal!;
     } finally {
       await planner.stop();
     }
@@ -186,26 +188,72 @@ describe("rehearsals are run in the background", () => {
   });
 
   it("does not hold up a plan while a long rehearsal runs", async () => {
-    const long = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(3000, `long_${randomBytes(4).toString("hex")}`), usersMapping);
+    // The rehearsal of a channels import first looks its members up on the target; holding
+    // that answer keeps it running for exactly as long as the test needs, however fast the machine.
+    const prefix = `long_${randomBytes(4).toString("hex")}`;
+    expect((await call(sandbox, "POST", "/v3/users", { user_id: `${prefix}_member`, nickname: "Member", profile_url: "" })).status).toBe(200);
+    const columns = ["channel_url", "name", "user_ids"];
+    const channels = { columns, rows: Array.from({ length: 20 }, (_, at) => [`${prefix}_${at}`, `Channel ${at}`, `${prefix}_member`]) };
+    const mapping = Object.fromEntries(columns.map((column) => [column, column]));
+    const long = await createPlannedJob(jobs.handle, sandbox, "group_channels", channels, mapping);
     const short = await uploadJob(jobs.handle, "users", usersFile(5, `short_${randomBytes(4).toString("hex")}`), usersMapping);
 
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let seedingAsked = () => {};
+    const seeding = new Promise<void>((resolve) => (seedingAsked = resolve));
+    const holdSeeding: FetchLike = async (url, init) => {
+      if (url.includes(`${prefix}_member`)) {
+        seedingAsked();
+        await held;
+      }
+      return fetch(url, init);
+    };
     await startRehearsal(jobs.handle.db, long.id);
-    const planner = startTestPlanner(jobs.handle, sandbox);
+    const planner = startTestPlanner(jobs.handle, sandbox, { fetch: holdSeeding, clientTimeoutMs: 120_000 });
+    let stopping: Promise<void> | undefined;
     try {
-      // The rehearsal is under way (its scratch application is recorded) before the plan is asked for.
-      await waitForJob(jobs.handle.db, long.id, (job) => Boolean((job.rehearsal as Rehearsal).appId));
+      await seeding;
       await requestPlan(jobs.handle.db, short.id);
       planner.nudge();
       const planned = await waitForJob(jobs.handle.db, short.id, (job) => job.status !== "planning");
       expect(planned.status).toBe("planned");
-      expect(((await requireJob(jobs.handle.db, long.id)).rehearsal as Rehearsal).state).toBe("running");
+      expect((await requireJob(jobs.handle.db, long.id)).rehearsal?.state).toBe("running");
+      // Asked to stop while held: once the look-up answers, the rehearsal stops before sending anything.
+      stopping = planner.stop();
     } finally {
-      await planner.stop();
+      release();
+      await (stopping ?? planner.stop());
     }
     // Stopping left the rehearsal asked for, and let go of it for another worker.
     expect(await requireJob(jobs.handle.db, long.id)).toMatchObject({ rehearsal: { state: "running" }, claimedBy: null });
-    expect(await waitForRehearsal(long.id)).toMatchObject({ state: "done", created: 3000 });
+    expect(await waitForRehearsal(long.id)).toMatchObject({ state: "done", created: 20, seededUsers: 1, seedFailed: 0 });
     expect(await scratchApplications()).toEqual([]);
+  });
+
+  it("reports a member it could not copy into the scratch application as a seeding failure", async () => {
+    const prefix = `seed_${randomBytes(4).toString("hex")}`;
+    const columns = ["channel_url", "name", "user_ids"];
+    const channels = { columns, rows: [[`${prefix}_ch`, "Channel", `${prefix}_member`]] };
+    const mapping = Object.fromEntries(columns.map((column) => [column, column]));
+    const planned = await createPlannedJob(jobs.handle, sandbox, "group_channels", channels, mapping);
+    // The target answers the look-up with a user the platform's own rules refuse to create.
+    const unseedable = { user_id: `${prefix}_member`, nickname: "n".repeat(200), profile_url: "", is_online: false, is_active: true, last_seen_at: 0, metadata: {} };
+    const target: FetchLike = async (url, init) =>
+      url.includes("/v3/users?") ? Response.json({ users: [unseedable], next: "" }) : fetch(url, init);
+    await startRehearsal(jobs.handle.db, planned.id);
+    const planner = startTestPlanner(jobs.handle, sandbox, { fetch: target });
+    try {
+      const job = await waitForJob(jobs.handle.db, planned.id, (job) => !rehearsalRunning(job));
+      expect(job.rehearsal).toMatchObject({
+        state: "done",
+        seededUsers: 0,
+        seedFailed: 1,
+        seedFailures: [{ userId: `${prefix}_member`, code: expect.any(Number), message: expect.any(String) }],
+      });
+    } finally {
+      await planner.stop();
+    }
   });
 
   it("says a rehearsal that never ran will not, when the import is cancelled", async () => {

@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Rehearsal } from "@/lib/imports/jobs/rehearsal";
+import type { Rehearsal } from "@/lib/imports/types";
 import { machine, runBenchChild, today } from "./support";
 
 type ChildResult = { users: number; uploadSeconds: number; planSeconds: number; rehearsalSeconds: number; created: number; failed: number };

@@ -1,5 +1,5 @@
 /**
- * `npm test`: everything CI runs, in order. Lint, typecheck, unit tests, API tests on PGlite
+ * `npm test`: everything CI runs, in order. Lint, the format check, typecheck, unit tests, API tests on PGlite
  * and on PostgreSQL, a production build, the console's HTTP tests on both databases, and
  * the browser tests. A failing step does not stop the others, so one run shows every
  * failure; only the steps that serve the build are left out when the build fails.
@@ -31,6 +31,7 @@ const onPostgres = { TEST_DATABASE_URL: postgresUrl };
 
 const steps: Step[] = [
   { name: "lint", command: ["npx", "eslint", "."] },
+  { name: "format", command: ["npx", "prettier", "--check", "."] },
   { name: "typecheck", command: ["npx", "tsc", "--noEmit"] },
   { name: "unit tests", command: ["npx", "vitest", "run", "--project", "unit"], report: "vitest" },
   { name: "API tests (PGlite)", command: ["npx", "vitest", "run", "--project", "api"], env: withoutPostgres, report: "vitest" },

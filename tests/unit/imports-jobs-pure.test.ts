@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { backoffDelay, retryDelay } from "@/lib/imports/jobs/backoff";
 import { deriveChannelUrl } from "@/lib/imports/jobs/channel-url";
 import { csvField, csvLine } from "@/lib/imports/jobs/csv";
 import { Pacer } from "@/lib/imports/jobs/pacer";
@@ -14,20 +13,6 @@ describe("deriveChannelUrl", () => {
     expect(deriveChannelUrl("open_channels", "legacy-42")).not.toBe(a);
     expect(channelUrlSchema.safeParse(a).success).toBe(true);
     expect(channelUrlSchema.safeParse(deriveChannelUrl("open_channels", "ünïcødé / spaces, commas")).success).toBe(true);
-  });
-});
-
-describe("backoff", () => {
-  it("grows exponentially within [ceiling/2, ceiling] and stops at the maximum", () => {
-    expect(backoffDelay(1, { baseMs: 100, random: () => 0 })).toBe(50);
-    expect(backoffDelay(1, { baseMs: 100, random: () => 1 })).toBe(100);
-    expect(backoffDelay(4, { baseMs: 100, random: () => 1 })).toBe(800);
-    expect(backoffDelay(30, { baseMs: 100, maxMs: 5000, random: () => 1 })).toBe(5000);
-  });
-
-  it("waits at least as long as the platform's Retry-After", () => {
-    expect(retryDelay(1, 3000, { baseMs: 100, random: () => 1 })).toBe(3000);
-    expect(retryDelay(1, null, { baseMs: 100, random: () => 1 })).toBe(100);
   });
 });
 

@@ -1,21 +1,21 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { actionErrorMessage, type ActionResult } from "@/lib/actions/action-result";
-import { controlImportJob, newJobFromRowsNotDone, planImportJob, rehearseImportJob } from "@/lib/actions/imports";
+import { actionErrorMessage } from "@/lib/actions/action-result";
+import { controlImportJob, newJobFromRowsNotDone } from "@/lib/actions/imports";
 import type { JobProgress } from "@/lib/imports/jobs/report";
-import { importJobKeys } from "./job-queries";
+import { importJobKeys, useJobCommand, type JobCommand } from "./job-queries";
 
 /** Where Run sends the rows: the embedded sandbox or a remote platform, and which application. */
 export type RunTarget = { kind: "sandbox" | "remote"; appId: string; chatBaseUrl: string };
 
 export type JobControlsProps = { progress: JobProgress; target: RunTarget };
 
-type Command = "pause" | "resume" | "plan" | "rehearse";
+/** The commands behind plain buttons; run and cancel are confirmed in a dialog first. */
+type Command = Extract<JobCommand, "pause" | "resume" | "plan" | "rehearse">;
 
 const n = (value: number) => value.toLocaleString("en");
 
@@ -23,19 +23,10 @@ const n = (value: number) => value.toLocaleString("en");
 export function JobControls({ progress, target }: JobControlsProps) {
   const queryClient = useQueryClient();
   const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
   const jobId = progress.id;
   const refresh = () => queryClient.invalidateQueries({ queryKey: importJobKeys.all(jobId) });
-  const mutation = useMutation({
-    mutationFn: async (command: Command): Promise<ActionResult<unknown>> => {
-      if (command === "plan") return planImportJob({ jobId });
-      if (command === "rehearse") return rehearseImportJob({ jobId });
-      return controlImportJob({ jobId, command });
-    },
-    onSuccess: (result) => setError(actionErrorMessage(result)),
-    onError: () => setError("The console could not be reached. Try again."),
-    onSettled: refresh,
-  });
+  const mutation = useJobCommand(jobId);
+  const { error } = mutation;
   const pending = (command: Command) => mutation.isPending && mutation.variables === command;
   const busy = mutation.isPending;
   const rehearsing = progress.rehearsal?.state === "running";

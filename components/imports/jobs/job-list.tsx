@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { StageJob } from "@/lib/imports/jobs/overview";
 import type { ImportJob } from "@/lib/imports/jobs/store";
+import { Table } from "@/components/ui/table";
 import { JobStatusBadge } from "./job-status-badge";
 
 export type JobListProps = { jobs: ImportJob[]; counts: Map<string, StageJob["counts"]> };
@@ -18,18 +19,7 @@ export function JobList({ jobs, counts }: JobListProps) {
     return <p className="text-sm text-slate-600">No imports yet. Start one with “New import”.</p>;
   }
   return (
-    <table className="w-full text-left text-sm" aria-label="Imports">
-      <thead className="border-b border-slate-200 text-xs text-slate-500 uppercase">
-        <tr>
-          <th className="py-2 pr-4 font-medium">File</th>
-          <th className="py-2 pr-4 font-medium">What</th>
-          <th className="py-2 pr-4 font-medium">Rows</th>
-          <th className="py-2 pr-4 font-medium">Outcome</th>
-          <th className="py-2 pr-4 font-medium">Status</th>
-          <th className="py-2 font-medium">Created</th>
-        </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">
+    <Table aria-label="Imports" columns={["File", "What", "Rows", "Outcome", "Status", "Created"]}>
         {jobs.map((job) => (
           <tr key={job.id}>
             <td className="py-2 pr-4">
@@ -50,8 +40,7 @@ export function JobList({ jobs, counts }: JobListProps) {
             </td>
           </tr>
         ))}
-      </tbody>
-    </table>
+    </Table>
   );
 }
 

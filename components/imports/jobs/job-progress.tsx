@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import type { JobProgress } from "@/lib/imports/jobs/report";
+import { Progress } from "@/components/ui/progress-bar";
 
 export type JobProgressPanelProps = { progress: JobProgress };
 
@@ -35,20 +36,10 @@ export function JobProgressPanel({ progress }: JobProgressPanelProps) {
   const toSend = progress.toSend;
   const rate = useSmoothedRate(progress);
   const secondsLeft = rate > 0 ? Math.ceil(progress.remaining / rate) : null;
-  const share = toSend === 0 ? 1 : progress.done / toSend;
   const noun = progress.resource === "messages" ? "Messages" : "Rows";
   return (
     <div className="space-y-3">
-      <div
-        role="progressbar"
-        aria-label="Import progress"
-        aria-valuemin={0}
-        aria-valuemax={toSend}
-        aria-valuenow={progress.done}
-        className="h-2 overflow-hidden rounded-full bg-slate-100"
-      >
-        <div className="h-full bg-indigo-600 transition-all" style={{ width: `${Math.round(share * 100)}%` }} />
-      </div>
+      <Progress label="Import progress" value={toSend === 0 ? 1 : progress.done} max={Math.max(1, toSend)} />
       <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4" data-testid="job-progress">
         <div>
           <dt className="text-slate-500">{noun} done</dt>

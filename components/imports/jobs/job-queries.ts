@@ -1,14 +1,22 @@
 "use client";
 
-import { queryOptions } from "@tanstack/react-query";
-import type { JobProgress, ReportRow } from "@/lib/imports/jobs/report";
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { actionErrorMessage, type ActionResult } from "@/lib/actions/action-result";
+import { controlImportJob, planImportJob, rehearseImportJob } from "@/lib/actions/imports";
+import type { JobProgress, ReportRow, RowRequests } from "@/lib/imports/jobs/report";
 import type { RowState } from "@/lib/imports/types";
 
-/** Query keys and fetchers of an import job, shared by the job page's components. */
+/**
+ * An import job's data on the client, in one place: query keys, reads (route handlers under
+ * /imports/{id}/, behind the administrator check) and the mutations (server actions), which
+ * invalidate the job's keys.
+ */
 export const importJobKeys = {
   all: (jobId: string) => ["imports", jobId] as const,
   progress: (jobId: string) => ["imports", jobId, "progress"] as const,
   rows: (jobId: string, state: RowState | "all") => ["imports", jobId, "rows", state] as const,
+  requests: (jobId: string, rowNumber: string) => ["imports", jobId, "requests", rowNumber] as const,
 };
 
 async function getJson<T>(url: string): Promise<T> {
@@ -44,4 +52,33 @@ export function jobRowsQuery(jobId: string, state: RowState | "all", after: numb
     placeholderData: (previous) => previous,
     queryFn: () => getJson<{ rows: ReportRow[]; nextAfter: number | null }>(`/imports/${jobId}/rows?${query}`),
   });
+}
+
+/** The requests the file's row `rowNumber` (from 1) sends; fetched once asked for. */
+export function rowRequestsQuery(jobId: string, rowNumber: string | null) {
+  return queryOptions({
+    queryKey: importJobKeys.requests(jobId, rowNumber ?? ""),
+    queryFn: () => getJson<RowRequests>(`/imports/${jobId}/rows/${encodeURIComponent(rowNumber ?? "")}/requests`),
+    enabled: rowNumber !== null,
+    retry: false,
+  });
+}
+
+export type JobCommand = "run" | "pause" | "resume" | "cancel" | "plan" | "rehearse";
+
+/** Plan, rehearse, run, pause, resume or cancel; every answer refreshes the job's data. */
+export function useJobCommand(jobId: string) {
+  const queryClient = useQueryClient();
+  const [error, setError] = useState<string | null>(null);
+  const mutation = useMutation({
+    mutationFn: async (command: JobCommand): Promise<ActionResult<unknown>> => {
+      if (command === "plan") return planImportJob({ jobId });
+      if (command === "rehearse") return rehearseImportJob({ jobId });
+      return controlImportJob({ jobId, command });
+    },
+    onSuccess: (result) => setError(actionErrorMessage(result)),
+    onError: () => setError("The console could not be reached. Try again."),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: importJobKeys.all(jobId) }),
+  });
+  return { ...mutation, error };
 }

@@ -1,6 +1,5 @@
 import { ProgressBar } from "@/components/ui/progress-bar";
-import type { JobPlan } from "@/lib/imports/jobs/plan";
-import type { Rehearsal } from "@/lib/imports/jobs/rehearsal";
+import type { JobPlan, Rehearsal } from "@/lib/imports/types";
 import type { PlanProgress } from "@/lib/imports/types";
 
 const stepLabels: Record<PlanProgress["step"], (noun: string) => string> = {
@@ -157,6 +156,22 @@ export function RehearsalSummary({ rehearsal, firstRow }: RehearsalSummaryProps)
             </li>
           ))}
         </ul>
+      )}
+      {(rehearsal.seedFailed ?? 0) > 0 && (
+        <div role="alert" className="text-red-800" data-testid="rehearsal-seed-failures">
+          <p>
+            {n(rehearsal.seedFailed!)} existing users could not be copied into the scratch application, so channels
+            naming them may have failed here for that reason alone:
+          </p>
+          <ul className="list-disc pl-5">
+            {rehearsal.seedFailures?.slice(0, 20).map((failure) => (
+              <li key={failure.userId}>
+                {failure.userId}: {failure.message}
+                {failure.code !== null && ` (code ${failure.code})`}
+              </li>
+            ))}
+          </ul>
+        </div>
       )}
     </div>
   );

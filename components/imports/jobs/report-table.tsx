@@ -5,6 +5,8 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import type { RowState } from "@/lib/imports/types";
 import { jobRowsQuery } from "./job-queries";
+import { Select } from "@/components/ui/select";
+import { Table } from "@/components/ui/table";
 
 export type ReportTableProps = { jobId: string; version: string };
 
@@ -38,8 +40,7 @@ export function ReportTable({ jobId, version }: ReportTableProps) {
     <div className="space-y-3">
       <label className="flex items-center gap-2 text-sm text-slate-700">
         Show
-        <select
-          className="rounded-md border border-slate-300 px-2 py-1"
+        <Select
           value={state}
           onChange={(event) => {
             setState(event.target.value as RowState | "all");
@@ -51,7 +52,7 @@ export function ReportTable({ jobId, version }: ReportTableProps) {
               {filter.label}
             </option>
           ))}
-        </select>
+        </Select>
       </label>
       {error && <p role="alert" className="text-sm text-red-700">{error.message}</p>}
       {isPending ? (
@@ -59,16 +60,7 @@ export function ReportTable({ jobId, version }: ReportTableProps) {
       ) : data && data.rows.length === 0 ? (
         <p className="text-sm text-slate-600">No rows.</p>
       ) : (
-        <table className="w-full text-left text-sm" aria-label="Report">
-          <thead className="border-b border-slate-200 text-xs text-slate-500 uppercase">
-            <tr>
-              <th className="py-2 pr-3 font-medium">Row</th>
-              <th className="py-2 pr-3 font-medium">Key</th>
-              <th className="py-2 pr-3 font-medium">Outcome</th>
-              <th className="py-2 font-medium">Reason</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
+        <Table aria-label="Report" density="compact" columns={["Row", "Key", "Outcome", "Reason"]}>
             {data?.rows.map((row) => (
               <tr key={row.rowIndex}>
                 <td className="py-1.5 pr-3 tabular-nums">{row.rowNumber}</td>
@@ -89,8 +81,7 @@ export function ReportTable({ jobId, version }: ReportTableProps) {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
+        </Table>
       )}
       <div className="flex gap-2">
         {pages.length > 1 && (

@@ -1,27 +1,26 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
-import { actionErrorMessage } from "@/lib/actions/action-result";
-import { showRowRequests } from "@/lib/actions/imports";
-import type { RowRequests } from "@/lib/imports/jobs/report";
+import { rowRequestsQuery } from "./job-queries";
 
 export type RowRequestViewerProps = { jobId: string; totalRows: number };
 
 /** Opens the exact HTTP requests (method, path, JSON body) any row sends. */
 export function RowRequestViewer({ jobId, totalRows }: RowRequestViewerProps) {
   const [rowNumber, setRowNumber] = useState("1");
-  const [shown, setShown] = useState<RowRequests | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
+  const [asked, setAsked] = useState<{ row: string } | null>(null);
+  const query = useQuery(rowRequestsQuery(jobId, asked?.row ?? null));
+  const shown = query.data ?? null;
+  const error = query.error?.message ?? null;
+  const pending = query.isFetching;
 
-  async function open(event: React.FormEvent) {
+  function open(event: React.FormEvent) {
     event.preventDefault();
-    setPending(true);
-    const result = await showRowRequests({ jobId, rowIndex: Number(rowNumber) - 1 }).finally(() => setPending(false));
-    setError(actionErrorMessage(result));
-    setShown("data" in result ? result.data : null);
+    setAsked({ row: rowNumber.trim() });
+    if (asked?.row === rowNumber.trim()) void query.refetch();
   }
 
   return (

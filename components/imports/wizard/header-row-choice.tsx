@@ -1,6 +1,7 @@
 "use client";
 
 import { Label } from "@/components/ui/label";
+import { Select } from "@/components/ui/select";
 
 export type HeaderRowChoiceProps = {
   sample: string[][];
@@ -14,9 +15,9 @@ export function HeaderRowChoice({ sample, value, onChange, disabled }: HeaderRow
   return (
     <div className="max-w-xl">
       <Label htmlFor="import-header-row">Header row</Label>
-      <select
+      <Select
         id="import-header-row"
-        className="mt-1 block h-9 w-full rounded-md border border-slate-300 bg-white px-2 text-sm"
+        className="w-full"
         value={value}
         disabled={disabled}
         onChange={(event) => onChange(Number(event.target.value))}
@@ -26,7 +27,7 @@ export function HeaderRowChoice({ sample, value, onChange, disabled }: HeaderRow
             Row {row + 1}: {record.slice(0, 4).join(", ").slice(0, 80) || "(empty)"}
           </option>
         ))}
-      </select>
+      </Select>
       <p className="mt-1 text-xs text-slate-500">The row that names the columns; rows above it are skipped.</p>
     </div>
   );

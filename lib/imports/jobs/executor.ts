@@ -1,7 +1,8 @@
 import "server-only";
 import type { FollowUps, ImportResource } from "@/lib/imports/types";
 import { isPlatformError, PlatformError, type PlatformClient } from "@/lib/platform";
-import { retryDelay } from "./backoff";
+import { platformRetries } from "@/lib/platform/retries";
+import { nextRetry, retryDelay, withRetries } from "@/lib/retry";
 import type { Pacer } from "./pacer";
 import { followUpRequests } from "./requests";
 
@@ -45,17 +46,14 @@ export async function sendCreation(client: PlatformClient, pacers: Pacers, input
     return { kind: "done", state: "created", message: null };
   } catch (error) {
     if (isPlatformError(error, 400202)) return confirmExisting(client, pacers, input, error);
-    if (isPlatformError(error) && error.transient) {
-      if (input.attempt >= input.maxAttempts) {
+    if (isPlatformError(error)) {
+      const next = nextRetry(platformRetries(input.maxAttempts), input.attempt, error);
+      if (next.retry) {
+        return { kind: "retry", delayMs: next.delayMs, code: error.code, message: error.message, rateLimited: error.status === 429 };
+      }
+      if (next.reason !== "permanent") {
         return { kind: "failed", code: error.code, message: `Gave up after ${input.attempt} tries: ${error.message}` };
       }
-      return {
-        kind: "retry",
-        delayMs: retryDelay(input.attempt, error.retryAfterMs),
-        code: error.code,
-        message: error.message,
-        rateLimited: error.status === 429,
-      };
     }
     if (isPlatformError(error)) return { kind: "failed", code: error.code, message: error.message };
     return { kind: "failed", code: null, message: error instanceof Error ? error.message : String(error) };
@@ -68,21 +66,27 @@ async function confirmExisting(
   input: CreationInput,
   conflict: PlatformError,
 ): Promise<CreationOutcome> {
-  for (let attempt = 1; ; attempt++) {
-    try {
+  try {
+    await withRetries(async () => {
       await pacers.read.acquire();
       await getResource(client, input.resource, input.key);
-      return input.earlierAttempts > 0
-        ? { kind: "done", state: "created", message: "Created by an earlier attempt whose answer was lost." }
-        : { kind: "done", state: "existed", message: "Created by someone else after the plan: skipped, nothing overwritten." };
-    } catch (error) {
-      if (isPlatformError(error, 400201)) return { kind: "failed", code: conflict.code, message: conflict.message };
-      if (!isPlatformError(error) || !error.transient || attempt >= 6) {
-        // Unsure whether it exists: try the whole row again later.
-        return { kind: "retry", delayMs: retryDelay(attempt, null), code: conflict.code, message: conflict.message, rateLimited: false };
-      }
-      await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, error.retryAfterMs)));
+    }, platformRetries());
+    return input.earlierAttempts > 0
+      ? { kind: "done", state: "created", message: "Created by an earlier attempt whose answer was lost." }
+      : { kind: "done", state: "existed", message: "Created by someone else after the plan: skipped, nothing overwritten." };
+  } catch (error) {
+    if (isPlatformError(error, 400201)) return { kind: "failed", code: conflict.code, message: conflict.message };
+    // Unsure whether it exists: try the whole row again later, while the row has tries left.
+    const reason = error instanceof Error ? error.message : String(error);
+    if (input.attempt >= input.maxAttempts) {
+      return {
+        kind: "failed",
+        code: conflict.code,
+        message: `Gave up after ${input.attempt} tries: the platform said it exists (${conflict.message}), but checking failed: ${reason}`,
+      };
     }
+    const delayMs = retryDelay(platformRetries(input.maxAttempts), input.attempt);
+    return { kind: "retry", delayMs, code: conflict.code, message: conflict.message, rateLimited: false };
   }
 }
 
@@ -98,20 +102,15 @@ export async function sendFollowUps(
   maxAttempts: number,
 ): Promise<FollowUpOutcome> {
   for (const request of followUpRequests(resource, key, followUps)) {
-    for (let attempt = 1; ; attempt++) {
-      try {
+    try {
+      await withRetries(async () => {
         await pacers.write.acquire();
         await client.request("chat", request.method, request.path, { json: request.body });
-        break;
-      } catch (error) {
-        if (isPlatformError(error) && error.transient && attempt < maxAttempts) {
-          await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, error.retryAfterMs)));
-          continue;
-        }
-        const code = isPlatformError(error) ? error.code : null;
-        const reason = error instanceof Error ? error.message : String(error);
-        return { ok: false, code, message: `Created, but ${request.method} ${request.path} failed: ${reason}` };
-      }
+      }, platformRetries(maxAttempts));
+    } catch (error) {
+      const code = isPlatformError(error) ? error.code : null;
+      const reason = error instanceof Error ? error.message : String(error);
+      return { ok: false, code, message: `Created, but ${request.method} ${request.path} failed: ${reason}` };
     }
   }
   return { ok: true };

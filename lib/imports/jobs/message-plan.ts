@@ -2,29 +2,17 @@ import "server-only";
 import { and, eq, inArray, ne, or, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
-import type { PlanProgress } from "@/lib/imports/types";
+import type { MessagePlan, PlanProgress } from "@/lib/imports/types";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { LOOKUP_BATCH } from "./limits";
-import { chunk, rowsOf } from "./plan";
-import { forEachConcurrent, withRetries } from "./retry";
+import { chunk, rowsOf } from "./rows";
+import { platformRetries } from "@/lib/platform/retries";
+import { withRetries } from "@/lib/retry";
+import { forEachConcurrent } from "./concurrency";
 import type { ImportJob } from "./store";
 
-/** What the plan of a messages import found, per channel and in all. */
-export type MessagePlan = {
-  channels: number;
-  /** Migration requests the run will send: at most 100 messages of one channel each. */
-  requests: number;
-  firstTimestamp: number | null;
-  lastTimestamp: number | null;
-  byType: { MESG: number; FILE: number; ADMM: number };
-  /** Channels named by the file that are neither on the platform nor in a channel import. */
-  missingChannels: string[];
-  /** Senders that are neither users on the platform nor in a users import. */
-  missingSenders: string[];
-  /** The channels with the most messages (at most 100 of them), largest first. */
-  largestChannels: Array<{ channelUrl: string; messages: number; requests: number; first: number; last: number }>;
-};
+export type { MessagePlan };
 
 type OrderCheck = { jobId: string; fileName: string; status: string; channels: number };
 
@@ -138,7 +126,7 @@ export async function planMessages(
   await report({ step: "members", done: 0, total: sendersToLookUp.length }, true);
   await forEachConcurrent(chunk(sendersToLookUp, LOOKUP_BATCH), USER_LOOKUP_CONCURRENCY, async (userIds) => {
     requests++;
-    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }));
+    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }), platformRetries());
     for (const user of page.users) onPlatform.add(user.user_id);
     usersLookedUp += userIds.length;
     await report({ step: "members", done: usersLookedUp, total: sendersToLookUp.length });
@@ -258,7 +246,7 @@ async function channelExists(client: PlatformClient, channelUrl: string, count: 
   for (const get of lookups) {
     count();
     try {
-      await withRetries(() => get(channelUrl));
+      await withRetries(() => get(channelUrl), platformRetries());
       return true;
     } catch (error) {
       if (!isPlatformError(error, 400201)) throw error;

@@ -7,7 +7,9 @@ import type { MigratedMessage } from "@/lib/platform/types";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import type { Pacer } from "./pacer";
 import { chunk, rowsOf, StoppedEarly } from "./plan";
-import { forEachConcurrent, withRetries } from "./retry";
+import { platformRetries } from "@/lib/platform/retries";
+import { withRetries } from "@/lib/retry";
+import { forEachConcurrent } from "./concurrency";
 import type { ImportJob } from "./store";
 
 type Failure = { rowIndex: number; code: number | null; message: string };
@@ -30,10 +32,10 @@ export async function rehearseMessages(
   ).map((row) => row.id);
   let seededUsers = 0;
   await forEachConcurrent(chunk(senders, 100), 4, async (userIds) => {
-    const known = new Map((await withRetries(() => target.users.list({ userIds, limit: 100 }))).users.map((user) => [user.user_id, user]));
+    const known = new Map((await withRetries(() => target.users.list({ userIds, limit: 100 }), platformRetries())).users.map((user) => [user.user_id, user]));
     for (const id of userIds) {
       const user = known.get(id);
-      await withRetries(() => scratch.users.create({ user_id: id, nickname: user?.nickname ?? id, profile_url: user?.profile_url ?? "" })).catch(() => {});
+      await withRetries(() => scratch.users.create({ user_id: id, nickname: user?.nickname ?? id, profile_url: user?.profile_url ?? "" }), platformRetries()).catch(() => {});
       seededUsers++;
     }
   });
@@ -56,8 +58,10 @@ export async function rehearseMessages(
   await forEachConcurrent(channels, 8, async (channelUrl) => {
     if (options.shouldStop?.()) throw new StoppedEarly();
     const open = (importedKinds.get(channelUrl) ?? (await kindOnTarget(target, channelUrl))) === "open_channels";
-    await withRetries<unknown>(() =>
-      open ? scratch.openChannels.create({ channel_url: channelUrl }) : scratch.groupChannels.create({ channel_url: channelUrl, user_ids: [] }),
+    await withRetries<unknown>(
+      () =>
+        open ? scratch.openChannels.create({ channel_url: channelUrl }) : scratch.groupChannels.create({ channel_url: channelUrl, user_ids: [] }),
+      platformRetries(),
     ).catch(() => {});
     const rows = await db
       .select({ rowIndex: importRows.rowIndex, body: importRows.body })
@@ -67,7 +71,7 @@ export async function rehearseMessages(
     for (const batch of chunk(rows, MIGRATION_MESSAGES_MAX)) {
       try {
         await options.pacer.acquire();
-        await withRetries(() => scratch.migration.migrateMessages(channelUrl, { messages: batch.map((row) => row.body as MigratedMessage) }));
+        await withRetries(() => scratch.migration.migrateMessages(channelUrl, { messages: batch.map((row) => row.body as MigratedMessage) }), platformRetries());
         tally.created += batch.length;
       } catch (error) {
         tally.failed += batch.length;
@@ -87,7 +91,7 @@ export async function rehearseMessages(
 
 async function kindOnTarget(target: PlatformClient, channelUrl: string): Promise<"open_channels" | "group_channels"> {
   try {
-    await withRetries(() => target.openChannels.get(channelUrl));
+    await withRetries(() => target.openChannels.get(channelUrl), platformRetries());
     return "open_channels";
   } catch (error) {
     if (isPlatformError(error, 400201)) return "group_channels";

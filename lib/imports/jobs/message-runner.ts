@@ -5,7 +5,9 @@ import { importJobs, importRows } from "@/lib/db/schema";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import type { MigratedMessage } from "@/lib/platform/types";
-import { retryDelay } from "./backoff";
+import { platformRetries } from "@/lib/platform/retries";
+import { nextRetry } from "@/lib/retry";
+import { keepRenewed } from "@/lib/background/lease";
 import type { Pacer } from "./pacer";
 import { rowsOf } from "./plan";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
@@ -60,14 +62,17 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
       })
       .catch(() => {});
   }, STATUS_CHECK_MS);
-  const renewTimer = setInterval(() => {
-    if (busy.size === 0) return;
-    void db
-      .update(importRows)
-      .set({ lockedUntil: new Date(Date.now() + leaseMs) })
-      .where(and(eq(importRows.jobId, job.id), eq(importRows.lockedBy, workerId), eq(importRows.state, "pending")))
-      .catch((error: unknown) => options.log(`renewing claims failed: ${String(error)}`));
-  }, leaseMs / 3);
+  const stopRenewing = keepRenewed(
+    async () => {
+      if (busy.size === 0) return;
+      await db
+        .update(importRows)
+        .set({ lockedUntil: new Date(Date.now() + leaseMs) })
+        .where(and(eq(importRows.jobId, job.id), eq(importRows.lockedBy, workerId), eq(importRows.state, "pending")));
+    },
+    leaseMs,
+    options.log,
+  );
 
   async function next(): Promise<MessageBatch | undefined> {
     while (active && options.running()) {
@@ -123,11 +128,12 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
       const reason = error instanceof Error ? error.message : String(error);
       const code = isPlatformError(error) ? error.code : null;
       const carried = `the request of ${batch.rows.length} messages to ${batch.channelUrl} (rows ${rowList(batch.rows.map((row) => row.rowIndex))})`;
-      if (isPlatformError(error) && error.transient && attempt < options.maxAttempts) {
+      const next = nextRetry(platformRetries(options.maxAttempts), attempt, error);
+      if (isPlatformError(error) && next.retry) {
         return each({
           resultCode: code,
           resultMessage: `Will try again: ${reason}`,
-          nextAttemptAt: new Date(Date.now() + retryDelay(attempt, error.retryAfterMs)).toISOString(),
+          nextAttemptAt: new Date(Date.now() + next.delayMs).toISOString(),
           // A 429 was refused before any work: it does not use up the tries.
           attemptsDelta: error.status === 429 ? -1 : 0,
         });
@@ -142,7 +148,7 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
     await Promise.all(Array.from({ length: options.concurrency }, lane));
   } finally {
     clearInterval(statusTimer);
-    clearInterval(renewTimer);
+    stopRenewing();
     // Batches claimed but not sent go back at once, not when the lease runs out.
     const unsent = queue.splice(0).flatMap((batch) => batch.rows.map((row) => row.rowIndex));
     if (unsent.length > 0) {

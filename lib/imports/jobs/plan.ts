@@ -2,32 +2,18 @@ import "server-only";
 import { and, asc, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
-import { isChannelResource, type FollowUps, type ImportResource, type PlanProgress, type RowIssue } from "@/lib/imports/types";
+import { isChannelResource, type FollowUps, type ImportResource, type JobPlan, type MessagePlan, type PlanProgress, type RowIssue } from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { LOOKUP_BATCH } from "./limits";
-import { planMessages, resolveMessageChannels, type MessagePlan } from "./message-plan";
-import { forEachConcurrent, withRetries } from "./retry";
+import { chunk, rowsOf } from "./rows";
+import { planMessages, resolveMessageChannels } from "./message-plan";
+import { platformRetries } from "@/lib/platform/retries";
+import { withRetries } from "@/lib/retry";
+import { forEachConcurrent } from "./concurrency";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import { finishUpload, ImportJobError, rehearsalRunning, requireJob, rowCounts, type ImportJob } from "./store";
 
-/** What the dry run found, shown on the job page before anything is sent. */
-export type JobPlan = {
-  toCreate: number;
-  existing: number;
-  invalid: number;
-  excluded: number;
-  /** `invitations`: invitation requests (100 member ids each) for channels of more than 100 members. */
-  followUps: { deactivate: number; freeze: number; metadata: number; invitations: number };
-  /** Rows with a warning (e.g. members that will be left out). */
-  warnings: number;
-  /** Distinct member or operator ids neither in an import nor on the platform. */
-  missingMembers: number;
-  /** Users imports this channel import depends on that have not completed. */
-  orderChecks: Array<{ jobId: string; fileName: string; status: string; channels: number }>;
-  lookups: { requests: number; ms: number };
-  /** Messages imports: channels, requests, time range, what is missing. */
-  messages?: MessagePlan;
-};
+export type { JobPlan };
 
 const PAGE = 5_000;
 const CHANNEL_LOOKUP_CONCURRENCY = 8;
@@ -123,7 +109,7 @@ export async function planJob(
       const batches = chunk(keys, LOOKUP_BATCH);
       await forEachConcurrent(batches, USER_LOOKUP_CONCURRENCY, async (userIds) => {
         requests++;
-        const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH, activeMode: "all" }));
+        const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH, activeMode: "all" }), platformRetries());
         for (const user of page.users) existing.add(user.user_id);
         lookedUp += userIds.length;
         await report({ step: "lookups", done: lookedUp, total: toLookUp });
@@ -134,7 +120,7 @@ export async function planJob(
       await forEachConcurrent(keys, CHANNEL_LOOKUP_CONCURRENCY, async (channelUrl) => {
         requests++;
         try {
-          await withRetries(() => getChannel(channelUrl));
+          await withRetries(() => getChannel(channelUrl), platformRetries());
           existing.add(channelUrl);
         } catch (error) {
           if (!isPlatformError(error, 400201)) throw error;
@@ -302,7 +288,7 @@ async function checkMembers(
   await report({ step: "members", done: 0, total: toLookUp.length }, true);
   await forEachConcurrent(chunk(toLookUp, LOOKUP_BATCH), USER_LOOKUP_CONCURRENCY, async (userIds) => {
     requests++;
-    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH, activeMode: "all" }));
+    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH, activeMode: "all" }), platformRetries());
     for (const user of page.users) onPlatform.add(user.user_id);
     lookedUp += userIds.length;
     await report({ step: "members", done: lookedUp, total: toLookUp.length });
@@ -371,14 +357,5 @@ async function followUpCounts(db: Database, jobId: string): Promise<JobPlan["fol
   return { deactivate: row?.deactivate ?? 0, freeze: row?.freeze ?? 0, metadata: row?.metadata ?? 0, invitations: row?.invitations ?? 0 };
 }
 
-/** node-postgres answers `{ rows }`, PGlite too; be tolerant of either shape. */
-export function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result)) return result as T[];
-  return ((result as { rows?: T[] }).rows ?? []) as T[];
-}
-
-export function chunk<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
+/** Kept here for the modules that take them from the plan (they live in `rows.ts`, out of the plan's import cycle). */
+export { chunk, rowsOf };

@@ -1,11 +1,12 @@
 import "server-only";
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs } from "@/lib/db/schema";
+import { claimRows, keepRenewed, unclaimed } from "@/lib/background/lease";
 import { startPollLoop, type PollLoop } from "@/lib/background/poll-loop";
 import type { PlatformClient } from "@/lib/platform";
 import type { PlanProgress } from "@/lib/imports/types";
-import { planJob, StoppedEarly, rowsOf } from "./plan";
+import { planJob, StoppedEarly } from "./plan";
 import { runRehearsal } from "./rehearsal";
 
 export type PlannerOptions = {
@@ -38,36 +39,30 @@ export function startPlanner(options: PlannerOptions): Pick<PollLoop, "nudge" | 
 
   let stopping = false;
   const waiting = {
-    plan: sql`status = 'planning'`,
-    rehearsal: sql`status = 'planned' and rehearsal ->> 'state' = 'running'`,
+    plan: eq(importJobs.status, "planning"),
+    rehearsal: and(eq(importJobs.status, "planned"), sql`${importJobs.rehearsal} ->> 'state' = 'running'`),
   };
 
   async function tick(db: Database, kind: keyof typeof waiting): Promise<boolean> {
-    const claimed = rowsOf<{ id: string }>(
-      await db.execute(sql`
-        update import_jobs set claimed_by = ${workerId}, claimed_until = ${leaseEnd().toISOString()}::timestamptz
-        where id = (
-          select id from import_jobs
-          where ${waiting[kind]} and (claimed_until is null or claimed_until < now())
-          order by created_at limit 1
-          for update skip locked)
-        returning id`),
-    );
-    const job = claimed[0];
+    const [job] = await claimRows(db, importJobs, {
+      key: importJobs.id,
+      where: and(waiting[kind], unclaimed(importJobs.claimedUntil)),
+      orderBy: asc(importJobs.createdAt),
+      limit: 1,
+      set: { claimedBy: workerId, claimedUntil: leaseEnd() },
+    });
     if (!job) return false;
 
-    const renew = setInterval(() => {
-      void db
-        .update(importJobs)
-        .set({ claimedUntil: leaseEnd() })
-        .where(ours(job.id))
-        .catch((error: unknown) => log(`renewing the claim on job ${job.id} failed: ${String(error)}`));
-    }, leaseMs / 3);
+    const stopRenewing = keepRenewed(
+      () => db.update(importJobs).set({ claimedUntil: leaseEnd() }).where(ours(job.id)),
+      leaseMs,
+      log,
+    );
     try {
       if (kind === "plan") await plan(db, job.id);
       else await rehearse(db, job.id);
     } finally {
-      clearInterval(renew);
+      stopRenewing();
     }
     return true;
   }

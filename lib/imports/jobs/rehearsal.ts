@@ -3,33 +3,22 @@ import { randomBytes } from "node:crypto";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
-import { createPlatformClient, type PlatformClient } from "@/lib/platform";
+import type { Rehearsal } from "@/lib/imports/types";
+import { createPlatformClient, isPlatformError, type PlatformClient } from "@/lib/platform";
 import { inProcessTransport } from "@/lib/platform/in-process";
 import { createApplication, createSandboxApp, deleteApplication, parseFaults, sandboxConfigFromEnv } from "@/lib/sandbox";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
 import { rehearseMessages } from "./message-rehearsal";
 import { Pacer } from "./pacer";
 import { chunk, StoppedEarly, referencedUserIds } from "./plan";
-import { forEachConcurrent, withRetries } from "./retry";
+import { platformRetries } from "@/lib/platform/retries";
+import { sleep, withRetries } from "@/lib/retry";
+import { forEachConcurrent } from "./concurrency";
 import { ImportJobError, rehearsalRunning, requireJob, type ImportJob } from "./store";
 
-export type Rehearsal = {
-  state: "running" | "done" | "failed";
-  startedAt: string;
-  finishedAt?: string;
-  created?: number;
-  existed?: number;
-  failed?: number;
-  followUpsFailed?: number;
-  /** The first failures, with the platform's code and message. */
-  failures?: Array<{ rowIndex: number; code: number | null; message: string }>;
-  seededUsers?: number;
-  error?: string;
-  /** The scratch application of the attempt under way, deleted by whoever takes the rehearsal over. */
-  appId?: string;
-};
-
 const MAX_LISTED_FAILURES = 100;
+/** Creation tries per row; the last transient failure is final (`sendCreation` says so). */
+const MAX_ATTEMPTS = 8;
 const PAGE = 2_000;
 
 /**
@@ -70,7 +59,7 @@ export async function runRehearsal(
 ): Promise<void> {
   const job = await requireJob(db, jobId);
   if (!rehearsalRunning(job)) return;
-  const requested = job.rehearsal as Rehearsal;
+  const requested = job.rehearsal!;
   // A scratch application left by an attempt that died with its worker.
   if (requested.appId) await deleteApplication(db, requested.appId);
   const save = (rehearsal: Rehearsal) => db.update(importJobs).set({ rehearsal }).where(eq(importJobs.id, jobId));
@@ -125,8 +114,7 @@ async function rehearse(
         shouldStop: hooks.shouldStop,
       });
     }
-    let seededUsers = 0;
-    if (job.resource !== "users") seededUsers = await seedMembers(db, target, scratch, job.id);
+    const seeding = job.resource === "users" ? {} : await seedMembers(db, target, scratch, job.id);
     const tally = { created: 0, existed: 0, failed: 0, followUpsFailed: 0, failures: [] as NonNullable<Rehearsal["failures"]> };
     let after = -1;
     for (;;) {
@@ -140,17 +128,17 @@ async function rehearse(
       if (hooks.shouldStop?.()) throw new StoppedEarly();
       after = rows[rows.length - 1]!.rowIndex;
       await forEachConcurrent(rows, 16, async (row) => {
-        for (let attempt = 1; ; attempt++) {
+        for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
           const outcome = await sendCreation(scratch, pacers, {
             resource: job.resource,
             key: row.resourceKey ?? "",
             body: row.body ?? {},
             earlierAttempts: attempt - 1,
             attempt,
-            maxAttempts: 8,
+            maxAttempts: MAX_ATTEMPTS,
           });
           if (outcome.kind === "retry") {
-            await new Promise((resolve) => setTimeout(resolve, outcome.delayMs));
+            await sleep(outcome.delayMs);
             continue;
           }
           if (outcome.kind === "failed") {
@@ -161,7 +149,7 @@ async function rehearse(
           } else {
             tally[outcome.state]++;
             if (outcome.state === "created" && row.followUpState === "pending") {
-              const followUp = await sendFollowUps(scratch, pacers, job.resource, row.resourceKey ?? "", row.followUps, 8);
+              const followUp = await sendFollowUps(scratch, pacers, job.resource, row.resourceKey ?? "", row.followUps, MAX_ATTEMPTS);
               if (!followUp.ok) tally.followUpsFailed++;
             }
           }
@@ -170,28 +158,51 @@ async function rehearse(
       });
     }
     tally.failures.sort((a, b) => a.rowIndex - b.rowIndex);
-    return { ...tally, seededUsers };
+    return { ...tally, ...seeding };
   } finally {
     await deleteApplication(db, appId);
   }
 }
 
-/** Gives the scratch application the referenced users that exist on the real target. */
-async function seedMembers(db: Database, target: PlatformClient, scratch: PlatformClient, jobId: string): Promise<number> {
+/**
+ * Gives the scratch application the referenced users that exist on the real target. A user
+ * that cannot be copied is a seeding failure, reported as such (its channels may then fail
+ * in the rehearsal for want of the member, not because of the file).
+ */
+async function seedMembers(
+  db: Database,
+  target: PlatformClient,
+  scratch: PlatformClient,
+  jobId: string,
+): Promise<Pick<Rehearsal, "seededUsers" | "seedFailed" | "seedFailures">> {
   const rows = await db
     .select({ body: importRows.body, followUps: importRows.followUps })
     .from(importRows)
     .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "pending")));
   const ids = [...new Set(rows.flatMap((row) => referencedUserIds(row.body, row.followUps)))];
-  let seeded = 0;
+  let seededUsers = 0;
+  let seedFailed = 0;
+  const seedFailures: NonNullable<Rehearsal["seedFailures"]> = [];
   await forEachConcurrent(chunk(ids, 100), 4, async (userIds) => {
-    const page = await withRetries(() => target.users.list({ userIds, limit: 100, activeMode: "all" }));
+    const page = await withRetries(() => target.users.list({ userIds, limit: 100, activeMode: "all" }), platformRetries());
     for (const user of page.users) {
-      await withRetries(() =>
-        scratch.users.create({ user_id: user.user_id, nickname: user.nickname, profile_url: user.profile_url }),
-      ).catch(() => {});
-      seeded++;
+      try {
+        await withRetries(
+          () => scratch.users.create({ user_id: user.user_id, nickname: user.nickname, profile_url: user.profile_url }),
+          platformRetries(),
+        );
+        seededUsers++;
+      } catch (error) {
+        seedFailed++;
+        if (seedFailures.length < MAX_LISTED_FAILURES) {
+          seedFailures.push({
+            userId: user.user_id,
+            code: isPlatformError(error) ? error.code : null,
+            message: error instanceof Error ? error.message : String(error),
+          });
+        }
+      }
     }
   });
-  return seeded;
+  return { seededUsers, seedFailed, seedFailures };
 }

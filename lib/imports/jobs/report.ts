@@ -1,10 +1,9 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import type { PlanProgress, RowIssue, RowState } from "@/lib/imports/types";
+import type { JobPlan, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib/imports/types";
 import { csvLine } from "./csv";
-import { rowsOf, type JobPlan } from "./plan";
-import type { Rehearsal } from "./rehearsal";
+import { rowsOf } from "./plan";
 import { creationRequest, followUpRequests, type PlannedRequest } from "./requests";
 import { findRow, listRows, recentlyFinished, requireJob, rowCounts, type ImportRow, type RowCounts } from "./store";
 
@@ -50,7 +49,7 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
   const counts = await rowCounts(db, jobId);
   // Totals come from the plan and stay fixed while the job runs; a row is done once its
   // follow-ups are, so the count only ever climbs to the plan's number.
-  const toSend = job.plan ? (job.plan as JobPlan).toCreate : 0;
+  const toSend = job.plan ? job.plan.toCreate : 0;
   const done = Math.min(toSend, counts.created - counts.followUpsPending + counts.failed + counts.existedInRun);
   const remaining = Math.max(0, toSend - done);
   // Over the last 30 s (or since the start, when sooner): steadier than a few seconds' count.
@@ -74,9 +73,9 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
       counts.failed + counts.invalid + counts.followUpsFailed + (jobOver(job.status) ? counts.pending + counts.followUpsPending : 0),
     perSecond: Math.round(perSecond * 10) / 10,
     secondsLeft: perSecond > 0 ? Math.ceil(remaining / perSecond) : null,
-    plan: job.plan as JobPlan | null,
+    plan: job.plan,
     planProgress: job.planProgress,
-    rehearsal: job.rehearsal as Rehearsal | null,
+    rehearsal: job.rehearsal,
     error: job.error,
     channels: job.resource === "messages" && job.plan ? await channelProgress(db, jobId) : null,
   };

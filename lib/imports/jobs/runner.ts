@@ -1,10 +1,11 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import type { PlatformClient, ResponseInfo } from "@/lib/platform";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
+import { claimRows, keepRenewed, unclaimed } from "@/lib/background/lease";
 import { startPollLoop } from "@/lib/background/poll-loop";
 import { workMessageJob } from "./message-runner";
 import { Pacer } from "./pacer";
@@ -123,14 +124,17 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     let lastFlush = Date.now();
     /** Rows this worker holds: queued or in flight. */
     const held = new Set<number>();
-    const renewTimer = setInterval(() => {
-      if (held.size === 0) return;
-      void db
-        .update(importRows)
-        .set({ lockedUntil: new Date(Date.now() + leaseMs) })
-        .where(and(eq(importRows.jobId, job.id), eq(importRows.lockedBy, workerId), inArray(importRows.rowIndex, [...held])))
-        .catch((error: unknown) => log(`renewing claims failed: ${String(error)}`));
-    }, leaseMs / 3);
+    const stopRenewing = keepRenewed(
+      async () => {
+        if (held.size === 0) return;
+        await db
+          .update(importRows)
+          .set({ lockedUntil: new Date(Date.now() + leaseMs) })
+          .where(and(eq(importRows.jobId, job.id), eq(importRows.lockedBy, workerId), inArray(importRows.rowIndex, [...held])));
+      },
+      leaseMs,
+      log,
+    );
 
     const flush = () => {
       const batch = buffer;
@@ -234,7 +238,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       await Promise.all(Array.from({ length: concurrency }, lane));
     } finally {
       clearInterval(statusTimer);
-      clearInterval(renewTimer);
+      stopRenewing();
       await flush().catch((error: unknown) => log(`recording outcomes failed: ${String(error)}`));
       // Rows claimed but not sent go back at once, not when the lease runs out.
       const unsent = queue.splice(0).map((row) => row.rowIndex);
@@ -260,42 +264,27 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
    */
   async function claim(db: Database, jobId: string, limit: number, followUpsOnly: boolean): Promise<ImportRow[]> {
     const now = new Date();
-    const unclaimed = or(isNull(importRows.lockedUntil), lt(importRows.lockedUntil, now));
     const lease = { lockedUntil: new Date(now.getTime() + leaseMs), lockedBy: workerId };
+    const ofJob = eq(importRows.jobId, jobId);
+    const rowsOfJob = { key: importRows.rowIndex, scope: ofJob, orderBy: asc(importRows.rowIndex), limit };
     // Rows created whose follow-ups were cut short (a crash between the two) come first:
     // follow-ups belong to their row and are finished before any new row starts.
-    const dueFollowUps = db
-      .select({ rowIndex: importRows.rowIndex })
-      .from(importRows)
-      .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "created"), eq(importRows.followUpState, "pending"), unclaimed))
-      .orderBy(asc(importRows.rowIndex))
-      .limit(limit)
-      .for("update", { skipLocked: true });
-    const followUps = await db
-      .update(importRows)
-      .set(lease)
-      .where(and(eq(importRows.jobId, jobId), inArray(importRows.rowIndex, dueFollowUps)))
-      .returning();
+    const followUps = await claimRows(db, importRows, {
+      ...rowsOfJob,
+      where: and(ofJob, eq(importRows.state, "created"), eq(importRows.followUpState, "pending"), unclaimed(importRows.lockedUntil, now)),
+      set: lease,
+    });
     if (followUps.length > 0 || followUpsOnly) return followUps.sort((a, b) => a.rowIndex - b.rowIndex);
-    const due = db
-      .select({ rowIndex: importRows.rowIndex })
-      .from(importRows)
-      .where(
-        and(
-          eq(importRows.jobId, jobId),
-          eq(importRows.state, "pending"),
-          or(isNull(importRows.nextAttemptAt), lte(importRows.nextAttemptAt, now)),
-          unclaimed,
-        ),
-      )
-      .orderBy(asc(importRows.rowIndex))
-      .limit(limit)
-      .for("update", { skipLocked: true });
-    const created = await db
-      .update(importRows)
-      .set({ ...lease, attempts: sql`${importRows.attempts} + 1` })
-      .where(and(eq(importRows.jobId, jobId), inArray(importRows.rowIndex, due)))
-      .returning();
+    const created = await claimRows(db, importRows, {
+      ...rowsOfJob,
+      where: and(
+        ofJob,
+        eq(importRows.state, "pending"),
+        or(isNull(importRows.nextAttemptAt), lte(importRows.nextAttemptAt, now)),
+        unclaimed(importRows.lockedUntil, now),
+      ),
+      set: { ...lease, attempts: sql`${importRows.attempts} + 1` },
+    });
     return created.sort((a, b) => a.rowIndex - b.rowIndex);
   }
 

@@ -15,7 +15,6 @@ import {
 } from "@/lib/imports/types";
 import { deriveChannelUrl } from "./channel-url";
 import { MAX_CHUNK_BYTES, MAX_CHUNK_ROWS } from "./limits";
-import type { Rehearsal } from "./rehearsal";
 
 export type ImportJob = typeof importJobs.$inferSelect;
 export type ImportRow = typeof importRows.$inferSelect;
@@ -65,7 +64,7 @@ export async function createJob(db: Database, input: CreateJobInput): Promise<Im
 
 /** Whether a rehearsal of the job was asked for and has not ended (it may be waiting for a worker). */
 export function rehearsalRunning(job: ImportJob): boolean {
-  return (job.rehearsal as Rehearsal | null)?.state === "running";
+  return job.rehearsal?.state === "running";
 }
 
 export async function findJob(db: Database, jobId: string): Promise<ImportJob | undefined> {

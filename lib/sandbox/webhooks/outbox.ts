@@ -9,13 +9,13 @@ import {
   type WebhookOutcome,
   type WebhookSettings,
 } from "@/lib/db/schema";
+import { deliveryRetries } from "@/lib/delivery/delivery-retries";
 import type { AttemptOutcome } from "@/lib/delivery/post-json";
+import { retryDelay } from "@/lib/retry";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
 
-/** Attempts per event (interface section 6.1 and 8). */
-export const MAX_ATTEMPTS = 3;
-/** Pause before the second and third attempt. */
-export const RETRY_DELAYS_MS = [1000, 2000] as const;
+/** Attempts per event and the pauses between them (interface section 6.1 and 8). */
+export const MAX_ATTEMPTS = deliveryRetries.attempts;
 
 export const INTERRUPTED_ERROR = "Interrupted: the server stopped while this attempt was under way.";
 
@@ -55,19 +55,19 @@ export async function enqueueEvents(
   }));
   const rows = results
     .filter((result) => result.delivered)
-    .map((result) => newEventRow(appId, settings.url, result.payload as unknown as Record<string, unknown>, result.event_id));
+    .map((result) => newEventRow(appId, settings.url, result.payload, result.event_id));
   if (rows.length > 0) await db.insert(webhookEvents).values(rows);
   return results.map(({ event_id, delivered }) => ({ event_id, delivered }));
 }
 
-export function newEventRow(appId: string, url: string, payload: Record<string, unknown>, id: string = randomUUID()) {
+export function newEventRow(appId: string, url: string, payload: WebhookPayload, id: string = randomUUID()) {
   return {
     id,
     appId,
     category: String(payload.category),
     payload,
     url,
-    orderKey: orderKeyOf(payload, id),
+    orderKey: orderKeyOf(payload as unknown as Record<string, unknown>, id),
   };
 }
 
@@ -114,7 +114,7 @@ export async function claimDueEvents(
     id: row.id,
     appId: row.app_id,
     url: row.url,
-    payload: typeof row.payload === "string" ? (JSON.parse(row.payload) as Record<string, unknown>) : row.payload,
+    payload: typeof row.payload === "string" ? (JSON.parse(row.payload) as WebhookPayload) : row.payload,
     attemptCount: Number(row.attempt_count),
     seq: Number(row.seq),
     previousStart: row.previous_start === null ? null : new Date(row.previous_start),
@@ -179,7 +179,7 @@ type ClaimedRow = {
   id: string;
   app_id: string;
   url: string;
-  payload: Record<string, unknown> | string;
+  payload: WebhookPayload | string;
   attempt_count: number;
   seq: string | number;
   previous_start: string | Date | null;
@@ -213,7 +213,7 @@ export async function recordAttempts(db: Database, records: AttemptRecord[]) {
     const attempt = event.attemptCount + 1;
     const judged = judgeAttempt(outcome, attempt);
     const status = judged.event === "pending" ? "pending" : judged.event === "delivered" || judged.event === "failed" ? "delivered" : "failed";
-    const next = new Date(Date.now() + (RETRY_DELAYS_MS[attempt - 1] ?? 0));
+    const next = new Date(Date.now() + retryDelay(deliveryRetries, attempt));
     return sql`(${event.id}, ${attempt}::int, ${status}, ${judged.event}, ${next.toISOString()}::timestamptz,
       ${at.toISOString()}::timestamptz, ${outcome.status}::int, ${outcome.error}::text, ${judged.attempt},
       ${outcome.latencyMs}::int, ${JSON.stringify(outcome.requestHeaders)}::jsonb,

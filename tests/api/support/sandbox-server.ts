@@ -27,7 +27,7 @@ export type SandboxServer = {
 const root = path.resolve(import.meta.dirname, "../../..");
 
 /**
- * Starts `lib/sandbox/standalone.ts` as its own process on a free loopback port, with a
+ * Starts `lib/sandbox-server.ts` as its own process on a free loopback port, with a
  * fresh PGlite directory, or a fresh schema of TEST_DATABASE_URL when that is set.
  * The process exits by itself if the test runner dies.
  */
@@ -53,7 +53,7 @@ export async function startSandboxServer(extraEnv: Record<string, string> = {}):
   let stopped = false;
 
   async function start(): Promise<string> {
-    child = spawn(process.execPath, ["--import", "tsx", "lib/sandbox/standalone.ts"], {
+    child = spawn(process.execPath, ["--import", "tsx", "lib/sandbox-server.ts"], {
       cwd: root,
       env,
       stdio: ["ignore", "pipe", "pipe"],

@@ -1,14 +1,15 @@
+import { z } from "zod";
+import { adminRoute } from "@/lib/actions/admin-route";
+import { explained } from "@/lib/actions/import-refusals";
 import { getDb } from "@/lib/db/client";
-import { withAdmin } from "@/lib/imports/jobs/http";
 import { failuresCsv } from "@/lib/imports/jobs/report";
 import { requireJob } from "@/lib/imports/jobs/store";
 
 export const dynamic = "force-dynamic";
 
 /** The failures in the file's own columns plus `reason`, to fix and upload again. */
-export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  return withAdmin(async () => {
+export const GET = adminRoute(z.object({ id: z.string() }), ({ id }) =>
+  explained(async () => {
     const db = await getDb();
     const job = await requireJob(db, id);
     const lines = failuresCsv(db, id);
@@ -28,5 +29,5 @@ export async function GET(_request: Request, { params }: { params: Promise<{ id:
         "cache-control": "no-store",
       },
     });
-  });
-}
+  }),
+);

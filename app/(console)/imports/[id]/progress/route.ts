@@ -1,11 +1,12 @@
+import { z } from "zod";
+import { adminRoute } from "@/lib/actions/admin-route";
+import { explained } from "@/lib/actions/import-refusals";
 import { getDb } from "@/lib/db/client";
-import { withAdmin } from "@/lib/imports/jobs/http";
 import { jobProgress } from "@/lib/imports/jobs/report";
 
 export const dynamic = "force-dynamic";
 
 /** The job's status, counts and pace; the job page polls it while the job runs. */
-export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  return withAdmin(async () => Response.json(await jobProgress(await getDb(), id), { headers: { "cache-control": "no-store" } }));
-}
+export const GET = adminRoute(z.object({ id: z.string() }), ({ id }) =>
+  explained(async () => Response.json(await jobProgress(await getDb(), id), { headers: { "cache-control": "no-store" } })),
+);

@@ -1,28 +1,27 @@
+import { z } from "zod";
+import { adminRoute } from "@/lib/actions/admin-route";
+import { explained } from "@/lib/actions/import-refusals";
 import { getDb } from "@/lib/db/client";
-import { withAdmin } from "@/lib/imports/jobs/http";
 import { reportPage } from "@/lib/imports/jobs/report";
-import type { RowState } from "@/lib/imports/types";
 
 export const dynamic = "force-dynamic";
 
-const states: readonly RowState[] = ["pending", "created", "existed", "failed", "invalid", "excluded"];
+const states = ["pending", "created", "existed", "failed", "invalid", "excluded"] as const;
+const wholeNumber = (name: string, min: number) =>
+  z.coerce.number({ error: `${name} must be a whole number.` }).int(`${name} must be a whole number.`).min(min, `${name} must be at least ${min}.`);
 
 /** A page of the per-row report: `?state=failed&after=<row index>&limit=100`. */
-export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  const query = new URL(request.url).searchParams;
-  const state = query.get("state") as RowState | null;
-  const after = Number(query.get("after") ?? "-1");
-  const limit = Number(query.get("limit") ?? "100");
-  if (state !== null && !states.includes(state)) {
-    return Response.json({ error: `state must be one of ${states.join(", ")}.` }, { status: 400 });
-  }
-  if (!Number.isInteger(after) || !Number.isInteger(limit) || limit < 1) {
-    return Response.json({ error: "after and limit must be whole numbers." }, { status: 400 });
-  }
-  return withAdmin(async () =>
-    Response.json(await reportPage(await getDb(), id, { state: state ?? undefined, afterIndex: after, limit }), {
-      headers: { "cache-control": "no-store" },
-    }),
-  );
-}
+export const GET = adminRoute(
+  z.object({
+    id: z.string(),
+    state: z.enum(states, { error: `state must be one of ${states.join(", ")}.` }).optional(),
+    after: wholeNumber("after", -1).default(-1),
+    limit: wholeNumber("limit", 1).default(100),
+  }),
+  ({ id, state, after, limit }) =>
+    explained(async () =>
+      Response.json(await reportPage(await getDb(), id, { state, afterIndex: after, limit }), {
+        headers: { "cache-control": "no-store" },
+      }),
+    ),
+);

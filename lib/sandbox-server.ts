@@ -2,7 +2,7 @@ import path from "node:path";
 import { serve } from "@hono/node-server";
 import { closeDatabase } from "@/lib/db/client";
 import { startServer } from "@/lib/startup";
-import { getSandboxApp, stopSandboxWebhookWorker } from "./index";
+import { getSandboxApp, stopSandboxWebhookWorker } from "@/lib/sandbox";
 
 // `npm run sandbox`: the embedded platform on its own port, for speed and for teams who
 // point their own scripts at it. It must not share the console's PGlite directory.

@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { ActionError } from "@/lib/actions/action-error";
+import { adminRoute } from "@/lib/actions/admin-route";
+import { explained } from "@/lib/actions/import-refusals";
+import { getDb } from "@/lib/db/client";
+import { rowRequests } from "@/lib/imports/jobs/report";
+
+export const dynamic = "force-dynamic";
+
+/** The exact HTTP requests (method, path, JSON body) the file's row `row` (from 1) sends. */
+export const GET = adminRoute(
+  z.object({
+    id: z.string(),
+    row: z.coerce.number({ error: "Give a row number." }).int("Give a whole row number.").min(1, "Rows are numbered from 1."),
+  }),
+  ({ id, row }) =>
+    explained(async () => {
+      const found = await rowRequests(await getDb(), id, row - 1);
+      if (!found) throw new ActionError(`The file has no row ${row}.`);
+      return Response.json(found, { headers: { "cache-control": "no-store" } });
+    }),
+);

@@ -1,0 +1,13 @@
+import "server-only";
+import { ImportJobError } from "@/lib/imports/jobs/store";
+import { ActionError } from "./action-error";
+
+/** Our own refusals reach the administrator word for word; they changed nothing. */
+export async function explained<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ImportJobError) throw new ActionError(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,26 @@
+type HeaderReader = { get(name: string): string | null };
+
+/**
+ * `https://host:port` of an incoming request, for links the browser will follow and for the
+ * sandbox's own addresses: the proxy's `x-forwarded-*` headers first (their first entry),
+ * then the `Host` header, then `fallback` (a Request's own URL).
+ */
+export function requestOrigin(headers: HeaderReader, fallback?: string): string {
+  const first = (name: string) => headers.get(name)?.split(",")[0]?.trim() || undefined;
+  const url = fallback ? new URL(fallback) : undefined;
+  const host = first("x-forwarded-host") ?? first("host") ?? url?.host ?? "localhost";
+  const proto = first("x-forwarded-proto") ?? url?.protocol.replace(":", "") ?? "http";
+  return `${proto}://${host}`;
+}
+
+/** The console's own origin: the request's when in one, else the local address it serves on. */
+export async function consoleOrigin(): Promise<string> {
+  try {
+    const { headers } = await import("next/headers");
+    const incoming = await headers();
+    if (incoming.get("host")) return requestOrigin(incoming);
+  } catch {
+    // Outside a request (background jobs, tests).
+  }
+  return `http://127.0.0.1:${process.env.PORT ?? 3000}`;
+}

@@ -1,0 +1,52 @@
+import fs from "node:fs";
+import path from "node:path";
+import { ESLint } from "eslint";
+import * as prettier from "prettier";
+import { beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * `npm test` runs `eslint .` and `prettier --check .`; these show, once each, that they fail
+ * on what the rules forbid. Fixtures live in tests/fixtures/lint (ignored by both tools, so
+ * the tree stays clean); files that must sit inside lib/ to be judged are linted as text
+ * under a path there, without being written.
+ */
+const root = path.resolve(import.meta.dirname, "../..");
+const fixtures = path.join(root, "tests/fixtures/lint");
+let eslint: ESLint;
+/** For text linted under a path that does not exist: import/no-cycle needs a real file to start from. */
+let eslintOnText: ESLint;
+
+beforeAll(() => {
+  eslint = new ESLint({ cwd: root, ignore: false });
+  eslintOnText = new ESLint({ cwd: root, ignore: false, overrideConfig: { rules: { "import/no-cycle": "off" } } });
+});
+
+const ruleIds = (results: ESLint.LintResult[]) => results.flatMap((result) => result.messages.map((message) => message.ruleId));
+
+describe("lint rules on fixture files", { timeout: 120_000 }, () => {
+  it("fails on an import cycle", async () => {
+    const results = await eslint.lintFiles([path.join(fixtures, "cycle-a.ts")]);
+    expect(ruleIds(results)).toContain("import/no-cycle");
+  });
+
+  it("fails on a feature reaching into another feature's internals, and allows the shared modules", async () => {
+    const filePath = path.join(root, "lib/imports/lint-fixture.ts");
+    const crossing = await eslintOnText.lintText('import { diffWebhookSettings } from "@/lib/webhooks/settings-diff";\n\nexport const x = diffWebhookSettings;\n', { filePath });
+    expect(ruleIds(crossing)).toContain("import/no-restricted-paths");
+    const shared = await eslintOnText.lintText('import { env } from "@/lib/env";\nimport { platformRetries } from "@/lib/platform/retries";\n\nexport const x = [env, platformRetries];\n', { filePath });
+    expect(ruleIds(shared)).toEqual([]);
+  });
+
+  it("fails on a file name that is not kebab-case", async () => {
+    const results = await eslintOnText.lintText("export const x = 1;\n", { filePath: path.join(root, "lib/imports/jobPlan.ts") });
+    expect(ruleIds(results)).toContain("check-file/filename-naming-convention");
+  });
+
+  it("fails on a formatting error", async () => {
+    const filepath = path.join(fixtures, "badly-formatted.ts");
+    const options = { ...(await prettier.resolveConfig(filepath)), filepath };
+    const source = fs.readFileSync(filepath, "utf8");
+    expect(await prettier.check(source, options)).toBe(false);
+    expect(await prettier.check(await prettier.format(source, options), options)).toBe(true);
+  });
+});

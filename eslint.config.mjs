@@ -25,7 +25,11 @@ const featureZones = features.flatMap((feature) =>
 const sharedZones = ["platform", "schemas", "db", "background", "delivery"].flatMap((shared) =>
   features
     .filter((feature) => !(shared === "db" && feature === "imports"))
-    .map((feature) => ({ target: `./lib/${shared}`, from: `./lib/${feature}`, except: publicEntries[feature] ?? [] })),
+    .map((feature) => ({
+      target: `./lib/${shared}`,
+      from: `./lib/${feature}`,
+      except: publicEntries[feature] ?? [],
+    })),
 );
 
 /**
@@ -46,7 +50,14 @@ const oneWay = [
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
-  globalIgnores([".next/**", ".data/**", "next-env.d.ts", "test-results/**", "playwright-report/**", "tests/fixtures/lint/**"]),
+  globalIgnores([
+    ".next/**",
+    ".data/**",
+    "next-env.d.ts",
+    "test-results/**",
+    "playwright-report/**",
+    "tests/fixtures/lint/**",
+  ]),
   {
     // Dependencies are not followed for cycles (and some are too large to parse).
     settings: { "import/ignore": ["node_modules"] },
@@ -62,7 +73,10 @@ export default defineConfig([
         },
       ],
       "import/no-cycle": ["error", { ignoreExternal: true }],
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
+      ],
     },
   },
   {

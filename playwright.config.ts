@@ -11,7 +11,9 @@ export const storageState = "tests/e2e/.auth/admin.json";
 
 // Every run starts on an empty database: the sandbox creates its default application at start-up.
 // The config is loaded by the runner and by each worker; only the runner's directory is used.
-const dataDir = (process.env.SWITCHBOARD_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-e2e-")));
+const dataDir = (process.env.SWITCHBOARD_E2E_DATA_DIR ??= fs.mkdtempSync(
+  path.join(os.tmpdir(), "switchboard-e2e-"),
+));
 
 const chromium = {
   ...devices["Desktop Chrome"],

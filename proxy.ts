@@ -19,5 +19,7 @@ export async function proxy(request: NextRequest) {
 
 export const config = {
   // Not the sign-in page, not /healthz (supervisors), not the sandbox (Api-Token), not Next.js assets or public files.
-  matcher: ["/((?!sign-in|healthz$|sandbox/|sandbox$|_next/|favicon\\.ico|.*\\.(?:svg|png|jpg|ico|txt|webmanifest)$).*)"],
+  matcher: [
+    "/((?!sign-in|healthz$|sandbox/|sandbox$|_next/|favicon\\.ico|.*\\.(?:svg|png|jpg|ico|txt|webmanifest)$).*)",
+  ],
 };

@@ -10,7 +10,9 @@ export default function GlobalError({ error, reset }: GlobalErrorProps) {
     <html lang="en">
       <body className="grid min-h-dvh place-items-center bg-slate-50 px-4 font-sans">
         <main className="max-w-md text-center">
-          <h1 className="text-2xl font-semibold text-slate-900">Switchboard could not start this page</h1>
+          <h1 className="text-2xl font-semibold text-slate-900">
+            Switchboard could not start this page
+          </h1>
           <p className="mt-2 text-sm text-slate-600">
             The server log has the details{error.digest ? ` (reference ${error.digest})` : ""}.
           </p>

@@ -8,7 +8,8 @@ export default function NotFound() {
         <p className="text-sm font-semibold text-indigo-600">404</p>
         <h1 className="mt-2 text-2xl font-semibold text-slate-900">There is no page here</h1>
         <p className="mt-2 text-sm text-slate-600">
-          The address may be mistyped, or the page may have moved. The console&apos;s pages are in its navigation.
+          The address may be mistyped, or the page may have moved. The console&apos;s pages are in
+          its navigation.
         </p>
         <Button asChild className="mt-6">
           <Link href="/">Back to the overview</Link>

@@ -10,24 +10,25 @@ const booleanFlag = z
  * A bad value stops the process with a message that names the variable.
  */
 /** "10.0.0.5, 192.168.0.0/16, ::1": addresses and CIDR ranges, parsed into ranges. */
-const addressRanges = z
-  .string()
-  .transform((value, ctx) => {
-    const ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> = [];
-    for (const entry of value.split(",").map((part) => part.trim()).filter(Boolean)) {
-      try {
-        if (entry.includes("/")) ranges.push(ipaddr.parseCIDR(entry));
-        else {
-          const address = ipaddr.process(entry);
-          ranges.push([address, address.kind() === "ipv4" ? 32 : 128]);
-        }
-      } catch {
-        ctx.addIssue({ code: "custom", message: `"${entry}" is not an IP address or CIDR range` });
-        return z.NEVER;
+const addressRanges = z.string().transform((value, ctx) => {
+  const ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> = [];
+  for (const entry of value
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    try {
+      if (entry.includes("/")) ranges.push(ipaddr.parseCIDR(entry));
+      else {
+        const address = ipaddr.process(entry);
+        ranges.push([address, address.kind() === "ipv4" ? 32 : 128]);
       }
+    } catch {
+      ctx.addIssue({ code: "custom", message: `"${entry}" is not an IP address or CIDR range` });
+      return z.NEVER;
     }
-    return ranges;
-  });
+  }
+  return ranges;
+});
 
 const envSchema = z.object({
   DATABASE_URL: z

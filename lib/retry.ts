@@ -30,7 +30,9 @@ export type RetryDecision =
   | { retry: true; delayMs: number }
   | { retry: false; reason: "permanent" | "exhausted" | "wait-too-long" };
 
-export function retryPolicy(policy: Partial<RetryPolicy> & Pick<RetryPolicy, "isTransient">): RetryPolicy {
+export function retryPolicy(
+  policy: Partial<RetryPolicy> & Pick<RetryPolicy, "isTransient">,
+): RetryPolicy {
   const resolved: RetryPolicy = {
     attempts: 6,
     baseMs: 250,
@@ -40,7 +42,9 @@ export function retryPolicy(policy: Partial<RetryPolicy> & Pick<RetryPolicy, "is
     ...policy,
   };
   if (!Number.isInteger(resolved.attempts) || resolved.attempts < 1) {
-    throw new RangeError(`A retry policy needs a whole number of attempts, at least 1 (got ${resolved.attempts}).`);
+    throw new RangeError(
+      `A retry policy needs a whole number of attempts, at least 1 (got ${resolved.attempts}).`,
+    );
   }
   return resolved;
 }
@@ -70,7 +74,8 @@ export function nextRetry(
   if (!policy.isTransient(error)) return { retry: false, reason: "permanent" };
   if (attempt >= policy.attempts) return { retry: false, reason: "exhausted" };
   const retryAfterMs = (error as Failure | null)?.retryAfterMs ?? null;
-  if (retryAfterMs !== null && retryAfterMs > policy.maxRetryAfterMs) return { retry: false, reason: "wait-too-long" };
+  if (retryAfterMs !== null && retryAfterMs > policy.maxRetryAfterMs)
+    return { retry: false, reason: "wait-too-long" };
   return { retry: true, delayMs: retryDelay(policy, attempt, retryAfterMs, random) };
 }
 

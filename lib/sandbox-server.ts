@@ -15,7 +15,9 @@ const application = await startServer("sandbox");
 const app = getSandboxApp();
 
 const server = serve({ fetch: app.fetch, port, hostname }, (info) => {
-  console.log(`Sandbox platform listening on http://${hostname}:${info.port}/sandbox/{application_id}`);
+  console.log(
+    `Sandbox platform listening on http://${hostname}:${info.port}/sandbox/{application_id}`,
+  );
   console.log(`Storage: ${application.kind} at ${application.location}`);
 });
 

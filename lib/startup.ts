@@ -34,7 +34,9 @@ export async function prepareServer(role: ServerRole): Promise<DatabaseHandle> {
   const handle = await step("The database cannot be used", () => getDatabaseHandle());
   // The standalone sandbox is the platform itself: it has no platform client to connect (and
   // `lib/platform` is server-only, which plain `tsx` cannot load).
-  await step("The sandbox cannot start", () => (role === "sandbox" ? getSandboxApp().ready() : connectEmbeddedSandbox()));
+  await step("The sandbox cannot start", () =>
+    role === "sandbox" ? getSandboxApp().ready() : connectEmbeddedSandbox(),
+  );
   if (role === "console") {
     const { ensureAdminPassword } = await import("@/lib/auth/admin-password");
     await step("The administrator password cannot be set up", () => ensureAdminPassword(handle.db));
@@ -74,7 +76,8 @@ export function checkConfigurationOrExit(): void {
 }
 
 function exitWith(error: unknown): never {
-  const message = error instanceof StartupError ? error.message : `Start-up failed: ${String(error)}`;
+  const message =
+    error instanceof StartupError ? error.message : `Start-up failed: ${String(error)}`;
   console.error(`\nSwitchboard cannot start. ${message}\n`);
   if (!(error instanceof StartupError)) console.error(error);
   process.exit(1);

@@ -17,14 +17,23 @@ export default async function OverviewPage() {
   const [target, sandbox] = await Promise.all([getPlatformTarget(), getSandboxStatus()]);
   return (
     <>
-      <PageHeader title="Overview" description="What this console is connected to, and where to go next." />
+      <PageHeader
+        title="Overview"
+        description="What this console is connected to, and where to go next."
+      />
       <div className="grid gap-6 lg:grid-cols-2">
         <Card title="Target platform" className="lg:col-span-2">
           <PlatformTargetDetails target={target} />
         </Card>
         <Card
           title="Embedded sandbox"
-          actions={sandbox.ok ? <Badge tone="success">Running</Badge> : <Badge tone="danger">Unavailable</Badge>}
+          actions={
+            sandbox.ok ? (
+              <Badge tone="success">Running</Badge>
+            ) : (
+              <Badge tone="danger">Unavailable</Badge>
+            )
+          }
         >
           {sandbox.ok ? (
             <dl className="grid grid-cols-[max-content_1fr] gap-x-6 gap-y-2 text-sm">

@@ -5,5 +5,8 @@ export const dynamic = "force-dynamic";
 
 export async function GET(): Promise<Response> {
   const health = await checkHealth();
-  return Response.json(health, { status: health.ok ? 200 : 503, headers: { "cache-control": "no-store" } });
+  return Response.json(health, {
+    status: health.ok ? 200 : 503,
+    headers: { "cache-control": "no-store" },
+  });
 }

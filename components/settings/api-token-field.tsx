@@ -59,13 +59,16 @@ export function ApiTokenField({ appId, maskedToken }: ApiTokenFieldProps) {
         >
           {revealed ? "Hide" : "Reveal"}
         </Button>
-        <CopyButton label={`Copy API token of ${appId}`} value={() => (revealed ? Promise.resolve(revealed) : fetchToken())} />
+        <CopyButton
+          label={`Copy API token of ${appId}`}
+          value={() => (revealed ? Promise.resolve(revealed) : fetchToken())}
+        />
         <ConfirmDialog
           title={`Rotate the API token of ${appId}?`}
           description={
             <p>
-              A new token replaces the current one at once. Every client still using the old token gets HTTP 401
-              until it is given the new one.
+              A new token replaces the current one at once. Every client still using the old token
+              gets HTTP 401 until it is given the new one.
             </p>
           }
           confirmLabel="Rotate token"

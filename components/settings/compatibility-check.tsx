@@ -8,7 +8,10 @@ import { actionErrorMessage } from "@/lib/actions/action-result";
 import { checkCompatibility } from "@/lib/actions/settings";
 import type { CompatibilityOutcome } from "@/lib/conformance/compatibility";
 
-const outcomeBadge: Record<CompatibilityOutcome, { tone: "success" | "danger" | "neutral"; label: string }> = {
+const outcomeBadge: Record<
+  CompatibilityOutcome,
+  { tone: "success" | "danger" | "neutral"; label: string }
+> = {
   pass: { tone: "success", label: "As expected" },
   fail: { tone: "danger", label: "Unexpected" },
   skipped: { tone: "neutral", label: "Not tried" },
@@ -31,9 +34,11 @@ export function CompatibilityCheck() {
   return (
     <div className="space-y-3">
       <p className="text-sm text-slate-600">
-        Reads users, metadata, channels, members and messages from the platform, nothing written, and checks every
-        answer against what the console relies on. For the full read-and-write scenario, run{" "}
-        <code className="font-mono">npm run conformance -- &lt;base_url&gt; &lt;api_token&gt;</code>.
+        Reads users, metadata, channels, members and messages from the platform, nothing written,
+        and checks every answer against what the console relies on. For the full read-and-write
+        scenario, run{" "}
+        <code className="font-mono">npm run conformance -- &lt;base_url&gt; &lt;api_token&gt;</code>
+        .
       </p>
       <Button variant="secondary" pending={check.isPending} onClick={() => check.mutate()}>
         {check.isPending ? "Checking compatibility…" : "Check compatibility"}
@@ -65,7 +70,9 @@ export function CompatibilityCheck() {
                 <tr key={row.operation}>
                   <td className="py-1.5 pr-3 font-mono text-xs">{row.operation}</td>
                   <td className="py-1.5 pr-3">
-                    <Badge tone={outcomeBadge[row.outcome].tone}>{outcomeBadge[row.outcome].label}</Badge>
+                    <Badge tone={outcomeBadge[row.outcome].tone}>
+                      {outcomeBadge[row.outcome].label}
+                    </Badge>
                   </td>
                   <td className="py-1.5 text-slate-700">{row.detail}</td>
                 </tr>

@@ -19,7 +19,8 @@ export function ConnectionCheck() {
       {check.isError && <Alert tone="error">{check.error.message}</Alert>}
       {check.data?.ok === true && (
         <Alert tone="success" title="Connected">
-          The platform answered in {check.data.latencyMs} ms and lists {check.data.categories} webhook categories.
+          The platform answered in {check.data.latencyMs} ms and lists {check.data.categories}{" "}
+          webhook categories.
         </Alert>
       )}
       {check.data?.ok === false && (

@@ -8,7 +8,10 @@ import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/text-field";
 import { applyActionResult } from "@/lib/actions/action-result";
 import { createSandboxApplication } from "@/lib/actions/settings";
-import { createApplicationSchema, type CreateApplicationInput } from "@/lib/forms/sandbox-applications";
+import {
+  createApplicationSchema,
+  type CreateApplicationInput,
+} from "@/lib/forms/sandbox-applications";
 
 export function CreateApplicationForm() {
   const [created, setCreated] = useState<{ id: string; baseUrl: string } | null>(null);
@@ -28,7 +31,12 @@ export function CreateApplicationForm() {
   });
 
   return (
-    <form onSubmit={onSubmit} noValidate aria-label="Create a sandbox application" className="space-y-1">
+    <form
+      onSubmit={onSubmit}
+      noValidate
+      aria-label="Create a sandbox application"
+      className="space-y-1"
+    >
       <div className="grid gap-x-4 sm:grid-cols-2">
         <TextField
           id="new-app-id"
@@ -54,8 +62,8 @@ export function CreateApplicationForm() {
       {errors.root?.server && <Alert tone="error">{errors.root.server.message}</Alert>}
       {created && (
         <Alert tone="success" title={`Application ${created.id} created`}>
-          It answers at <code className="font-mono break-all">{created.baseUrl}</code> with its own API token (listed
-          above).
+          It answers at <code className="font-mono break-all">{created.baseUrl}</code> with its own
+          API token (listed above).
         </Alert>
       )}
       <div className="pt-2">

@@ -13,14 +13,20 @@ export function DeleteApplicationButton({ appId, name }: DeleteApplicationButton
       title={`Delete ${name}?`}
       description={
         <p>
-          The application <code className="font-mono">{appId}</code> and everything in it (users, channels, messages,
-          webhook deliveries) are deleted for good. Its API token stops working at once.
+          The application <code className="font-mono">{appId}</code> and everything in it (users,
+          channels, messages, webhook deliveries) are deleted for good. Its API token stops working
+          at once.
         </p>
       }
       confirmLabel="Delete application"
       onConfirm={deleteApplication}
       trigger={
-        <Button variant="ghost" size="sm" className="text-red-700 hover:bg-red-50" aria-label={`Delete application ${appId}`}>
+        <Button
+          variant="ghost"
+          size="sm"
+          className="text-red-700 hover:bg-red-50"
+          aria-label={`Delete application ${appId}`}
+        >
           Delete
         </Button>
       }

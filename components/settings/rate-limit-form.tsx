@@ -61,7 +61,13 @@ export function RateLimitForm({ appId, rateLimit }: RateLimitFormProps) {
             {...form.register(name, { onChange: () => setSaved(false) })}
           />
         ))}
-        <Button type="submit" variant="secondary" className="mt-5" pending={isSubmitting} disabled={!isDirty}>
+        <Button
+          type="submit"
+          variant="secondary"
+          className="mt-5"
+          pending={isSubmitting}
+          disabled={!isDirty}
+        >
           Save limits
         </Button>
       </div>

@@ -11,8 +11,8 @@ export function SandboxApplicationList({ applications }: SandboxApplicationListP
   if (applications.length === 0) {
     return (
       <p className="rounded-md border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-600">
-        The sandbox has no applications yet. It creates its default one at start-up; restart the console if it is
-        missing.
+        The sandbox has no applications yet. It creates its default one at start-up; restart the
+        console if it is missing.
       </p>
     );
   }

@@ -38,7 +38,12 @@ export function connectionCheckQuery() {
 export function apiTokenQuery(appId: string) {
   return queryOptions({
     queryKey: settingsKeys.apiToken(appId),
-    queryFn: async () => (await getJson<{ apiToken: string }>(`/settings/applications/${encodeURIComponent(appId)}/token`)).apiToken,
+    queryFn: async () =>
+      (
+        await getJson<{ apiToken: string }>(
+          `/settings/applications/${encodeURIComponent(appId)}/token`,
+        )
+      ).apiToken,
     staleTime: 0,
     gcTime: 0,
     retry: false,

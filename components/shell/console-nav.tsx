@@ -29,7 +29,9 @@ export function ConsoleNav({ orientation }: ConsoleNavProps) {
               className={classNames(
                 "block rounded-md px-3 py-2 text-sm font-medium whitespace-nowrap transition-colors",
                 focusRing,
-                current ? "bg-indigo-50 text-indigo-700" : "text-slate-700 hover:bg-slate-100 hover:text-slate-900",
+                current
+                  ? "bg-indigo-50 text-indigo-700"
+                  : "text-slate-700 hover:bg-slate-100 hover:text-slate-900",
               )}
             >
               {section.label}

@@ -4,7 +4,8 @@ import { classNames, focusRing } from "./class-names";
 
 const variants = {
   primary: "bg-indigo-600 text-white shadow-sm hover:bg-indigo-500 disabled:bg-indigo-300",
-  secondary: "border border-slate-300 bg-white text-slate-800 shadow-sm hover:bg-slate-50 disabled:text-slate-400",
+  secondary:
+    "border border-slate-300 bg-white text-slate-800 shadow-sm hover:bg-slate-50 disabled:text-slate-400",
   danger: "bg-red-600 text-white shadow-sm hover:bg-red-500 disabled:bg-red-300",
   ghost: "text-slate-700 hover:bg-slate-100 disabled:text-slate-400",
 } as const;
@@ -49,7 +50,13 @@ export function Button({
     );
   }
   return (
-    <button type={type} className={classes} disabled={disabled || pending} aria-busy={pending || undefined} {...props}>
+    <button
+      type={type}
+      className={classes}
+      disabled={disabled || pending}
+      aria-busy={pending || undefined}
+      {...props}
+    >
       {pending && <Spinner />}
       {children}
     </button>
@@ -60,7 +67,10 @@ export function Spinner({ className }: { className?: string }) {
   return (
     <span
       aria-hidden="true"
-      className={classNames("size-3.5 animate-spin rounded-full border-2 border-current border-r-transparent", className)}
+      className={classNames(
+        "size-3.5 animate-spin rounded-full border-2 border-current border-r-transparent",
+        className,
+      )}
     />
   );
 }

@@ -12,7 +12,14 @@ export type CardProps = {
   headingLevel?: 2 | 3;
 };
 
-export function Card({ title, description, actions, children, className, headingLevel = 2 }: CardProps) {
+export function Card({
+  title,
+  description,
+  actions,
+  children,
+  className,
+  headingLevel = 2,
+}: CardProps) {
   const Heading = headingLevel === 2 ? "h2" : "h3";
   return (
     <section

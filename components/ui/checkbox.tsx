@@ -21,7 +21,14 @@ export function Checkbox({ className, ...props }: CheckboxProps) {
         {props.checked === "indeterminate" ? (
           <span aria-hidden="true" className="block h-0.5 w-2 rounded bg-white" />
         ) : (
-          <svg aria-hidden="true" viewBox="0 0 12 12" className="size-3" fill="none" stroke="currentColor" strokeWidth="2">
+          <svg
+            aria-hidden="true"
+            viewBox="0 0 12 12"
+            className="size-3"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2"
+          >
             <path d="M2.5 6.5l2.5 2.5 4.5-5.5" />
           </svg>
         )}

@@ -10,7 +10,13 @@ export type CopyButtonProps = Omit<ButtonProps, "onClick" | "children" | "value"
   label: string;
 };
 
-export function CopyButton({ value, label, variant = "secondary", size = "sm", ...props }: CopyButtonProps) {
+export function CopyButton({
+  value,
+  label,
+  variant = "secondary",
+  size = "sm",
+  ...props
+}: CopyButtonProps) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
 
   useEffect(() => {
@@ -33,7 +39,9 @@ export function CopyButton({ value, label, variant = "secondary", size = "sm", .
 
   return (
     <Button variant={variant} size={size} aria-label={label} onClick={copy} {...props}>
-      <span aria-live="polite">{state === "copied" ? "Copied" : state === "failed" ? "Copy failed" : "Copy"}</span>
+      <span aria-live="polite">
+        {state === "copied" ? "Copied" : state === "failed" ? "Copy failed" : "Copy"}
+      </span>
     </Button>
   );
 }

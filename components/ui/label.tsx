@@ -5,5 +5,10 @@ import { classNames } from "./class-names";
 export type LabelProps = ComponentProps<typeof LabelPrimitive.Root>;
 
 export function Label({ className, ...props }: LabelProps) {
-  return <LabelPrimitive.Root className={classNames("block text-sm font-medium text-slate-800", className)} {...props} />;
+  return (
+    <LabelPrimitive.Root
+      className={classNames("block text-sm font-medium text-slate-800", className)}
+      {...props}
+    />
+  );
 }

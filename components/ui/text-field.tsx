@@ -16,7 +16,16 @@ export type TextFieldProps = Omit<InputProps, "id" | "className"> & {
 };
 
 /** Label, input, hint and error wired together, so a form cannot forget aria-describedby. */
-export function TextField({ id, label, hint, error, className, labelClassName, inputClassName, ...inputProps }: TextFieldProps) {
+export function TextField({
+  id,
+  label,
+  hint,
+  error,
+  className,
+  labelClassName,
+  inputClassName,
+  ...inputProps
+}: TextFieldProps) {
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
   return (

@@ -23,7 +23,12 @@ export type CategoryPickerProps = {
 };
 
 /** One checkbox per category the platform lists, grouped by prefix, with select-all and search. */
-export function CategoryPicker({ allCategories, selected, onChange, errorId }: CategoryPickerProps) {
+export function CategoryPicker({
+  allCategories,
+  selected,
+  onChange,
+  errorId,
+}: CategoryPickerProps) {
   const baseId = useId();
   const [search, setSearch] = useState("");
   const groups = groupCategories(allCategories);
@@ -57,7 +62,8 @@ export function CategoryPicker({ allCategories, selected, onChange, errorId }: C
           />
           <Label htmlFor={`${baseId}-all`}>Select all categories</Label>
           <span className="text-xs text-slate-500" aria-live="polite">
-            {selected.filter((category) => allCategories.includes(category)).length} of {allCategories.length} selected
+            {selected.filter((category) => allCategories.includes(category)).length} of{" "}
+            {allCategories.length} selected
           </span>
         </div>
         <div className="w-64">

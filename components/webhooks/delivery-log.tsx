@@ -16,7 +16,12 @@ import {
   type DeliveryLogFilter,
   type DeliveryOutcome,
 } from "@/lib/webhooks/delivery-log";
-import { useDeliveryCounts, useResendDelivery, useResendSelected, useWebhookDeliveries } from "./webhook-queries";
+import {
+  useDeliveryCounts,
+  useResendDelivery,
+  useResendSelected,
+  useWebhookDeliveries,
+} from "./webhook-queries";
 
 export type DeliveryLogProps = { allCategories: string[] };
 
@@ -33,7 +38,8 @@ const fromLocalInput = (value: FormDataEntryValue | null) => {
   const time = typeof value === "string" && value ? new Date(value).getTime() : NaN;
   return Number.isFinite(time) ? time : undefined;
 };
-const text = (value: FormDataEntryValue | null) => (typeof value === "string" && value.trim() ? value.trim() : undefined);
+const text = (value: FormDataEntryValue | null) =>
+  typeof value === "string" && value.trim() ? value.trim() : undefined;
 
 /** Every delivery, newest first, filtered and paged where it is stored, each row opening onto its attempts. */
 export function DeliveryLog({ allCategories }: DeliveryLogProps) {
@@ -79,7 +85,9 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
             name="category"
             className="w-full font-mono"
             defaultValue=""
-            onChange={(event) => setFilter({ ...filter, category: event.target.value || undefined })}
+            onChange={(event) =>
+              setFilter({ ...filter, category: event.target.value || undefined })
+            }
           >
             <option value="">All categories</option>
             {allCategories.map((category) => (
@@ -97,7 +105,10 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
             className="w-full"
             defaultValue=""
             onChange={(event) =>
-              setFilter({ ...filter, outcome: (event.target.value || undefined) as DeliveryOutcome | undefined })
+              setFilter({
+                ...filter,
+                outcome: (event.target.value || undefined) as DeliveryOutcome | undefined,
+              })
             }
           >
             <option value="">Any outcome</option>
@@ -110,11 +121,21 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
         </div>
         <div>
           <Label htmlFor="delivery-filter-search">call_id or room_id</Label>
-          <Input id="delivery-filter-search" name="search" className="w-full font-mono" spellCheck={false} />
+          <Input
+            id="delivery-filter-search"
+            name="search"
+            className="w-full font-mono"
+            spellCheck={false}
+          />
         </div>
         <div>
           <Label htmlFor="delivery-filter-event">Event id</Label>
-          <Input id="delivery-filter-event" name="event_id" className="w-full font-mono" spellCheck={false} />
+          <Input
+            id="delivery-filter-event"
+            name="event_id"
+            className="w-full font-mono"
+            spellCheck={false}
+          />
         </div>
         <div>
           <Label htmlFor="delivery-filter-since">Accepted from</Label>
@@ -131,14 +152,22 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
           <Button type="reset" variant="ghost">
             Clear
           </Button>
-          <Button variant="ghost" pending={deliveries.isFetching} onClick={() => deliveries.refetch()}>
+          <Button
+            variant="ghost"
+            pending={deliveries.isFetching}
+            onClick={() => deliveries.refetch()}
+          >
             Refresh
           </Button>
         </div>
       </form>
 
       {countsByOutcome && (
-        <div className="flex flex-wrap items-center gap-2 text-sm" role="status" aria-label="Deliveries per outcome">
+        <div
+          className="flex flex-wrap items-center gap-2 text-sm"
+          role="status"
+          aria-label="Deliveries per outcome"
+        >
           {deliveryOutcomes.map((outcome) => (
             <Badge key={outcome} tone={outcomeTones[outcome]}>
               {deliveryOutcomeLabels[outcome]}: {countsByOutcome[outcome].toLocaleString("en")}
@@ -166,7 +195,9 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
             />
           )}
           {resendSelected.data && (
-            <span className="text-slate-700">{resendSelected.data.count.toLocaleString("en")} deliveries sent again.</span>
+            <span className="text-slate-700">
+              {resendSelected.data.count.toLocaleString("en")} deliveries sent again.
+            </span>
           )}
         </div>
       )}
@@ -177,8 +208,8 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
       )}
       {source === "console" && (
         <p className="text-sm text-slate-600">
-          Connected to a remote platform, which has no delivery log to read: these are the test events the console posted
-          itself.
+          Connected to a remote platform, which has no delivery log to read: these are the test
+          events the console posted itself.
         </p>
       )}
 
@@ -203,13 +234,20 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
         </p>
       ) : (
         <>
-          <ul aria-label="Deliveries" className="divide-y divide-slate-100 rounded-md border border-slate-200">
+          <ul
+            aria-label="Deliveries"
+            className="divide-y divide-slate-100 rounded-md border border-slate-200"
+          >
             {entries.map((entry) => (
               <DeliveryRow key={entry.id} entry={entry} />
             ))}
           </ul>
           {deliveries.hasNextPage && (
-            <Button variant="secondary" pending={deliveries.isFetchingNextPage} onClick={() => deliveries.fetchNextPage()}>
+            <Button
+              variant="secondary"
+              pending={deliveries.isFetchingNextPage}
+              onClick={() => deliveries.fetchNextPage()}
+            >
               Load older deliveries
             </Button>
           )}
@@ -249,20 +287,34 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
         </span>
       </button>
       {open && (
-        <div id={detailsId} className="space-y-3 border-t border-slate-100 bg-slate-50 px-3 py-3 text-sm">
+        <div
+          id={detailsId}
+          className="space-y-3 border-t border-slate-100 bg-slate-50 px-3 py-3 text-sm"
+        >
           <p className="text-slate-700">
-            To <span className="font-mono break-all">{entry.url}</span> · event <span className="font-mono">{entry.id}</span>
+            To <span className="font-mono break-all">{entry.url}</span> · event{" "}
+            <span className="font-mono">{entry.id}</span>
             {entry.source === "console" && " · posted by the console"}
           </p>
           <table className="w-full text-left text-xs">
             <caption className="sr-only">Attempts</caption>
             <thead className="text-slate-500">
               <tr>
-                <th scope="col" className="py-1 pr-3 font-medium">Attempt</th>
-                <th scope="col" className="py-1 pr-3 font-medium">At</th>
-                <th scope="col" className="py-1 pr-3 font-medium">Status or error</th>
-                <th scope="col" className="py-1 pr-3 font-medium">Latency</th>
-                <th scope="col" className="py-1 font-medium">Request and response</th>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  Attempt
+                </th>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  At
+                </th>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  Status or error
+                </th>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  Latency
+                </th>
+                <th scope="col" className="py-1 font-medium">
+                  Request and response
+                </th>
               </tr>
             </thead>
             <tbody className="align-top text-slate-800">
@@ -299,7 +351,9 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
                     )}
                     <div>
                       <span className="text-slate-500">Response body (first 2 KiB): </span>
-                      <code className="break-all whitespace-pre-wrap">{attempt.response_excerpt || "—"}</code>
+                      <code className="break-all whitespace-pre-wrap">
+                        {attempt.response_excerpt || "—"}
+                      </code>
                     </div>
                   </td>
                 </tr>
@@ -308,7 +362,10 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
           </table>
           <div>
             <h4 className="text-xs font-medium text-slate-600">Request body (the payload)</h4>
-            <pre className="mt-1 max-h-72 overflow-auto rounded bg-slate-900 p-3 font-mono text-xs text-slate-100" tabIndex={0}>
+            <pre
+              className="mt-1 max-h-72 overflow-auto rounded bg-slate-900 p-3 font-mono text-xs text-slate-100"
+              tabIndex={0}
+            >
               {JSON.stringify(entry.payload, null, 2)}
             </pre>
           </div>
@@ -323,7 +380,11 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
               Send again
             </Button>
             {resend.isError && <span className="text-red-700">{resend.error.message}</span>}
-            {resend.data && <span role="status" className="text-slate-700">{resend.data.message}</span>}
+            {resend.data && (
+              <span role="status" className="text-slate-700">
+                {resend.data.message}
+              </span>
+            )}
           </div>
         </div>
       )}
@@ -332,7 +393,8 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
 }
 
 function describeAttempt(attempt: DeliveryLogEntry["attempts"][number]): string {
-  const result = attempt.status !== null ? `HTTP ${attempt.status}` : (attempt.error ?? "No response");
+  const result =
+    attempt.status !== null ? `HTTP ${attempt.status}` : (attempt.error ?? "No response");
   return `${result} in ${attempt.latency_ms} ms`;
 }
 

@@ -24,7 +24,8 @@ export function EndpointHealthPanel() {
   }
   const health = query.data.health;
   if (!health) return null;
-  if (health.url === "") return <p className="text-sm text-slate-600">No endpoint is configured.</p>;
+  if (health.url === "")
+    return <p className="text-sm text-slate-600">No endpoint is configured.</p>;
   return (
     <div className="space-y-4">
       <dl className="grid gap-4 sm:grid-cols-2" aria-label="Endpoint health">
@@ -40,20 +41,27 @@ export function EndpointHealthPanel() {
         <h4 className="font-medium text-slate-800">Last failure</h4>
         {health.last_failure ? (
           <p className="text-slate-700">
-            <time dateTime={new Date(health.last_failure.at).toISOString()} suppressHydrationWarning>
+            <time
+              dateTime={new Date(health.last_failure.at).toISOString()}
+              suppressHydrationWarning
+            >
               {new Date(health.last_failure.at).toLocaleString()}
             </time>{" "}
-            · <span className="font-mono">{health.last_failure.category}</span> · {health.last_failure.reason}
+            · <span className="font-mono">{health.last_failure.category}</span> ·{" "}
+            {health.last_failure.reason}
           </p>
         ) : (
-          <p className="text-slate-600">None: every attempt to this endpoint was answered with 2xx.</p>
+          <p className="text-slate-600">
+            None: every attempt to this endpoint was answered with 2xx.
+          </p>
         )}
       </div>
     </div>
   );
 }
 
-const percent = (rate: number | null) => (rate === null ? "—" : `${(rate * 100).toFixed(rate === 1 ? 0 : 1)}%`);
+const percent = (rate: number | null) =>
+  rate === null ? "—" : `${(rate * 100).toFixed(rate === 1 ? 0 : 1)}%`;
 const ms = (value: number | null) => (value === null ? "—" : `${value} ms`);
 
 function WindowStats({ label, window }: { label: string; window: EndpointWindow }) {
@@ -64,8 +72,8 @@ function WindowStats({ label, window }: { label: string; window: EndpointWindow 
         <span className="text-lg font-semibold" aria-label={`${label} success rate`}>
           {percent(window.success_rate)}
         </span>{" "}
-        answered 2xx · {window.volume} {window.volume === 1 ? "attempt" : "attempts"} · p50 {ms(window.p50_ms)} · p95{" "}
-        {ms(window.p95_ms)}
+        answered 2xx · {window.volume} {window.volume === 1 ? "attempt" : "attempts"} · p50{" "}
+        {ms(window.p50_ms)} · p95 {ms(window.p95_ms)}
       </dd>
     </div>
   );
@@ -94,13 +102,19 @@ function HealthChart({ series }: { series: EndpointHealth["series"] }) {
           { label: "Not 2xx or no answer", stroke: "#dc2626", fill: "rgba(220,38,38,0.15)" },
           { label: "p95 latency (ms)", stroke: "#4f46e5", scale: "ms", dash: [4, 4] },
         ],
-        axes: [{}, { label: "attempts" }, { side: 1, scale: "ms", label: "ms", grid: { show: false } }],
+        axes: [
+          {},
+          { label: "attempts" },
+          { side: 1, scale: "ms", label: "ms", grid: { show: false } },
+        ],
       },
       data,
       element,
     );
     element.dataset.drawn = "true";
-    const resize = new ResizeObserver(() => chart.setSize({ width: Math.max(300, element.clientWidth), height: 200 }));
+    const resize = new ResizeObserver(() =>
+      chart.setSize({ width: Math.max(300, element.clientWidth), height: 200 }),
+    );
     resize.observe(element);
     return () => {
       resize.disconnect();
@@ -111,9 +125,15 @@ function HealthChart({ series }: { series: EndpointHealth["series"] }) {
 
   return (
     <figure>
-      <div ref={container} role="img" aria-label="Attempts and p95 latency per 5 minutes, last day" data-testid="health-chart" />
+      <div
+        ref={container}
+        role="img"
+        aria-label="Attempts and p95 latency per 5 minutes, last day"
+        data-testid="health-chart"
+      />
       <figcaption className="sr-only">
-        {series.length} five-minute slices; {series.reduce((sum, slice) => sum + slice.volume, 0)} attempts.
+        {series.length} five-minute slices; {series.reduce((sum, slice) => sum + slice.volume, 0)}{" "}
+        attempts.
       </figcaption>
     </figure>
   );

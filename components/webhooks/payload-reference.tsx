@@ -9,7 +9,11 @@ export function PayloadReference({ entries }: PayloadReferenceProps) {
     <div className="space-y-6">
       <nav aria-label="Categories" className="flex flex-wrap gap-2 text-sm">
         {entries.map((entry) => (
-          <a key={entry.category} href={`#${anchor(entry.category)}`} className="font-mono text-indigo-700 hover:underline">
+          <a
+            key={entry.category}
+            href={`#${anchor(entry.category)}`}
+            className="font-mono text-indigo-700 hover:underline"
+          >
             {entry.category}
           </a>
         ))}
@@ -22,9 +26,15 @@ export function PayloadReference({ entries }: PayloadReferenceProps) {
                 <caption className="sr-only">Fields of {entry.category}</caption>
                 <thead className="text-xs text-slate-500">
                   <tr>
-                    <th scope="col" className="pb-1 font-medium">Field</th>
-                    <th scope="col" className="pb-1 font-medium">Type</th>
-                    <th scope="col" className="pb-1 font-medium">Notes</th>
+                    <th scope="col" className="pb-1 font-medium">
+                      Field
+                    </th>
+                    <th scope="col" className="pb-1 font-medium">
+                      Type
+                    </th>
+                    <th scope="col" className="pb-1 font-medium">
+                      Notes
+                    </th>
                   </tr>
                 </thead>
                 <tbody className="align-top">

@@ -21,15 +21,29 @@ export function PlayCallsPanel() {
   return (
     <div className="grid gap-6 md:grid-cols-2">
       <section aria-label="Direct call" className="space-y-3">
-        <p className="text-sm text-slate-600">Dial, accept and end: three events with one call id.</p>
+        <p className="text-sm text-slate-600">
+          Dial, accept and end: three events with one call id.
+        </p>
         <div className="grid grid-cols-2 gap-3">
-          <TextField id="play-caller-id" label="caller_id" value={callerId} onChange={(e) => setCallerId(e.target.value)} />
-          <TextField id="play-callee-id" label="callee_id" value={calleeId} onChange={(e) => setCalleeId(e.target.value)} />
+          <TextField
+            id="play-caller-id"
+            label="caller_id"
+            value={callerId}
+            onChange={(e) => setCallerId(e.target.value)}
+          />
+          <TextField
+            id="play-callee-id"
+            label="callee_id"
+            value={calleeId}
+            onChange={(e) => setCalleeId(e.target.value)}
+          />
         </div>
         <Button
           pending={directCall.isPending}
           disabled={!callerId.trim() || !calleeId.trim()}
-          onClick={() => directCall.mutate({ caller_id: callerId.trim(), callee_id: calleeId.trim() })}
+          onClick={() =>
+            directCall.mutate({ caller_id: callerId.trim(), callee_id: calleeId.trim() })
+          }
         >
           Play a direct call
         </Button>
@@ -37,9 +51,16 @@ export function PlayCallsPanel() {
         {directCall.data && <PlayedEvents events={directCall.data.events} />}
       </section>
       <section aria-label="Group call" className="space-y-3">
-        <p className="text-sm text-slate-600">A room is created, invitees are invited, accept, enter and leave; the room is deleted.</p>
+        <p className="text-sm text-slate-600">
+          A room is created, invitees are invited, accept, enter and leave; the room is deleted.
+        </p>
         <div className="grid grid-cols-2 gap-3">
-          <TextField id="play-created-by" label="created_by" value={callerId} onChange={(e) => setCallerId(e.target.value)} />
+          <TextField
+            id="play-created-by"
+            label="created_by"
+            value={callerId}
+            onChange={(e) => setCallerId(e.target.value)}
+          />
           <TextField
             id="play-invitee-ids"
             label="invitee_ids"

@@ -74,23 +74,38 @@ export function SaveSettingsDialog({
           className="mt-4 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950"
         >
           <p className="font-medium">
-            The platform&apos;s settings changed since this page loaded them (another administrator or a script). Choose,
-            for each field, which value to keep:
+            The platform&apos;s settings changed since this page loaded them (another administrator
+            or a script). Choose, for each field, which value to keep:
           </p>
           <table className="mt-2 w-full text-left text-xs">
             <thead>
               <tr>
-                <th scope="col" className="py-1 pr-2 font-medium">Field</th>
-                <th scope="col" className="py-1 pr-2 font-medium">When the page loaded</th>
-                <th scope="col" className="py-1 pr-2 font-medium">Now on the platform</th>
-                <th scope="col" className="py-1 font-medium">Yours</th>
+                <th scope="col" className="py-1 pr-2 font-medium">
+                  Field
+                </th>
+                <th scope="col" className="py-1 pr-2 font-medium">
+                  When the page loaded
+                </th>
+                <th scope="col" className="py-1 pr-2 font-medium">
+                  Now on the platform
+                </th>
+                <th scope="col" className="py-1 font-medium">
+                  Yours
+                </th>
               </tr>
             </thead>
             <tbody className="align-top">
               {stale.map((item) => (
-                <tr key={item.field} aria-label={`${fieldLabels[item.field]} changed on the platform`}>
-                  <th scope="row" className="py-1 pr-2 font-medium">{fieldLabels[item.field]}</th>
-                  <td className="py-1 pr-2 font-mono break-all">{showValue(item.field, item.loaded)}</td>
+                <tr
+                  key={item.field}
+                  aria-label={`${fieldLabels[item.field]} changed on the platform`}
+                >
+                  <th scope="row" className="py-1 pr-2 font-medium">
+                    {fieldLabels[item.field]}
+                  </th>
+                  <td className="py-1 pr-2 font-mono break-all">
+                    {showValue(item.field, item.loaded)}
+                  </td>
                   <ChoiceCell
                     item={item}
                     choice="platform"
@@ -111,13 +126,17 @@ export function SaveSettingsDialog({
           </table>
           {unchosen.length > 0 && (
             <p role="status" className="mt-2">
-              You changed {unchosen.map((item) => fieldLabels[item.field]).join(" and ")} too: choose a value to save.
+              You changed {unchosen.map((item) => fieldLabels[item.field]).join(" and ")} too:
+              choose a value to save.
             </p>
           )}
         </section>
       )}
       {urlWarning && (
-        <p role="status" className="mt-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+        <p
+          role="status"
+          className="mt-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900"
+        >
           {urlWarning.warning}.{" "}
           {urlWarning.allowed
             ? "This console's settings allow it (WEBHOOK_ALLOW_LOOPBACK / WEBHOOK_ALLOW_PRIVATE), but a platform on the internet cannot reach it."
@@ -235,7 +254,9 @@ function ChoiceCell({ item, choice, label, chosen, onChoose }: ChoiceCellProps) 
           aria-label={label}
           className="mt-0.5 accent-indigo-600"
         />
-        <span className="font-mono">{showValue(item.field, choice === "platform" ? item.now : item.yours)}</span>
+        <span className="font-mono">
+          {showValue(item.field, choice === "platform" ? item.now : item.yours)}
+        </span>
       </label>
     </td>
   );

@@ -37,7 +37,8 @@ export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
   const payload = buildTestPayload(category, target.appId, draft.ids, draft.seed);
   const json = JSON.stringify(payload, null, 2);
   const missing = missingIds(category, draft.ids);
-  const subscribed = settings.enabled && settings.url !== "" && settings.enabled_events.includes(category);
+  const subscribed =
+    settings.enabled && settings.url !== "" && settings.enabled_events.includes(category);
 
   return (
     <div className="grid gap-6 lg:grid-cols-2">
@@ -78,7 +79,10 @@ export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
                 value={draft.ids[field.path]}
                 error={draft.ids[field.path].trim() === "" ? "Required." : undefined}
                 onChange={(event) =>
-                  setDraft((previous) => ({ ...previous, ids: { ...previous.ids, [field.path]: event.target.value } }))
+                  setDraft((previous) => ({
+                    ...previous,
+                    ids: { ...previous.ids, [field.path]: event.target.value },
+                  }))
                 }
               />
             ))}
@@ -90,15 +94,16 @@ export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
         {target.kind === "sandbox" ? (
           !subscribed && (
             <Alert tone="info">
-              The sandbox delivers only subscribed categories of enabled webhooks: {category} would not be sent. Enable
-              webhooks, subscribe to it and save first.
+              The sandbox delivers only subscribed categories of enabled webhooks: {category} would
+              not be sent. Enable webhooks, subscribe to it and save first.
             </Alert>
           )
         ) : (
           <Alert tone="info">
-            The console is connected to a remote platform, which cannot emit test events. The console itself posts this
-            payload to {settings.url || "the saved endpoint URL"} with the platform&apos;s rules: 5 seconds&apos; wait, up to 3
-            attempts. Its attempts appear in the log below.
+            The console is connected to a remote platform, which cannot emit test events. The
+            console itself posts this payload to {settings.url || "the saved endpoint URL"} with the
+            platform&apos;s rules: 5 seconds&apos; wait, up to 3 attempts. Its attempts appear in
+            the log below.
           </Alert>
         )}
         <Button
@@ -112,7 +117,9 @@ export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
         {send.data && (
           <Alert tone={send.data.delivered ? "success" : "error"}>
             {send.data.message}
-            {send.data.deliveryId && <span className="mt-1 block font-mono text-xs">Event {send.data.deliveryId}</span>}
+            {send.data.deliveryId && (
+              <span className="mt-1 block font-mono text-xs">Event {send.data.deliveryId}</span>
+            )}
           </Alert>
         )}
       </div>

@@ -1,4 +1,11 @@
-import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  infiniteQueryOptions,
+  queryOptions,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from "@tanstack/react-query";
 import { actionErrorMessage, type ActionResult } from "@/lib/actions/action-result";
 import {
   playSandboxDirectCall,
@@ -9,7 +16,11 @@ import {
   sendTestEvent,
 } from "@/lib/actions/webhooks";
 import type { DeliveryCounts, EndpointHealth } from "@/lib/schemas/sandbox-events";
-import { hasPendingDeliveries, type DeliveryLogFilter, type DeliveryLogPage } from "@/lib/webhooks/delivery-log";
+import {
+  hasPendingDeliveries,
+  type DeliveryLogFilter,
+  type DeliveryLogPage,
+} from "@/lib/webhooks/delivery-log";
 import type { WebhookSettingsView } from "@/lib/webhooks/reads";
 
 /**
@@ -25,9 +36,14 @@ export async function unwrap<T>(result: Promise<ActionResult<T>>): Promise<T> {
 }
 
 /** GET one of the page's route handlers; a refusal becomes an Error with its sentence. */
-async function read<T>(path: string, query: Record<string, string | number | undefined> = {}, signal?: AbortSignal): Promise<T> {
+async function read<T>(
+  path: string,
+  query: Record<string, string | number | undefined> = {},
+  signal?: AbortSignal,
+): Promise<T> {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== "") params.set(key, String(value));
+  for (const [key, value] of Object.entries(query))
+    if (value !== undefined && value !== "") params.set(key, String(value));
   const search = params.size > 0 ? `?${params}` : "";
   const response = await fetch(`/webhooks/${path}${search}`, { signal, cache: "no-store" });
   // A signed-out browser is redirected to the sign-in page, which is not JSON.
@@ -44,7 +60,8 @@ export const DELIVERY_PAGE_SIZE = 25;
 export const webhookKeys = {
   all: ["webhooks"] as const,
   settings: () => [...webhookKeys.all, "settings"] as const,
-  deliveries: (filter: DeliveryLogFilter = {}) => [...webhookKeys.all, "deliveries", filter] as const,
+  deliveries: (filter: DeliveryLogFilter = {}) =>
+    [...webhookKeys.all, "deliveries", filter] as const,
   counts: (filter: DeliveryLogFilter = {}) => [...webhookKeys.all, "counts", filter] as const,
   health: () => [...webhookKeys.all, "health"] as const,
 };
@@ -59,7 +76,8 @@ export const webhookSettingsQueryOptions = () =>
 export const fetchFreshSettings = () => read<WebhookSettingsView>("settings");
 
 /** Whether the guard would refuse deliveries to a URL (private, loopback or link-local host). */
-export const fetchUrlWarning = (url: string) => read<{ warning: string | null; allowed: boolean }>("url-check", { url });
+export const fetchUrlWarning = (url: string) =>
+  read<{ warning: string | null; allowed: boolean }>("url-check", { url });
 
 /** While a delivery may still change, the log asks again every couple of seconds. */
 export const DELIVERY_REFRESH_MS = 2_000;
@@ -68,17 +86,24 @@ export const webhookDeliveriesQueryOptions = (filter: DeliveryLogFilter = {}) =>
   infiniteQueryOptions({
     queryKey: webhookKeys.deliveries(filter),
     queryFn: ({ pageParam, signal }) =>
-      read<DeliveryLogPage>("deliveries", { ...filter, limit: DELIVERY_PAGE_SIZE, token: pageParam || undefined }, signal),
+      read<DeliveryLogPage>(
+        "deliveries",
+        { ...filter, limit: DELIVERY_PAGE_SIZE, token: pageParam || undefined },
+        signal,
+      ),
     initialPageParam: "",
     getNextPageParam: (last) => last.next || undefined,
     refetchInterval: (query) =>
-      query.state.data?.pages.some((page) => hasPendingDeliveries(page.entries)) ? DELIVERY_REFRESH_MS : false,
+      query.state.data?.pages.some((page) => hasPendingDeliveries(page.entries))
+        ? DELIVERY_REFRESH_MS
+        : false,
   });
 
 export const deliveryCountsQueryOptions = (filter: DeliveryLogFilter = {}) =>
   queryOptions({
     queryKey: webhookKeys.counts(filter),
-    queryFn: ({ signal }) => read<{ counts: DeliveryCounts | null }>("deliveries/counts", filter, signal),
+    queryFn: ({ signal }) =>
+      read<{ counts: DeliveryCounts | null }>("deliveries/counts", filter, signal),
   });
 
 export const endpointHealthQueryOptions = () =>
@@ -89,8 +114,10 @@ export const endpointHealthQueryOptions = () =>
   });
 
 export const useWebhookSettings = () => useQuery(webhookSettingsQueryOptions());
-export const useWebhookDeliveries = (filter: DeliveryLogFilter) => useInfiniteQuery(webhookDeliveriesQueryOptions(filter));
-export const useDeliveryCounts = (filter: DeliveryLogFilter) => useQuery(deliveryCountsQueryOptions(filter));
+export const useWebhookDeliveries = (filter: DeliveryLogFilter) =>
+  useInfiniteQuery(webhookDeliveriesQueryOptions(filter));
+export const useDeliveryCounts = (filter: DeliveryLogFilter) =>
+  useQuery(deliveryCountsQueryOptions(filter));
 export const useEndpointHealth = () => useQuery(endpointHealthQueryOptions());
 
 /** Anything that emits events makes the log, its counts and the health stale. */
@@ -108,7 +135,8 @@ function useEventMutation<I, T>(action: (input: I) => Promise<ActionResult<T>>) 
 }
 
 export const useSendTestEvent = () => useEventMutation(sendTestEvent);
-export const useResendDelivery = () => useEventMutation((id: string) => resendWebhookDelivery({ id }));
+export const useResendDelivery = () =>
+  useEventMutation((id: string) => resendWebhookDelivery({ id }));
 export const useResendSelected = () => useEventMutation(resendSelectedDeliveries);
 export const usePlayDirectCall = () => useEventMutation(playSandboxDirectCall);
 export const usePlayGroupCall = () => useEventMutation(playSandboxGroupCall);

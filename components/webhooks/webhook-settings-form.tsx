@@ -12,7 +12,11 @@ import { TextField } from "@/components/ui/text-field";
 import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
 import { applyActionResult } from "@/lib/actions/action-result";
 import type { WebhookSettingsView } from "@/lib/webhooks/reads";
-import { ALL_WEBHOOK_EVENTS, webhookSettingsSchema, type WebhookSettingsInput } from "@/lib/schemas/webhooks";
+import {
+  ALL_WEBHOOK_EVENTS,
+  webhookSettingsSchema,
+  type WebhookSettingsInput,
+} from "@/lib/schemas/webhooks";
 import {
   diffWebhookSettings,
   initialChoices,
@@ -39,7 +43,8 @@ export type WebhookSettingsFormProps = { view: WebhookSettingsView };
 
 const fieldNames = ["enabled", "url", "include_members", "enabled_events"] as const;
 
-const isAllEvents = (events: readonly string[]) => events.length === 1 && events[0] === ALL_WEBHOOK_EVENTS;
+const isAllEvents = (events: readonly string[]) =>
+  events.length === 1 && events[0] === ALL_WEBHOOK_EVENTS;
 
 /** The webhook configuration: edit, review the change as a diff, save, show the platform's answer. */
 export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
@@ -61,12 +66,20 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
   });
   const { errors, isDirty } = form.formState;
   const values = useWatch({ control: form.control }) as WebhookSettingsInput;
-  const current: WebhookSettingsValues = { ...settings, ...values, enabled_events: values.enabled_events ?? [] };
+  const current: WebhookSettingsValues = {
+    ...settings,
+    ...values,
+    enabled_events: values.enabled_events ?? [],
+  };
   const allEvents = isAllEvents(current.enabled_events);
   // The confirmation compares with the platform as read when Save was pressed, not as loaded.
   const stale = review ? staleFields(settings, review.now, current, review.nowCategories) : [];
   const toSave = review ? resolveStale(current, review.now, choices) : current;
-  const diff = diffWebhookSettings(review?.now ?? settings, toSave, review?.nowCategories ?? allCategories);
+  const diff = diffWebhookSettings(
+    review?.now ?? settings,
+    toSave,
+    review?.nowCategories ?? allCategories,
+  );
   const warning = nothingDeliveredReason(toSave);
 
   const startReview = form.handleSubmit(async (submitted) => {
@@ -80,10 +93,21 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
       const reviewed: Review = {
         now: fresh.settings,
         nowCategories: fresh.allCategories,
-        urlWarning: urlCheck?.warning ? { warning: urlCheck.warning, allowed: urlCheck.allowed } : null,
+        urlWarning: urlCheck?.warning
+          ? { warning: urlCheck.warning, allowed: urlCheck.allowed }
+          : null,
       };
       setReview(reviewed);
-      setChoices(initialChoices(staleFields(settings, reviewed.now, { ...settings, ...submitted }, reviewed.nowCategories)));
+      setChoices(
+        initialChoices(
+          staleFields(
+            settings,
+            reviewed.now,
+            { ...settings, ...submitted },
+            reviewed.nowCategories,
+          ),
+        ),
+      );
       setConfirming(true);
     } catch (error) {
       form.setError("root.server", {
@@ -96,7 +120,9 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
   });
 
   async function confirm() {
-    const submitted = review ? resolveStale(form.getValues(), review.now, choices) : form.getValues();
+    const submitted = review
+      ? resolveStale(form.getValues(), review.now, choices)
+      : form.getValues();
     const result = await save.mutateAsync(submitted).catch(() => ({
       serverError: "The request did not reach the server. Try again.",
     }));
@@ -113,7 +139,13 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
   }
 
   return (
-    <form ref={formRef} onSubmit={startReview} noValidate aria-label="Webhook settings" className="space-y-5">
+    <form
+      ref={formRef}
+      onSubmit={startReview}
+      noValidate
+      aria-label="Webhook settings"
+      className="space-y-5"
+    >
       <div className="flex flex-wrap gap-8">
         <SwitchField control={form.control} name="enabled" label="Enabled" />
         <SwitchField
@@ -175,8 +207,9 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
             </div>
             {allEvents ? (
               <p className="rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700">
-                Sends <code className="font-mono">enabled_events: [&quot;*&quot;]</code>: the platform subscribes to every
-                category it supports and answers with the concrete list, which this page then shows.
+                Sends <code className="font-mono">enabled_events: [&quot;*&quot;]</code>: the
+                platform subscribes to every category it supports and answers with the concrete
+                list, which this page then shows.
               </p>
             ) : (
               <CategoryPicker
@@ -191,7 +224,10 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
                 No category is selected: once saved, nothing will be delivered.
               </p>
             )}
-            <FieldError id="webhook-events-error" message={errors.enabled_events?.message ?? errors.enabled_events?.root?.message} />
+            <FieldError
+              id="webhook-events-error"
+              message={errors.enabled_events?.message ?? errors.enabled_events?.root?.message}
+            />
           </fieldset>
         )}
       />
@@ -199,7 +235,10 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
       {errors.root?.server && <Alert tone="error">{errors.root.server.message}</Alert>}
       {answer && !isDirty && (
         <Alert tone="success" title="Saved. The platform answered:">
-          <pre className="mt-1 overflow-x-auto font-mono text-xs whitespace-pre-wrap" data-testid="webhook-save-answer">
+          <pre
+            className="mt-1 overflow-x-auto font-mono text-xs whitespace-pre-wrap"
+            data-testid="webhook-save-answer"
+          >
             {JSON.stringify(answer, null, 2)}
           </pre>
         </Alert>

@@ -46,7 +46,10 @@ export function WebhooksConsole({ initialTestDraft }: WebhooksConsoleProps) {
       >
         <WebhookSettingsForm view={view} />
       </Card>
-      <Card title="Test event" description="Send one event of a category, with ids you choose, to the saved endpoint.">
+      <Card
+        title="Test event"
+        description="Send one event of a category, with ids you choose, to the saved endpoint."
+      >
         <TestEventPanel view={view} initialDraft={initialTestDraft} />
       </Card>
       <Card
@@ -56,12 +59,18 @@ export function WebhooksConsole({ initialTestDraft }: WebhooksConsoleProps) {
         <SignatureHelp kind={view.target.kind} />
       </Card>
       {view.target.kind === "sandbox" && (
-        <Card title="Endpoint health" description="Attempts to the endpoint configured now, over the last hour and day.">
+        <Card
+          title="Endpoint health"
+          description="Attempts to the endpoint configured now, over the last hour and day."
+        >
           <EndpointHealthPanel />
         </Card>
       )}
       {view.target.kind === "sandbox" && (
-        <Card title="Play calls" description="Sandbox only: emit the events of a whole call, in order.">
+        <Card
+          title="Play calls"
+          description="Sandbox only: emit the events of a whole call, in order."
+        >
           <PlayCallsPanel />
         </Card>
       )}

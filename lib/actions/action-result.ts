@@ -1,8 +1,6 @@
 /** The one shape every server action answers with. */
 export type ActionResult<T> =
-  | { data: T }
-  | { validationErrors: ValidationErrors }
-  | { serverError: string };
+  { data: T } | { validationErrors: ValidationErrors } | { serverError: string };
 
 export type ValidationErrors = {
   /** Problems with the form as a whole. */
@@ -10,14 +8,16 @@ export type ValidationErrors = {
   fieldErrors: Record<string, string[] | undefined>;
 };
 
-export const genericErrorMessage = "Something went wrong on our side. Try again; if it keeps failing, check the server log.";
+export const genericErrorMessage =
+  "Something went wrong on our side. Try again; if it keeps failing, check the server log.";
 
 /** The sentence to show for a failed result, or null when it succeeded. */
 export function actionErrorMessage(result: ActionResult<unknown>): string | null {
   if ("serverError" in result) return result.serverError;
   if ("validationErrors" in result) {
     const { formErrors, fieldErrors } = result.validationErrors;
-    const first = formErrors[0] ?? Object.values(fieldErrors).find((messages) => messages?.length)?.[0];
+    const first =
+      formErrors[0] ?? Object.values(fieldErrors).find((messages) => messages?.length)?.[0];
     return first ?? "Some values are not valid.";
   }
   return null;
@@ -35,7 +35,10 @@ export function applyActionResult<T>(
   fieldNames: readonly string[],
 ): result is { data: T } {
   if ("data" in result) return true;
-  const set = setError as unknown as (name: string, error: { type: string; message: string }) => void;
+  const set = setError as unknown as (
+    name: string,
+    error: { type: string; message: string },
+  ) => void;
   if ("validationErrors" in result) {
     let unplaced = [...result.validationErrors.formErrors];
     for (const [field, messages] of Object.entries(result.validationErrors.fieldErrors)) {

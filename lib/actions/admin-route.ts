@@ -16,7 +16,10 @@ type RouteContext = { params: Promise<Record<string, string | string[]>> };
  */
 export function adminRoute<S extends z.ZodType>(
   schema: S,
-  handler: (input: z.output<S>, context: { request: Request; session: AdminSession }) => Promise<Response>,
+  handler: (
+    input: z.output<S>,
+    context: { request: Request; session: AdminSession },
+  ) => Promise<Response>,
 ) {
   return async (request: Request, context: RouteContext): Promise<Response> => {
     const session = await getAdminSession();
@@ -24,12 +27,16 @@ export function adminRoute<S extends z.ZodType>(
     const query = Object.fromEntries(new URL(request.url).searchParams);
     const parsed = schema.safeParse({ ...query, ...(await context.params) });
     if (!parsed.success) {
-      return Response.json({ error: parsed.error.issues.map((issue) => issue.message).join(" ") }, { status: 400 });
+      return Response.json(
+        { error: parsed.error.issues.map((issue) => issue.message).join(" ") },
+        { status: 400 },
+      );
     }
     try {
       return await handler(parsed.data, { request, session });
     } catch (error) {
-      if (error instanceof ActionError) return Response.json({ error: error.message }, { status: 404 });
+      if (error instanceof ActionError)
+        return Response.json({ error: error.message }, { status: 404 });
       console.error("[console] route failed:", error);
       return Response.json({ error: genericErrorMessage }, { status: 500 });
     }

@@ -30,7 +30,9 @@ export const signIn = signedOutAction(signInSchema, async ({ password, next }) =
   const db = await getDb();
   const result = await throttle().attempt(client, () => verifyAdminPassword(db, password));
   if (result.outcome === "throttled") {
-    throw new ActionError(`Too many failed sign-ins. Wait ${seconds(result.retryAfterMs)} and try again.`);
+    throw new ActionError(
+      `Too many failed sign-ins. Wait ${seconds(result.retryAfterMs)} and try again.`,
+    );
   }
   if (result.outcome === "wrong-password") {
     throw new ActionError(

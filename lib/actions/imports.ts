@@ -17,7 +17,9 @@ const jobRef = z.object({ jobId: z.uuid({ error: "There is no such import." }) }
 
 export const createImportJob = adminAction(
   z.object({
-    resource: z.enum(importResources as [string, ...string[]]).transform((value) => value as (typeof importResources)[number]),
+    resource: z
+      .enum(importResources as [string, ...string[]])
+      .transform((value) => value as (typeof importResources)[number]),
     fileName: z.string().trim().min(1, "The file needs a name.").max(255),
     columns: z.array(z.string().max(1000)).min(1, "The file has no columns.").max(500),
     mapping: z.record(z.string(), z.string().max(200)),
@@ -26,7 +28,10 @@ export const createImportJob = adminAction(
       .int()
       .min(1, "The file has no data rows to import.")
       // The kind's own limit is checked when the job is made (`importLimits`).
-      .max(MAX_MESSAGE_IMPORT_ROWS, `One import takes at most ${MAX_MESSAGE_IMPORT_ROWS.toLocaleString("en")} rows; split the file.`),
+      .max(
+        MAX_MESSAGE_IMPORT_ROWS,
+        `One import takes at most ${MAX_MESSAGE_IMPORT_ROWS.toLocaleString("en")} rows; split the file.`,
+      ),
     /** The row a spreadsheet shows for the first data row (header row included). */
     firstRow: z.number().int().min(1).max(1_000_000).default(2),
   }),
@@ -36,8 +41,17 @@ export const createImportJob = adminAction(
 export const appendImportRows = adminAction(
   jobRef.extend({
     rows: z
-      .array(z.object({ index: z.number().int().min(0), values: z.array(z.string()), excluded: z.boolean().optional() }))
-      .max(MAX_CHUNK_ROWS, `A chunk holds at most ${MAX_CHUNK_ROWS.toLocaleString("en")} rows; send smaller chunks.`),
+      .array(
+        z.object({
+          index: z.number().int().min(0),
+          values: z.array(z.string()),
+          excluded: z.boolean().optional(),
+        }),
+      )
+      .max(
+        MAX_CHUNK_ROWS,
+        `A chunk holds at most ${MAX_CHUNK_ROWS.toLocaleString("en")} rows; send smaller chunks.`,
+      ),
   }),
   async ({ jobId, rows }) => explained(async () => appendRows(await getDb(), jobId, rows)),
 );

@@ -39,7 +39,10 @@ function createAction<S extends z.ZodType, T, C>(
  * first, then the input is parsed with `schema`, then `handler` runs. Server actions are
  * public POST endpoints, so none may skip the check.
  */
-export function adminAction<S extends z.ZodType, T>(schema: S, handler: Handler<S, T, { session: AdminSession }>) {
+export function adminAction<S extends z.ZodType, T>(
+  schema: S,
+  handler: Handler<S, T, { session: AdminSession }>,
+) {
   return createAction(schema, handler, async () => {
     const session = await getAdminSession();
     return session ? { session } : null;
@@ -47,11 +50,18 @@ export function adminAction<S extends z.ZodType, T>(schema: S, handler: Handler<
 }
 
 /** For signing in only: the one action that cannot require a session. */
-export function signedOutAction<S extends z.ZodType, T>(schema: S, handler: Handler<S, T, Record<string, never>>) {
+export function signedOutAction<S extends z.ZodType, T>(
+  schema: S,
+  handler: Handler<S, T, Record<string, never>>,
+) {
   return createAction(schema, handler, async () => ({}));
 }
 
-function toResult(error: unknown): { validationErrors: { formErrors: string[]; fieldErrors: Record<string, string[]> } } | { serverError: string } {
+function toResult(
+  error: unknown,
+):
+  | { validationErrors: { formErrors: string[]; fieldErrors: Record<string, string[]> } }
+  | { serverError: string } {
   if (error instanceof ActionError) {
     return error.field
       ? { validationErrors: { formErrors: [], fieldErrors: { [error.field]: [error.message] } } }

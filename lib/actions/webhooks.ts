@@ -3,7 +3,11 @@
 import { z } from "zod";
 import { env } from "@/lib/env";
 import { getPlatformClient, getPlatformTarget, PlatformError } from "@/lib/platform";
-import { emitEventSchema, playDirectCallSchema, playRoomSchema } from "@/lib/schemas/sandbox-events";
+import {
+  emitEventSchema,
+  playDirectCallSchema,
+  playRoomSchema,
+} from "@/lib/schemas/sandbox-events";
 import { samplePayload, type WebhookPayload } from "@/lib/schemas/webhook-payloads";
 import { webhookCategories, webhookSettingsSchema } from "@/lib/schemas/webhooks";
 import { findTestDelivery, startTestDelivery } from "@/lib/webhooks/console-test-deliveries";
@@ -27,7 +31,8 @@ const saveSettingsSchema = z
   .superRefine((input, ctx) => {
     const checked = webhookSettingsSchema.safeParse(input);
     if (checked.success) return;
-    for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    for (const issue of checked.error.issues)
+      ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   });
 
 export const saveWebhookSettings = adminAction(saveSettingsSchema, async (input) => {
@@ -46,7 +51,9 @@ export const saveWebhookSettings = adminAction(saveSettingsSchema, async (input)
     if (error instanceof PlatformError && error.kind === "http") {
       // The platform's words and code, beside the field they are about.
       const code = error.code === null ? `HTTP ${error.status}` : `code ${error.code}`;
-      throw new ActionError(`${error.message} (${code})`, { field: settingsFieldOf(error.message) });
+      throw new ActionError(`${error.message} (${code})`, {
+        field: settingsFieldOf(error.message),
+      });
     }
     throw error;
   }
@@ -75,10 +82,16 @@ export const sendTestEvent = adminAction(emitEventSchema, async ({ category, ...
   return dispatch(target.kind, samplePayload(category, target.appId, overrides));
 });
 
-async function dispatch(kind: "sandbox" | "remote", payload: WebhookPayload): Promise<TestEventResult> {
+async function dispatch(
+  kind: "sandbox" | "remote",
+  payload: WebhookPayload,
+): Promise<TestEventResult> {
   const client = await getPlatformClient();
   if (kind === "sandbox") {
-    const emitted = await client.sandbox.emitEvent({ category: payload.category, ...payloadToOverrides(payload) });
+    const emitted = await client.sandbox.emitEvent({
+      category: payload.category,
+      ...payloadToOverrides(payload),
+    });
     return {
       deliveryId: emitted.delivered ? emitted.event_id : null,
       delivered: emitted.delivered,
@@ -89,7 +102,8 @@ async function dispatch(kind: "sandbox" | "remote", payload: WebhookPayload): Pr
     };
   }
   const { webhook } = await client.webhooks.getSettings();
-  if (!webhook.url) throw new ActionError("Save an endpoint URL first: there is nowhere to send the event.");
+  if (!webhook.url)
+    throw new ActionError("Save an endpoint URL first: there is nowhere to send the event.");
   const deliveryId = await startTestDelivery(webhook.url, payload, env().PLATFORM_API_TOKEN ?? "");
   return {
     deliveryId,
@@ -100,31 +114,40 @@ async function dispatch(kind: "sandbox" | "remote", payload: WebhookPayload): Pr
 }
 
 /** Sends a logged event's payload again, as a new delivery to the endpoint configured now. */
-export const resendWebhookDelivery = adminAction(z.object({ id: z.string().min(1).max(100) }), async ({ id }) => {
-  const target = await getPlatformTarget();
-  let payload: Record<string, unknown> | undefined;
-  if (target.kind === "sandbox") {
-    const client = await getPlatformClient();
-    const { deliveries } = await client.sandbox.deliveries({ event_id: id, limit: 1 });
-    payload = deliveries[0]?.payload;
-  } else {
-    payload = (await findTestDelivery(id))?.payload;
-  }
-  if (!payload) throw new ActionError("That delivery is no longer in the log. Reload the page.");
-  const category = z.enum(webhookCategories).safeParse(payload.category);
-  if (!category.success) throw new ActionError(`The console cannot rebuild a "${String(payload.category)}" event.`);
-  return dispatch(target.kind, payload as unknown as WebhookPayload);
-});
+export const resendWebhookDelivery = adminAction(
+  z.object({ id: z.string().min(1).max(100) }),
+  async ({ id }) => {
+    const target = await getPlatformTarget();
+    let payload: Record<string, unknown> | undefined;
+    if (target.kind === "sandbox") {
+      const client = await getPlatformClient();
+      const { deliveries } = await client.sandbox.deliveries({ event_id: id, limit: 1 });
+      payload = deliveries[0]?.payload;
+    } else {
+      payload = (await findTestDelivery(id))?.payload;
+    }
+    if (!payload) throw new ActionError("That delivery is no longer in the log. Reload the page.");
+    const category = z.enum(webhookCategories).safeParse(payload.category);
+    if (!category.success)
+      throw new ActionError(`The console cannot rebuild a "${String(payload.category)}" event.`);
+    return dispatch(target.kind, payload as unknown as WebhookPayload);
+  },
+);
 
 /**
  * Sends again every delivery the log's filter selects ("recover all failed since…"), as new
  * deliveries to the endpoint configured now. Sandbox only: a remote platform keeps no log.
  */
 export const resendSelectedDeliveries = adminAction(deliveryLogFilterSchema, async (filter) => {
-  await requireSandbox("Sending a selection again works on the sandbox's log; a remote platform keeps none.");
-  if (filter.category && !(webhookCategories as readonly string[]).includes(filter.category)) return { count: 0 };
+  await requireSandbox(
+    "Sending a selection again works on the sandbox's log; a remote platform keeps none.",
+  );
+  if (filter.category && !(webhookCategories as readonly string[]).includes(filter.category))
+    return { count: 0 };
   const client = await getPlatformClient();
-  const { count } = await client.sandbox.resendDeliveries(filter as Parameters<typeof client.sandbox.resendDeliveries>[0]);
+  const { count } = await client.sandbox.resendDeliveries(
+    filter as Parameters<typeof client.sandbox.resendDeliveries>[0],
+  );
   return { count };
 });
 

@@ -13,7 +13,11 @@ export async function ensureAdminPassword(db: Database): Promise<void> {
   if (env().ADMIN_PASSWORD) return;
   if (await readSetting(db, settingKeys.adminPasswordHash)) return;
   const password = generatePassword();
-  const { created } = await insertSettingOnce(db, settingKeys.adminPasswordHash, await hashPassword(password));
+  const { created } = await insertSettingOnce(
+    db,
+    settingKeys.adminPasswordHash,
+    await hashPassword(password),
+  );
   if (created) console.log(boxed(password));
 }
 
@@ -40,5 +44,11 @@ function boxed(password: string): string {
   ];
   const width = Math.max(...lines.map((line) => line.length));
   const rule = "═".repeat(width + 2);
-  return ["", `╔${rule}╗`, ...lines.map((line) => `║ ${line.padEnd(width)} ║`), `╚${rule}╝`, ""].join("\n");
+  return [
+    "",
+    `╔${rule}╗`,
+    ...lines.map((line) => `║ ${line.padEnd(width)} ║`),
+    `╚${rule}╝`,
+    "",
+  ].join("\n");
 }

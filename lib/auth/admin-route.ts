@@ -13,20 +13,31 @@ const noStore = { "cache-control": "no-store" };
  * signed-out caller learns nothing), then the query parsed with `schema`, then `read`.
  * Answers JSON; a refusal is `{ "error": sentence }` with 400, 401 or 502.
  */
-export function adminRoute<S extends z.ZodType, T>(schema: S, read: (input: z.output<S>) => Promise<T>) {
+export function adminRoute<S extends z.ZodType, T>(
+  schema: S,
+  read: (input: z.output<S>) => Promise<T>,
+) {
   return async (request: Request): Promise<Response> => {
-    if (!(await getAdminSession())) return Response.json({ error: signedOutMessage }, { status: 401, headers: noStore });
+    if (!(await getAdminSession()))
+      return Response.json({ error: signedOutMessage }, { status: 401, headers: noStore });
     const parsed = schema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
     if (!parsed.success) {
-      return Response.json({ error: parsed.error.issues[0]?.message ?? "Bad query." }, { status: 400, headers: noStore });
+      return Response.json(
+        { error: parsed.error.issues[0]?.message ?? "Bad query." },
+        { status: 400, headers: noStore },
+      );
     }
     try {
       return Response.json(await read(parsed.data), { headers: noStore });
     } catch (error) {
-      if (error instanceof ActionError) return Response.json({ error: error.message }, { status: 400, headers: noStore });
+      if (error instanceof ActionError)
+        return Response.json({ error: error.message }, { status: 400, headers: noStore });
       if (error instanceof PlatformError) {
         const code = error.code === null ? "" : ` (code ${error.code})`;
-        return Response.json({ error: `The platform refused: ${error.message}${code}` }, { status: 502, headers: noStore });
+        return Response.json(
+          { error: `The platform refused: ${error.message}${code}` },
+          { status: 502, headers: noStore },
+        );
       }
       console.error("[route] unexpected error:", error);
       return Response.json({ error: genericErrorMessage }, { status: 500, headers: noStore });

@@ -10,7 +10,11 @@ export const settingKeys = {
 } as const;
 
 export async function readSetting(db: Database, key: string): Promise<string | undefined> {
-  const [row] = await db.select().from(consoleSettings).where(eq(consoleSettings.key, key)).limit(1);
+  const [row] = await db
+    .select()
+    .from(consoleSettings)
+    .where(eq(consoleSettings.key, key))
+    .limit(1);
   return row?.value;
 }
 
@@ -23,7 +27,11 @@ export async function insertSettingOnce(
   key: string,
   value: string,
 ): Promise<{ value: string; created: boolean }> {
-  const inserted = await db.insert(consoleSettings).values({ key, value }).onConflictDoNothing().returning();
+  const inserted = await db
+    .insert(consoleSettings)
+    .values({ key, value })
+    .onConflictDoNothing()
+    .returning();
   if (inserted.length > 0) return { value, created: true };
   const stored = await readSetting(db, key);
   if (stored === undefined) throw new Error(`Console setting ${key} could not be stored`);
@@ -32,6 +40,10 @@ export async function insertSettingOnce(
 
 /** The HMAC key for session cookies, generated once per installation. */
 export async function getSessionSecret(db: Database): Promise<string> {
-  const { value } = await insertSettingOnce(db, settingKeys.sessionSecret, randomBytes(32).toString("base64url"));
+  const { value } = await insertSettingOnce(
+    db,
+    settingKeys.sessionSecret,
+    randomBytes(32).toString("base64url"),
+  );
   return value;
 }

@@ -4,10 +4,19 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:c
 // fast on a small shared box while still making offline guessing expensive.
 const params = { N: 2 ** 15, r: 8, p: 1, keyLength: 32 } as const;
 
-function deriveKey(password: string, salt: Buffer, options: ScryptOptions, keyLength: number): Promise<Buffer> {
+function deriveKey(
+  password: string,
+  salt: Buffer,
+  options: ScryptOptions,
+  keyLength: number,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize("NFKC"), salt, keyLength, { ...options, maxmem: 256 * 1024 * 1024 }, (error, key) =>
-      error ? reject(error) : resolve(key),
+    scrypt(
+      password.normalize("NFKC"),
+      salt,
+      keyLength,
+      { ...options, maxmem: 256 * 1024 * 1024 },
+      (error, key) => (error ? reject(error) : resolve(key)),
     );
   });
 }
@@ -16,7 +25,14 @@ function deriveKey(password: string, salt: Buffer, options: ScryptOptions, keyLe
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await deriveKey(password, salt, params, params.keyLength);
-  return ["scrypt", params.N, params.r, params.p, salt.toString("base64url"), key.toString("base64url")].join("$");
+  return [
+    "scrypt",
+    params.N,
+    params.r,
+    params.p,
+    salt.toString("base64url"),
+    key.toString("base64url"),
+  ].join("$");
 }
 
 /** Constant-time check of a password against a stored hash; a malformed hash never matches. */
@@ -25,10 +41,16 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (scheme !== "scrypt" || !saltText || !keyText) return false;
   const N = Number(n);
   const options = { N, r: Number(r), p: Number(p) };
-  if (![N, options.r, options.p].every((value) => Number.isSafeInteger(value) && value > 0)) return false;
+  if (![N, options.r, options.p].every((value) => Number.isSafeInteger(value) && value > 0))
+    return false;
   const expected = Buffer.from(keyText, "base64url");
   if (expected.length < 16) return false;
-  const actual = await deriveKey(password, Buffer.from(saltText, "base64url"), options, expected.length);
+  const actual = await deriveKey(
+    password,
+    Buffer.from(saltText, "base64url"),
+    options,
+    expected.length,
+  );
   return timingSafeEqual(actual, expected);
 }
 

@@ -7,7 +7,8 @@ const probeOrigin = "http://switchboard.invalid";
  * sign-in page cannot be used to bounce an administrator to another origin.
  */
 export function safeNextPath(next: string | null | undefined): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return fallback;
+  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\"))
+    return fallback;
   // Control characters (tabs, newlines) are dropped by URL parsing and could hide a scheme.
   if (/[\u0000-\u001f\u007f]/.test(next)) return fallback;
   let url: URL;

@@ -19,7 +19,11 @@ export function signSessionCookie(cookie: SessionCookie, secret: string): string
 }
 
 /** The cookie's session, or null when it is malformed, tampered with, signed with another secret or expired. */
-export function verifySessionCookie(value: string | undefined, secret: string, now = new Date()): SessionCookie | null {
+export function verifySessionCookie(
+  value: string | undefined,
+  secret: string,
+  now = new Date(),
+): SessionCookie | null {
   if (!value) return null;
   const parts = value.split(".");
   if (parts.length !== 3) return null;

@@ -10,7 +10,12 @@ import { env } from "@/lib/env";
 import { getSessionSecret } from "./console-settings";
 import { isHttps } from "./request-info";
 import { signInPath } from "./safe-next";
-import { hashSessionId, sessionCookieName, signSessionCookie, verifySessionCookie } from "./session-cookie";
+import {
+  hashSessionId,
+  sessionCookieName,
+  signSessionCookie,
+  verifySessionCookie,
+} from "./session-cookie";
 
 export type AdminSession = { id: string; expiresAt: Date };
 
@@ -23,17 +28,23 @@ export async function startAdminSession(): Promise<void> {
   await db.delete(adminSessions).where(lt(adminSessions.expiresAt, new Date()));
   await db.insert(adminSessions).values({ id: hashSessionId(id), expiresAt });
   const secure = isHttps(await headers());
-  (await cookies()).set(sessionCookieName, signSessionCookie({ id, expiresAt }, await getSessionSecret(db)), {
-    httpOnly: true,
-    sameSite: "lax",
-    secure,
-    path: "/",
-    expires: expiresAt,
-  });
+  (await cookies()).set(
+    sessionCookieName,
+    signSessionCookie({ id, expiresAt }, await getSessionSecret(db)),
+    {
+      httpOnly: true,
+      sameSite: "lax",
+      secure,
+      path: "/",
+      expires: expiresAt,
+    },
+  );
 }
 
 /** The session a cookie value stands for, if its signature holds and the session is current. */
-export async function findAdminSession(cookieValue: string | undefined): Promise<AdminSession | null> {
+export async function findAdminSession(
+  cookieValue: string | undefined,
+): Promise<AdminSession | null> {
   if (!cookieValue) return null;
   const db = await getDb();
   const cookie = verifySessionCookie(cookieValue, await getSessionSecret(db));
@@ -41,7 +52,9 @@ export async function findAdminSession(cookieValue: string | undefined): Promise
   const [row] = await db
     .select()
     .from(adminSessions)
-    .where(and(eq(adminSessions.id, hashSessionId(cookie.id)), gt(adminSessions.expiresAt, new Date())))
+    .where(
+      and(eq(adminSessions.id, hashSessionId(cookie.id)), gt(adminSessions.expiresAt, new Date())),
+    )
     .limit(1);
   return row ? { id: row.id, expiresAt: row.expiresAt } : null;
 }

@@ -108,7 +108,8 @@ export class SignInThrottle {
   private prune(now: number): void {
     if (this.clients.size < 10_000) return;
     for (const [key, record] of this.clients) {
-      if (!record.checking && now - record.lastFailureAt > failureWindowMs) this.clients.delete(key);
+      if (!record.checking && now - record.lastFailureAt > failureWindowMs)
+        this.clients.delete(key);
     }
   }
 }

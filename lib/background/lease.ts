@@ -54,7 +54,11 @@ export async function claimRows<TTable extends PgTable>(
  * Renews a holder's claims every third of the lease, until the returned function is called.
  * A failed renewal is logged; the next one may succeed before the lease runs out.
  */
-export function keepRenewed(renew: () => Promise<unknown>, leaseMs: number, log: (line: string) => void): () => void {
+export function keepRenewed(
+  renew: () => Promise<unknown>,
+  leaseMs: number,
+  log: (line: string) => void,
+): () => void {
   const timer = setInterval(() => {
     void renew().catch((error: unknown) => log(`renewing a lease failed: ${String(error)}`));
   }, leaseMs / 3);

@@ -14,12 +14,21 @@ export type PollLoop = {
  */
 export function startPollLoop(
   tick: () => Promise<boolean | void>,
-  options: { pollMs: number; onError: (error: unknown) => void; /** Shown by /healthz. */ name?: string },
+  options: {
+    pollMs: number;
+    onError: (error: unknown) => void;
+    /** Shown by /healthz. */ name?: string;
+  },
 ): PollLoop {
   let running = true;
   let nudged = false;
   let wake: (() => void) | undefined;
-  const beat: LoopHeartbeat = { pollMs: options.pollMs, running: true, lastBeatAt: Date.now(), failing: false };
+  const beat: LoopHeartbeat = {
+    pollMs: options.pollMs,
+    running: true,
+    lastBeatAt: Date.now(),
+    failing: false,
+  };
   if (options.name) loopRegistry().set(options.name, beat);
 
   const done = (async () => {
@@ -64,7 +73,8 @@ export function startPollLoop(
       beat.running = false;
       wake?.();
       await done;
-      if (options.name && loopRegistry().get(options.name) === beat) loopRegistry().delete(options.name);
+      if (options.name && loopRegistry().get(options.name) === beat)
+        loopRegistry().delete(options.name);
     },
   };
 }
@@ -96,7 +106,8 @@ function loopRegistry(): Map<string, LoopHeartbeat> {
 export function pollLoopHealth(now = Date.now()): LoopHealth[] {
   return [...loopRegistry()].map(([name, beat]) => {
     const busyMs = beat.tickStartedAt === undefined ? 0 : now - beat.tickStartedAt;
-    const overdue = beat.tickStartedAt === undefined && now - beat.lastBeatAt > beat.pollMs + 10_000;
+    const overdue =
+      beat.tickStartedAt === undefined && now - beat.lastBeatAt > beat.pollMs + 10_000;
     return { name, alive: beat.running && !overdue, failing: beat.failing, busyMs };
   });
 }

@@ -8,9 +8,15 @@ import type { PlatformClient } from "@/lib/platform/client";
  */
 
 export type CompatibilityOutcome = "pass" | "fail" | "skipped";
-export type CompatibilityResult = { operation: string; outcome: CompatibilityOutcome; detail: string };
+export type CompatibilityResult = {
+  operation: string;
+  outcome: CompatibilityOutcome;
+  detail: string;
+};
 
-export async function runCompatibilityCheck(client: PlatformClient): Promise<CompatibilityResult[]> {
+export async function runCompatibilityCheck(
+  client: PlatformClient,
+): Promise<CompatibilityResult[]> {
   const results: CompatibilityResult[] = [];
   const unknownId = `compat_${randomBytes(6).toString("hex")}`;
 
@@ -23,7 +29,11 @@ export async function runCompatibilityCheck(client: PlatformClient): Promise<Com
           : { operation, outcome: "pass", detail },
       );
     } catch (error) {
-      results.push({ operation, outcome: "fail", detail: error instanceof Error ? error.message : String(error) });
+      results.push({
+        operation,
+        outcome: "fail",
+        detail: error instanceof Error ? error.message : String(error),
+      });
     }
   }
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
@@ -44,7 +54,8 @@ export async function runCompatibilityCheck(client: PlatformClient): Promise<Com
   });
   await check("GET /v3/users (filter by an unknown id)", async () => {
     const page = await client.users.list({ userIds: [unknownId], activeMode: "all" });
-    if (page.users.length > 0) throw new Error("A filter on an unknown user_id listed users: filters are ignored.");
+    if (page.users.length > 0)
+      throw new Error("A filter on an unknown user_id listed users: filters are ignored.");
     return "no user listed, as expected";
   });
   const firstUser = users?.users[0];
@@ -52,7 +63,9 @@ export async function runCompatibilityCheck(client: PlatformClient): Promise<Com
     firstUser ? `read ${(await client.users.get(firstUser.user_id)).user_id}` : null,
   );
   await check("GET /v3/users/{user_id}/metadata", async () =>
-    firstUser ? count(Object.keys(await client.users.metadata.get(firstUser.user_id)).length, "item") : null,
+    firstUser
+      ? count(Object.keys(await client.users.metadata.get(firstUser.user_id)).length, "item")
+      : null,
   );
 
   await check("GET /v3/open_channels", async () => {
@@ -63,7 +76,8 @@ export async function runCompatibilityCheck(client: PlatformClient): Promise<Com
   });
   await check("GET /v3/open_channels (filter by an unknown channel_url)", async () => {
     const page = await client.openChannels.list({ channelUrls: [unknownId] });
-    if (page.channels.length > 0) throw new Error("A filter on an unknown channel_url listed channels.");
+    if (page.channels.length > 0)
+      throw new Error("A filter on an unknown channel_url listed channels.");
     return "no channel listed, as expected";
   });
 
@@ -77,12 +91,22 @@ export async function runCompatibilityCheck(client: PlatformClient): Promise<Com
     group ? `read ${(await client.groupChannels.get(group.channel_url)).channel_url}` : null,
   );
   await check("GET /v3/group_channels/{channel_url}/members", async () =>
-    group ? count((await client.groupChannels.members(group.channel_url, { limit: 10 })).members.length, "member") : null,
+    group
+      ? count(
+          (await client.groupChannels.members(group.channel_url, { limit: 10 })).members.length,
+          "member",
+        )
+      : null,
   );
   await check("GET /v3/group_channels/{channel_url}/messages", async () =>
     group
       ? count(
-          (await client.messages.list("group_channels", group.channel_url, { messageTs: 0, nextLimit: 5 })).messages.length,
+          (
+            await client.messages.list("group_channels", group.channel_url, {
+              messageTs: 0,
+              nextLimit: 5,
+            })
+          ).messages.length,
           "message",
         )
       : null,

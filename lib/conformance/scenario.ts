@@ -40,7 +40,12 @@ export async function runConformance(
     const started = performance.now();
     let result: StepResult;
     if (unreachable) {
-      result = { step: name, ok: false, detail: "not run: the platform could not be reached", ms: 0 };
+      result = {
+        step: name,
+        ok: false,
+        detail: "not run: the platform could not be reached",
+        ms: 0,
+      };
       results.push(result);
       options.onStep?.(result);
       return;
@@ -88,7 +93,11 @@ export async function runConformance(
 
   await step("user metadata: create, update with upsert, read, delete", async () => {
     same(await client.users.metadata.create(u2, { role: "a" }), { role: "a" }, "created items");
-    same(await client.users.metadata.update(u2, { role: "b", lang: "nb" }, true), { role: "b", lang: "nb" }, "updated items");
+    same(
+      await client.users.metadata.update(u2, { role: "b", lang: "nb" }, true),
+      { role: "b", lang: "nb" },
+      "updated items",
+    );
     same(await client.users.metadata.getItem(u2, "lang"), { lang: "nb" }, "one item");
     await client.users.metadata.deleteItem(u2, "lang");
     same(await client.users.metadata.get(u2), { role: "b" }, "all items");
@@ -96,7 +105,10 @@ export async function runConformance(
       () => null,
       (error: unknown) => error,
     );
-    expectThat(isPlatformError(refused, 400202), "creating an existing key was not refused with 400202");
+    expectThat(
+      isPlatformError(refused, 400202),
+      "creating an existing key was not refused with 400202",
+    );
   });
 
   await step("list users by ids, paging with token", async () => {
@@ -116,15 +128,31 @@ export async function runConformance(
 
   await step("list users by nickname and metadata", async () => {
     const byPrefix = await client.users.list({ nicknameStartswith: ns, limit: 100 });
-    same(byPrefix.users.map((user) => user.user_id).sort(), [...users].sort(), "nickname_startswith");
-    const byMetadata = await client.users.list({ metadataKey: "team", metadataValuesIn: [ns], limit: 100 });
-    same(byMetadata.users.map((user) => user.user_id), [u1], "metadatakey");
+    same(
+      byPrefix.users.map((user) => user.user_id).sort(),
+      [...users].sort(),
+      "nickname_startswith",
+    );
+    const byMetadata = await client.users.list({
+      metadataKey: "team",
+      metadataValuesIn: [ns],
+      limit: 100,
+    });
+    same(
+      byMetadata.users.map((user) => user.user_id),
+      [u1],
+      "metadatakey",
+    );
   });
 
   await step("create an open channel and find it by filter", async () => {
     await client.openChannels.create({ channel_url: openUrl, name: `${ns} open`, custom_type: ns });
     const found = await client.openChannels.list({ channelUrls: [openUrl], customTypes: [ns] });
-    same(found.channels.map((channel) => channel.channel_url), [openUrl], "channel_urls");
+    same(
+      found.channels.map((channel) => channel.channel_url),
+      [openUrl],
+      "channel_urls",
+    );
     const none = await client.openChannels.list({ channelUrls: [`${ns}_missing`] });
     same(none.channels.length, 0, "an unknown channel_url");
   });
@@ -156,7 +184,13 @@ export async function runConformance(
   await step("migrate MESG, FILE and ADMM messages, twice", async () => {
     const body = {
       messages: [
-        { message_type: "MESG" as const, user_id: u1, message: "hello", timestamp: t0 + 1, dedup_id: `${ns}_1` },
+        {
+          message_type: "MESG" as const,
+          user_id: u1,
+          message: "hello",
+          timestamp: t0 + 1,
+          dedup_id: `${ns}_1`,
+        },
         {
           message_type: "FILE" as const,
           user_id: u2,
@@ -167,7 +201,12 @@ export async function runConformance(
           timestamp: t0 + 2,
           dedup_id: `${ns}_2`,
         },
-        { message_type: "ADMM" as const, message: "welcome", timestamp: t0 + 3, dedup_id: `${ns}_3` },
+        {
+          message_type: "ADMM" as const,
+          message: "welcome",
+          timestamp: t0 + 3,
+          dedup_id: `${ns}_3`,
+        },
       ],
     };
     await client.migration.migrateMessages(groupUrl, body);
@@ -175,7 +214,10 @@ export async function runConformance(
   });
 
   await step("list messages in time order, each once", async () => {
-    const { messages } = await client.messages.list("group_channels", groupUrl, { messageTs: 0, nextLimit: 10 });
+    const { messages } = await client.messages.list("group_channels", groupUrl, {
+      messageTs: 0,
+      nextLimit: 10,
+    });
     same(
       messages.map((message) => [message.type, message.created_at, message.user?.user_id ?? null]),
       [
@@ -186,14 +228,28 @@ export async function runConformance(
       "messages",
     );
     same(messages[1]?.file?.url, "https://example.com/a.png", "file url");
-    const admins = await client.messages.list("group_channels", groupUrl, { messageTs: 0, messageType: "ADMM" });
+    const admins = await client.messages.list("group_channels", groupUrl, {
+      messageTs: 0,
+      messageType: "ADMM",
+    });
     same(admins.messages.length, 1, "message_type filter");
   });
 
   await step("list group channels by members and custom type", async () => {
-    const exactly = await client.groupChannels.list({ membersExactlyIn: users, customTypes: [ns], showMember: true });
-    same(exactly.channels.map((channel) => channel.channel_url), [groupUrl], "members_exactly_in");
-    const including = await client.groupChannels.list({ membersIncludeIn: [u1, `${ns}_nobody`], queryType: "AND" });
+    const exactly = await client.groupChannels.list({
+      membersExactlyIn: users,
+      customTypes: [ns],
+      showMember: true,
+    });
+    same(
+      exactly.channels.map((channel) => channel.channel_url),
+      [groupUrl],
+      "members_exactly_in",
+    );
+    const including = await client.groupChannels.list({
+      membersIncludeIn: [u1, `${ns}_nobody`],
+      queryType: "AND",
+    });
     same(including.channels.length, 0, "members_include_in with AND and an unknown member");
   });
 
@@ -203,9 +259,21 @@ export async function runConformance(
     const channel = await client.groupChannels.get(groupUrl);
     same(channel.members?.map((member) => member.user_id).sort(), [u1, u2].sort(), "members");
     const active = await client.users.list({ userIds: users, limit: 10 });
-    same(active.users.map((u) => u.user_id).sort(), [u1, u2].sort(), "active_mode=activated (default)");
-    const deactivated = await client.users.list({ userIds: users, limit: 10, activeMode: "deactivated" });
-    same(deactivated.users.map((u) => u.user_id), [u3], "active_mode=deactivated");
+    same(
+      active.users.map((u) => u.user_id).sort(),
+      [u1, u2].sort(),
+      "active_mode=activated (default)",
+    );
+    const deactivated = await client.users.list({
+      userIds: users,
+      limit: 10,
+      activeMode: "deactivated",
+    });
+    same(
+      deactivated.users.map((u) => u.user_id),
+      [u3],
+      "active_mode=deactivated",
+    );
   });
 
   await step("freeze a channel", async () => {
@@ -218,7 +286,8 @@ export async function runConformance(
     const attempt = async (what: string, run: () => Promise<unknown>) => {
       await run().catch((error: unknown) => {
         // Already gone is fine; anything else is reported.
-        if (!isPlatformError(error, 400201)) failures.push(`${what}: ${error instanceof Error ? error.message : error}`);
+        if (!isPlatformError(error, 400201))
+          failures.push(`${what}: ${error instanceof Error ? error.message : error}`);
       });
     };
     await attempt(groupUrl, () => client.groupChannels.delete(groupUrl));

@@ -76,7 +76,9 @@ async function openPglite(dataDirOption?: string): Promise<DatabaseHandle> {
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
   // Where the data lives is configuration, not part of the build: keep Turbopack from tracing it.
-  const dataDir = path.resolve(/*turbopackIgnore: true*/ dataDirOption ?? path.join(env().DATA_DIR, "pglite"));
+  const dataDir = path.resolve(
+    /*turbopackIgnore: true*/ dataDirOption ?? path.join(env().DATA_DIR, "pglite"),
+  );
   fs.mkdirSync(dataDir, { recursive: true });
   const releaseLock = await lockDataDir(dataDir);
   try {
@@ -131,7 +133,8 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
   const lockfile = await import("proper-lockfile");
   const lockPath = path.join(path.dirname(dataDir), `${path.basename(dataDir)}.lock`);
   // Earlier versions wrote a plain file holding a pid here; it proves nothing, remove it.
-  if (fs.statSync(lockPath, { throwIfNoEntry: false })?.isFile()) fs.rmSync(lockPath, { force: true });
+  if (fs.statSync(lockPath, { throwIfNoEntry: false })?.isFile())
+    fs.rmSync(lockPath, { force: true });
   const ownerFile = `${lockPath}.owner`;
   // The owner file speaks for the lock only while the lock exists.
   const holder = fs.existsSync(lockPath) ? readLockOwner(ownerFile) : undefined;
@@ -151,7 +154,12 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
       stale: pgliteLockStaleMs,
       update: 1000,
       // A lock without an owner we can judge turns stale within pgliteLockStaleMs: wait that long.
-      retries: { retries: Math.ceil((pgliteLockStaleMs + 2000) / 500), minTimeout: 500, maxTimeout: 500, factor: 1 },
+      retries: {
+        retries: Math.ceil((pgliteLockStaleMs + 2000) / 500),
+        minTimeout: 500,
+        maxTimeout: 500,
+        factor: 1,
+      },
       onCompromised: (error) => {
         // Another process may be writing the directory now: stopping is the only safe answer.
         console.error(`[database] lost the lock on ${dataDir} (${error.message}); stopping.`);
@@ -162,7 +170,10 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
     if ((error as NodeJS.ErrnoException).code === "ELOCKED") throw inUse();
     throw error;
   }
-  fs.writeFileSync(ownerFile, JSON.stringify({ pid: process.pid, startTime: processStartTime(process.pid) }));
+  fs.writeFileSync(
+    ownerFile,
+    JSON.stringify({ pid: process.pid, startTime: processStartTime(process.pid) }),
+  );
   return async () => {
     fs.rmSync(ownerFile, { force: true });
     await release();

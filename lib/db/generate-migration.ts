@@ -8,7 +8,9 @@ import fs from "node:fs";
 import path from "node:path";
 
 const folder = path.join(import.meta.dirname, "migrations");
-const result = spawnSync("npx", ["drizzle-kit", "generate", ...process.argv.slice(2)], { stdio: "inherit" });
+const result = spawnSync("npx", ["drizzle-kit", "generate", ...process.argv.slice(2)], {
+  stdio: "inherit",
+});
 if (result.status !== 0) process.exit(result.status ?? 1);
 for (const file of fs.readdirSync(folder).filter((name) => name.endsWith(".sql"))) {
   const sqlPath = path.join(folder, file);

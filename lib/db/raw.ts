@@ -1,7 +1,11 @@
 import type { Database } from "./client";
 
 type PgPoolLike = {
-  query: (config: { name: string; text: string; values: unknown[] }) => Promise<{ rows: unknown[] }>;
+  query: (config: {
+    name: string;
+    text: string;
+    values: unknown[];
+  }) => Promise<{ rows: unknown[] }>;
 };
 type PgliteLike = { query: (text: string, params: unknown[]) => Promise<{ rows: unknown[] }> };
 

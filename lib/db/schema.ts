@@ -1,5 +1,14 @@
 import { sql } from "drizzle-orm";
-import type { FollowUps, ImportResource, JobPlan, JobStatus, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib/imports/types";
+import type {
+  FollowUps,
+  ImportResource,
+  JobPlan,
+  JobStatus,
+  PlanProgress,
+  Rehearsal,
+  RowIssue,
+  RowState,
+} from "@/lib/imports/types";
 import type { MigratedFile, SortedMetaarray } from "@/lib/schemas/messages";
 import type { DeliveryAttempt } from "@/lib/schemas/sandbox-events";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
@@ -87,7 +96,10 @@ export const sandboxUsers = pgTable(
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
     seq: bigserial("seq", { mode: "number" }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.appId, t.userId] }), index("sandbox_users_seq").on(t.appId, t.seq)],
+  (t) => [
+    primaryKey({ columns: [t.appId, t.userId] }),
+    index("sandbox_users_seq").on(t.appId, t.seq),
+  ],
 );
 
 /** The columns open and group channels share (fresh builders for each table). */
@@ -207,7 +219,8 @@ export type WebhookEventStatus = "pending" | "delivered" | "failed" | "not_subsc
  */
 export type WebhookOutcome = "pending" | "delivered" | "failed" | "no_response" | "refused";
 /** What became of one attempt; `interrupted` when the server stopped while it was under way. */
-export type WebhookAttemptOutcome = "delivered" | "failed" | "no_response" | "refused" | "interrupted";
+export type WebhookAttemptOutcome =
+  "delivered" | "failed" | "no_response" | "refused" | "interrupted";
 
 export const webhookEvents = pgTable(
   "webhook_events",
@@ -244,7 +257,9 @@ export const webhookEvents = pgTable(
     index("webhook_events_app_order_key").on(t.appId, t.orderKey, t.seq),
     index("webhook_events_created_at").on(t.createdAt),
     // The claim reads pending events in order; without this it sorts every pending event each time.
-    index("webhook_events_pending_seq").on(t.seq).where(sql`${t.status} = 'pending'`),
+    index("webhook_events_pending_seq")
+      .on(t.seq)
+      .where(sql`${t.status} = 'pending'`),
   ],
 );
 
@@ -275,7 +290,6 @@ export const webhookAttempts = pgTable(
 // ---------------------------------------------------------------------------
 // Console test deliveries (remote platform)
 // ---------------------------------------------------------------------------
-
 
 /**
  * Test events the console posted itself, because a remote platform has no operation to emit

@@ -53,7 +53,9 @@ export function refusalReason(address: string, policy: AddressPolicy): string | 
   const range = parsed.range();
   if (range === "unicast") return null;
   if (range === "loopback") return policy.allowLoopback ? null : `${shown} is a loopback address`;
-  return policy.allowPrivate ? null : `${shown} is a private, link-local or reserved address (${range})`;
+  return policy.allowPrivate
+    ? null
+    : `${shown} is a private, link-local or reserved address (${range})`;
 }
 
 /** A refusal error, marked so a delivery records it as final. */
@@ -72,7 +74,9 @@ export function guardedLookup(policy: AddressPolicy): net.LookupFunction {
       const list = addresses as Array<{ address: string; family: number }>;
       const allowed = list.filter((entry) => refusalReason(entry.address, policy) === null);
       if (allowed.length === 0) {
-        const reason = list[0] ? refusalReason(list[0].address, policy) : `${hostname} has no address`;
+        const reason = list[0]
+          ? refusalReason(list[0].address, policy)
+          : `${hostname} has no address`;
         return callback(refusedError(reason ?? hostname), "", 0);
       }
       if ((options as { all?: boolean }).all) {

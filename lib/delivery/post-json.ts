@@ -52,7 +52,12 @@ function agentFor(protocol: "http:" | "https:", policy: AddressPolicy): http.Age
 export function postJson(
   url: string,
   body: string,
-  options: { timeoutMs: number; policy: AddressPolicy; headers?: Record<string, string>; signingKey?: string },
+  options: {
+    timeoutMs: number;
+    policy: AddressPolicy;
+    headers?: Record<string, string>;
+    signingKey?: string;
+  },
 ): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -150,7 +155,9 @@ export function postJson(
         }),
       options.timeoutMs,
     );
-    request.on("error", (error: NodeJS.ErrnoException) => finish(failed(describe(error), error.code === REFUSED_CODE)));
+    request.on("error", (error: NodeJS.ErrnoException) =>
+      finish(failed(describe(error), error.code === REFUSED_CODE)),
+    );
     request.end(body);
   });
 }

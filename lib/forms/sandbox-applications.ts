@@ -8,7 +8,11 @@ export const applicationIdSchema = z
 
 export const createApplicationSchema = z.object({
   id: applicationIdSchema,
-  name: z.string().trim().min(1, "Give the application a name.").max(80, "Use at most 80 characters."),
+  name: z
+    .string()
+    .trim()
+    .min(1, "Give the application a name.")
+    .max(80, "Use at most 80 characters."),
 });
 export type CreateApplicationInput = z.input<typeof createApplicationSchema>;
 
@@ -18,7 +22,10 @@ export const maxRatePerSecond = 100_000;
 const ratePerSecond = z
   .string()
   .trim()
-  .refine((value) => value === "" || /^\d+(\.\d+)?$/.test(value), "Enter a number, or leave blank for no limit.")
+  .refine(
+    (value) => value === "" || /^\d+(\.\d+)?$/.test(value),
+    "Enter a number, or leave blank for no limit.",
+  )
   .refine(
     (value) => value === "" || (Number(value) > 0 && Number(value) <= maxRatePerSecond),
     `Use a rate above 0 and at most ${maxRatePerSecond.toLocaleString("en")}.`,

@@ -33,7 +33,13 @@ export function crossRowIssues(
   return issues;
 }
 
-type Identity = { index: number; key: string | null; sourceId?: string; excluded?: boolean; dedupId?: string };
+type Identity = {
+  index: number;
+  key: string | null;
+  sourceId?: string;
+  excluded?: boolean;
+  dedupId?: string;
+};
 
 /** A prepared row as the index sees it. */
 export function identityOf(row: PreparedRow & { dedupId?: string }): Identity {
@@ -57,13 +63,19 @@ export class CrossRowIndex {
   /** Registers a row; returns the indexes of the other rows that share its key or source id. */
   add(row: Identity): number[] {
     if (row.excluded) return [];
-    return [...insert(this.keys, this.identity(row), row.index), ...insert(this.sourceIds, row.sourceId, row.index)];
+    return [
+      ...insert(this.keys, this.identity(row), row.index),
+      ...insert(this.sourceIds, row.sourceId, row.index),
+    ];
   }
 
   /** Forgets a row; returns the indexes of the rows that shared its key or source id. */
   remove(row: Identity): number[] {
     if (row.excluded) return [];
-    return [...drop(this.keys, this.identity(row), row.index), ...drop(this.sourceIds, row.sourceId, row.index)];
+    return [
+      ...drop(this.keys, this.identity(row), row.index),
+      ...drop(this.sourceIds, row.sourceId, row.index),
+    ];
   }
 
   /** What must be unique: a user id, a channel URL, or a message's dedup id within its channel. */
@@ -112,7 +124,10 @@ export class CrossRowIndex {
         if (!Array.isArray(ids)) continue;
         const missing = (ids as string[]).filter((id) => !known.has(id));
         if (missing.length === 0) continue;
-        const shown = missing.slice(0, 3).map((id) => `"${id}"`).join(", ");
+        const shown = missing
+          .slice(0, 3)
+          .map((id) => `"${id}"`)
+          .join(", ");
         const more = missing.length > 3 ? ` and ${missing.length - 3} more` : "";
         issues.push({
           field,
@@ -126,14 +141,22 @@ export class CrossRowIndex {
 }
 
 /** The first row before or after `index` holding the same value, when it is not `index` itself. */
-function firstOther(map: Map<string, number[]>, value: string | null | undefined, index: number): number | undefined {
+function firstOther(
+  map: Map<string, number[]>,
+  value: string | null | undefined,
+  index: number,
+): number | undefined {
   if (value === null || value === undefined) return undefined;
   const indexes = map.get(value);
   if (!indexes || indexes.length < 2) return undefined;
   return indexes[0] === index ? undefined : indexes[0];
 }
 
-function insert(map: Map<string, number[]>, value: string | null | undefined, index: number): number[] {
+function insert(
+  map: Map<string, number[]>,
+  value: string | null | undefined,
+  index: number,
+): number[] {
   if (value === null || value === undefined) return [];
   const indexes = map.get(value);
   if (!indexes) {
@@ -147,7 +170,11 @@ function insert(map: Map<string, number[]>, value: string | null | undefined, in
   return indexes.filter((other) => other !== index);
 }
 
-function drop(map: Map<string, number[]>, value: string | null | undefined, index: number): number[] {
+function drop(
+  map: Map<string, number[]>,
+  value: string | null | undefined,
+  index: number,
+): number[] {
   if (value === null || value === undefined) return [];
   const indexes = map.get(value);
   if (!indexes) return [];

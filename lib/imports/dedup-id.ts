@@ -5,13 +5,20 @@
  * derive the same value. Two independent 53-bit hashes (cyrb53) make 106 bits: a collision
  * among 5,000,000 messages of one channel has odds below 10^-18.
  */
-export function deriveDedupId(parts: { channel: string; sourceId?: string; content: readonly unknown[] }): string {
+export function deriveDedupId(parts: {
+  channel: string;
+  sourceId?: string;
+  content: readonly unknown[];
+}): string {
   if (parts.sourceId !== undefined) return `src-${hash(`${parts.channel}\u0000${parts.sourceId}`)}`;
   return `msg-${hash(`${parts.channel}\u0000${JSON.stringify(parts.content)}`)}`;
 }
 
 function hash(text: string): string {
-  return cyrb53(text, 0x9e3779b1).toString(36).padStart(11, "0") + cyrb53(text, 0x85ebca6b).toString(36).padStart(11, "0");
+  return (
+    cyrb53(text, 0x9e3779b1).toString(36).padStart(11, "0") +
+    cyrb53(text, 0x85ebca6b).toString(36).padStart(11, "0")
+  );
 }
 
 /** cyrb53 by bryc (public domain): a fast 53-bit string hash with good spread. */

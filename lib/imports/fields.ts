@@ -122,7 +122,17 @@ const messageFields: readonly ImportField[] = [
     label: "Channel",
     kind: "text",
     required: true,
-    aliases: ["channel", "channelid", "room", "roomid", "conversation", "conversationid", "chat", "chatid", "thread"],
+    aliases: [
+      "channel",
+      "channelid",
+      "room",
+      "roomid",
+      "conversation",
+      "conversationid",
+      "chat",
+      "chatid",
+      "thread",
+    ],
     hint: "The channel URL, or the source id of a channel imported here before.",
   },
   {
@@ -286,7 +296,16 @@ export const importFields: Record<ImportResource, readonly ImportField[]> = {
       label: "Profile image URL",
       kind: "text",
       required: false,
-      aliases: ["avatar", "avatarurl", "image", "imageurl", "photo", "photourl", "picture", "profileimage"],
+      aliases: [
+        "avatar",
+        "avatarurl",
+        "image",
+        "imageurl",
+        "photo",
+        "photourl",
+        "picture",
+        "profileimage",
+      ],
       hint: "At most 2,048 characters; empty means no profile image.",
     },
     {
@@ -378,7 +397,10 @@ export const resourceLabels: Record<ImportResource, { plural: string; singular: 
 
 /** Case, spaces, `_`, `-` and `.` do not matter when a header is matched to a field. */
 export function normalizeHeader(header: string): string {
-  return header.trim().toLowerCase().replace(/[\s_\-.]+/g, "");
+  return header
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_\-.]+/g, "");
 }
 
 export function findField(resource: ImportResource, key: string): ImportField | undefined {

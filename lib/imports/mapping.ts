@@ -26,7 +26,8 @@ export function autoMap(resource: ImportResource, columns: readonly string[]): C
   const fields = importFields[resource];
   const byKey = new Map(fields.map((field) => [normalizeHeader(field.key), field.key]));
   const byAlias = new Map<string, string>();
-  for (const field of fields) for (const alias of field.aliases) if (!byAlias.has(alias)) byAlias.set(alias, field.key);
+  for (const field of fields)
+    for (const alias of field.aliases) if (!byAlias.has(alias)) byAlias.set(alias, field.key);
 
   for (const column of columns) mapping[column] = "";
   // Exact names first, so a `user_id` column wins over an `id` column whatever their order.
@@ -65,14 +66,22 @@ export function similarity(a: string, b: string): number {
   return longest === 0 ? 1 : 1 - distance(a, b) / longest;
 }
 
-function mostAlike(resource: ImportResource, column: string, taken: ReadonlySet<string>): string | null {
+function mostAlike(
+  resource: ImportResource,
+  column: string,
+  taken: ReadonlySet<string>,
+): string | null {
   const name = normalizeHeader(column);
   if (name.length < 3) return null;
   let best: { target: string; score: number } | null = null;
   let tied = false;
   for (const field of importFields[resource]) {
     if (taken.has(field.key)) continue;
-    const score = Math.max(...[field.key, ...field.aliases].map((candidate) => similarity(name, normalizeHeader(candidate))));
+    const score = Math.max(
+      ...[field.key, ...field.aliases].map((candidate) =>
+        similarity(name, normalizeHeader(candidate)),
+      ),
+    );
     if (score < SIMILARITY_THRESHOLD) continue;
     if (!best || score > best.score) {
       best = { target: field.key, score };
@@ -83,7 +92,11 @@ function mostAlike(resource: ImportResource, column: string, taken: ReadonlySet<
 }
 
 /** How a column came to its field, for the mapping screen: by name or alias, or only by likeness. */
-export function matchKind(resource: ImportResource, column: string, target: string): "name" | "similar" | null {
+export function matchKind(
+  resource: ImportResource,
+  column: string,
+  target: string,
+): "name" | "similar" | null {
   const field = importFields[resource].find((item) => item.key === target);
   if (!field) return null;
   const name = normalizeHeader(column);
@@ -104,7 +117,11 @@ export function metadataColumnKey(column: string): string | null {
 }
 
 /** Why a mapping cannot be used yet, in words for the mapping screen; empty when it can. */
-export function mappingProblems(resource: ImportResource, columns: readonly string[], mapping: ColumnMapping): string[] {
+export function mappingProblems(
+  resource: ImportResource,
+  columns: readonly string[],
+  mapping: ColumnMapping,
+): string[] {
   const problems: string[] = [];
   const columnsOf = new Map<string, string[]>();
   for (const column of columns) {
@@ -113,21 +130,28 @@ export function mappingProblems(resource: ImportResource, columns: readonly stri
     columnsOf.set(target, [...(columnsOf.get(target) ?? []), column]);
   }
   for (const field of importFields[resource]) {
-    if (field.required && !columnsOf.has(field.key)) problems.push(`Choose the column that holds the ${field.label.toLowerCase()}.`);
+    if (field.required && !columnsOf.has(field.key))
+      problems.push(`Choose the column that holds the ${field.label.toLowerCase()}.`);
   }
   if (isChannelResource(resource) && !columnsOf.has("channel_url") && !columnsOf.has("source_id")) {
-    problems.push("Choose the column that holds the channel URL or the source id: every channel needs one.");
+    problems.push(
+      "Choose the column that holds the channel URL or the source id: every channel needs one.",
+    );
   }
   for (const [target, targetColumns] of columnsOf) {
     if (targetColumns.length > 1) {
-      problems.push(`${targetLabel(resource, target)} is chosen for ${targetColumns.map((column) => `"${column}"`).join(" and ")}: choose it for one column.`);
+      problems.push(
+        `${targetLabel(resource, target)} is chosen for ${targetColumns.map((column) => `"${column}"`).join(" and ")}: choose it for one column.`,
+      );
     }
     if (isMetadataTarget(target) && metadataKeyOf(target).trim() === "") {
       problems.push(`Give the metadata key of column "${targetColumns[0]}".`);
     }
     const renamed = metadataKeyFix(target);
     if (renamed !== null) {
-      problems.push(`The metadata key "${metadataKeyOf(target)}" of column "${targetColumns[0]}" has a comma, which the platform does not accept in a key: rename it (for example "${renamed}").`);
+      problems.push(
+        `The metadata key "${metadataKeyOf(target)}" of column "${targetColumns[0]}" has a comma, which the platform does not accept in a key: rename it (for example "${renamed}").`,
+      );
     }
   }
   return problems;
@@ -139,7 +163,11 @@ export function mappingMemoryKey(resource: ImportResource, columns: readonly str
 }
 
 /** A mapping remembered for a file with the same headers, when it still fits the resource. */
-export function recallMapping(storage: Pick<Storage, "getItem">, resource: ImportResource, columns: readonly string[]): ColumnMapping | null {
+export function recallMapping(
+  storage: Pick<Storage, "getItem">,
+  resource: ImportResource,
+  columns: readonly string[],
+): ColumnMapping | null {
   let stored: unknown;
   try {
     stored = JSON.parse(storage.getItem(mappingMemoryKey(resource, columns)) ?? "null");
@@ -152,15 +180,26 @@ export function recallMapping(storage: Pick<Storage, "getItem">, resource: Impor
   for (const [position, column] of columns.entries()) {
     const target = stored[position];
     if (typeof target !== "string") return null;
-    mapping[column] = target === "" || known.has(target) || (resource === "users" && isMetadataTarget(target)) ? target : "";
+    mapping[column] =
+      target === "" || known.has(target) || (resource === "users" && isMetadataTarget(target))
+        ? target
+        : "";
   }
   return mapping;
 }
 
 /** Stored by column position, since the key already pins the headers (up to case and spacing). */
-export function rememberMapping(storage: Pick<Storage, "setItem">, resource: ImportResource, columns: readonly string[], mapping: ColumnMapping): void {
+export function rememberMapping(
+  storage: Pick<Storage, "setItem">,
+  resource: ImportResource,
+  columns: readonly string[],
+  mapping: ColumnMapping,
+): void {
   try {
-    storage.setItem(mappingMemoryKey(resource, columns), JSON.stringify(columns.map((column) => mapping[column] ?? "")));
+    storage.setItem(
+      mappingMemoryKey(resource, columns),
+      JSON.stringify(columns.map((column) => mapping[column] ?? "")),
+    );
   } catch {
     // Full or disabled storage only costs the administrator a re-mapping next time.
   }

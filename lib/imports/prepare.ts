@@ -26,7 +26,13 @@ import {
   type ImportField,
 } from "./fields";
 import { parseTimestamp } from "./timestamps";
-import { isChannelResource, type FollowUps, type ImportResource, type PreparedRow, type RowIssue } from "./types";
+import {
+  isChannelResource,
+  type FollowUps,
+  type ImportResource,
+  type PreparedRow,
+  type RowIssue,
+} from "./types";
 
 /**
  * One row of a file turned into the creation request it will send, checked with the same
@@ -110,18 +116,35 @@ const messageSchemas = {
  */
 function prepareMessage(
   input: Record<string, unknown>,
-  row: { index: number; values: readonly string[]; sourceId: string | undefined; issues: RowIssue[] },
+  row: {
+    index: number;
+    values: readonly string[];
+    sourceId: string | undefined;
+    issues: RowIssue[];
+  },
 ): PreparedRow {
   const { issues } = row;
   const channel = typeof input.channel_url === "string" ? input.channel_url : null;
   delete input.channel_url;
   if (channel === null) {
-    issues.push({ field: "channel_url", severity: "error", code: 400105, message: "Channel is required: name the channel URL, or the source id of a channel imported here." });
+    issues.push({
+      field: "channel_url",
+      severity: "error",
+      code: 400105,
+      message:
+        "Channel is required: name the channel URL, or the source id of a channel imported here.",
+    });
   }
-  const type = (input.message_type as MessageType | undefined) ?? (typeof input.url === "string" ? "FILE" : "MESG");
+  const type =
+    (input.message_type as MessageType | undefined) ??
+    (typeof input.url === "string" ? "FILE" : "MESG");
   input.message_type = type;
   if (type === "ADMM" && input.user_id !== undefined) {
-    issues.push({ field: "user_id", severity: "warning", message: "Admin messages have no sender: the sender is left out." });
+    issues.push({
+      field: "user_id",
+      severity: "warning",
+      message: "Admin messages have no sender: the sender is left out.",
+    });
   }
   // Only the fields of the message's own shape are sent.
   const shape = messageSchemas[type].shape as Record<string, unknown>;
@@ -189,7 +212,11 @@ function readCells(
     if (value === "") continue;
     if (isMetadataTarget(target)) {
       if (resource !== "users") {
-        issues.push({ field: target, severity: "error", message: "Only users carry metadata; map this column to a channel field or ignore it." });
+        issues.push({
+          field: target,
+          severity: "error",
+          message: "Only users carry metadata; map this column to a channel field or ignore it.",
+        });
       } else if (!metadata.has(metadataKeyOf(target))) {
         metadata.set(metadataKeyOf(target), value);
       }
@@ -208,13 +235,23 @@ function readValue(field: ImportField, raw: string, issues: RowIssue[]): unknown
   if (field.kind === "id-list") return splitIds(raw);
   if (field.kind === "integer") {
     if (/^\d+$/.test(raw) && Number.isSafeInteger(Number(raw))) return Number(raw);
-    issues.push({ field: field.key, severity: "error", code: 400100, message: `${field.label} must be a whole number, not "${clip(raw)}".` });
+    issues.push({
+      field: field.key,
+      severity: "error",
+      code: 400100,
+      message: `${field.label} must be a whole number, not "${clip(raw)}".`,
+    });
     return undefined;
   }
   if (field.kind === "timestamp") {
     const parsed = parseTimestamp(raw);
     if ("ms" in parsed) return parsed.ms;
-    issues.push({ field: field.key, severity: "error", code: 400100, message: `${field.label}: ${parsed.error}` });
+    issues.push({
+      field: field.key,
+      severity: "error",
+      code: 400100,
+      message: `${field.label}: ${parsed.error}`,
+    });
     return undefined;
   }
   if (field.kind === "message-type") {
@@ -253,7 +290,11 @@ export function splitIds(raw: string): string[] {
  * (operators first, so they are members from the start) and the rest are invited after it,
  * up to the channel's cap (2,000 for a supergroup, 100 otherwise); past the cap, an error.
  */
-function splitMembers(input: Record<string, unknown>, followUps: FollowUps, issues: RowIssue[]): void {
+function splitMembers(
+  input: Record<string, unknown>,
+  followUps: FollowUps,
+  issues: RowIssue[],
+): void {
   const listed = input.user_ids;
   if (!Array.isArray(listed) || listed.length <= USERS_PER_REQUEST_MAX) return;
   const members = [...new Set(listed as string[])];
@@ -273,8 +314,13 @@ function splitMembers(input: Record<string, unknown>, followUps: FollowUps, issu
     });
     return;
   }
-  const operators = new Set(Array.isArray(input.operator_ids) ? (input.operator_ids as string[]) : []);
-  const ordered = [...members.filter((id) => operators.has(id)), ...members.filter((id) => !operators.has(id))];
+  const operators = new Set(
+    Array.isArray(input.operator_ids) ? (input.operator_ids as string[]) : [],
+  );
+  const ordered = [
+    ...members.filter((id) => operators.has(id)),
+    ...members.filter((id) => !operators.has(id)),
+  ];
   input.user_ids = ordered.slice(0, USERS_PER_REQUEST_MAX);
   followUps.invite = ordered.slice(USERS_PER_REQUEST_MAX);
 }
@@ -322,9 +368,15 @@ const schemas = {
  * zod skips rules across fields (is_super with is_distinct) once a field fails, so the
  * failing fields are taken out and the rest checked again.
  */
-function validate(resource: ImportResource, input: Record<string, unknown>, issues: RowIssue[]): void {
+function validate(
+  resource: ImportResource,
+  input: Record<string, unknown>,
+  issues: RowIssue[],
+): void {
   const schema = schemas[resource];
-  const reported = new Set(issues.filter((issue) => issue.severity === "error").map((issue) => issue.field));
+  const reported = new Set(
+    issues.filter((issue) => issue.severity === "error").map((issue) => issue.field),
+  );
   let body = input;
   for (let pass = 0; pass < 2; pass++) {
     const result = schema.safeParse(body);
@@ -345,11 +397,19 @@ function validate(resource: ImportResource, input: Record<string, unknown>, issu
   }
 }
 
-function describe(resource: ImportResource, zodIssue: z.core.$ZodIssue, input: Record<string, unknown>): RowIssue {
+function describe(
+  resource: ImportResource,
+  zodIssue: z.core.$ZodIssue,
+  input: Record<string, unknown>,
+): RowIssue {
   const platform = toPlatformIssue(zodIssue, input);
   const [top, second] = zodIssue.path.map(String);
   const field =
-    top === "metadata" && second !== undefined ? `metadata.${second}` : top === "users" ? "user_ids" : (top ?? "");
+    top === "metadata" && second !== undefined
+      ? `metadata.${second}`
+      : top === "users"
+        ? "user_ids"
+        : (top ?? "");
   const label = labelOf(resource, field);
   const value = top === undefined ? undefined : input[top];
   let message: string;
@@ -358,20 +418,31 @@ function describe(resource: ImportResource, zodIssue: z.core.$ZodIssue, input: R
       field === "user_ids"
         ? "Member ids are required: a group channel is created with its members."
         : `${label} is required.`;
-  } else if (zodIssue.code === "too_big" && zodIssue.origin === "string" && typeof value === "string") {
+  } else if (
+    zodIssue.code === "too_big" &&
+    zodIssue.origin === "string" &&
+    typeof value === "string"
+  ) {
     message = `${label} is ${value.length} characters long; at most ${String(zodIssue.maximum)} are allowed.`;
   } else if (field === "user_ids" && Array.isArray(value)) {
     const capacity = groupMemberCapacity({ is_super: input.is_super === true });
     message = `${value.length} member ids, but at most ${USERS_PER_REQUEST_MAX} can be added when a channel is created${
-      capacity > USERS_PER_REQUEST_MAX ? ` (a supergroup holds up to ${capacity.toLocaleString("en-US")} members)` : ""
+      capacity > USERS_PER_REQUEST_MAX
+        ? ` (a supergroup holds up to ${capacity.toLocaleString("en-US")} members)`
+        : ""
     }.`;
   } else if (zodIssue.code === "too_big" && zodIssue.origin === "array" && Array.isArray(value)) {
     message = `${label}: ${value.length} ids, but at most ${String(zodIssue.maximum)} are allowed.`;
   } else if (field === "is_super" && zodIssue.code === "custom") {
     message = "A supergroup cannot be distinct: set Distinct or Supergroup to false.";
   } else if (field === "access_code" && zodIssue.code === "custom") {
-    message = "An access code is allowed only on a public channel: set Public to true or leave the access code empty.";
-  } else if (field === "channel_url" && typeof value === "string" && (value.length < CHANNEL_URL_MIN || value.length > CHANNEL_URL_MAX)) {
+    message =
+      "An access code is allowed only on a public channel: set Public to true or leave the access code empty.";
+  } else if (
+    field === "channel_url" &&
+    typeof value === "string" &&
+    (value.length < CHANNEL_URL_MIN || value.length > CHANNEL_URL_MAX)
+  ) {
     message = `Channel URL is ${value.length} characters long; it must be ${CHANNEL_URL_MIN} to ${CHANNEL_URL_MAX}.`;
   } else {
     message = plainWords(resource, platform.message);

@@ -8,7 +8,8 @@ export type TimestampUnit = "milliseconds" | "seconds" | "ISO 8601";
 
 /** Below this a number is seconds: 10^11 seconds is the year 5138, 10^11 ms is March 1973. */
 const SECONDS_BELOW = 1e11;
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+const ISO_8601 =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 export type ParsedTimestamp = { ms: number; unit: TimestampUnit } | { error: string };
 
@@ -18,15 +19,20 @@ export function parseTimestamp(raw: string): ParsedTimestamp {
     const value = Number(text);
     if (!Number.isFinite(value)) return { error: `"${text}" is not a time.` };
     if (value < SECONDS_BELOW) return { ms: Math.round(value * 1000), unit: "seconds" };
-    if (!Number.isSafeInteger(Math.round(value))) return { error: `"${text}" is too large to be a time.` };
+    if (!Number.isSafeInteger(Math.round(value)))
+      return { error: `"${text}" is too large to be a time.` };
     return { ms: Math.round(value), unit: "milliseconds" };
   }
   if (ISO_8601.test(text)) {
     // A time without a zone is read as UTC, not as the browser's local time, so the browser
     // and the server agree on it.
-    const zoned = /[T ]\d{2}:\d{2}/.test(text) && !/(?:Z|[+-]\d{2}:?\d{2})$/i.test(text) ? `${text.replace(" ", "T")}Z` : text.replace(" ", "T");
+    const zoned =
+      /[T ]\d{2}:\d{2}/.test(text) && !/(?:Z|[+-]\d{2}:?\d{2})$/i.test(text)
+        ? `${text.replace(" ", "T")}Z`
+        : text.replace(" ", "T");
     const ms = Date.parse(zoned);
-    if (Number.isNaN(ms) || ms < 0) return { error: `"${text}" is not a date the console can read.` };
+    if (Number.isNaN(ms) || ms < 0)
+      return { error: `"${text}" is not a date the console can read.` };
     return { ms, unit: "ISO 8601" };
   }
   return {

@@ -7,7 +7,12 @@
 /** What can be imported, in the platform's order: users, then channels, then messages. */
 export type ImportResource = "users" | "open_channels" | "group_channels" | "messages";
 
-export const importResources: readonly ImportResource[] = ["users", "open_channels", "group_channels", "messages"];
+export const importResources: readonly ImportResource[] = [
+  "users",
+  "open_channels",
+  "group_channels",
+  "messages",
+];
 
 /** The kinds whose rows are channels. */
 export type ChannelResource = "open_channels" | "group_channels";
@@ -134,9 +139,14 @@ export type MessagePlan = {
   /** Senders that are neither users on the platform nor in a users import. */
   missingSenders: string[];
   /** The channels with the most messages (at most 100 of them), largest first. */
-  largestChannels: Array<{ channelUrl: string; messages: number; requests: number; first: number; last: number }>;
+  largestChannels: Array<{
+    channelUrl: string;
+    messages: number;
+    requests: number;
+    first: number;
+    last: number;
+  }>;
 };
-
 
 /** A rehearsal's request and outcome, kept on the job (`import_jobs.rehearsal`). */
 export type Rehearsal = {

@@ -89,7 +89,12 @@ export function createPlatformClient(options: PlatformClientOptions) {
     calls: options.callsBaseUrl.replace(/\/+$/, ""),
   };
 
-  async function request<T>(base: Base, method: string, path: string, init: RequestOptions = {}): Promise<T> {
+  async function request<T>(
+    base: Base,
+    method: string,
+    path: string,
+    init: RequestOptions = {},
+  ): Promise<T> {
     const url = new URL(`${bases[base]}${path}`);
     for (const [key, value] of Object.entries(init.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
@@ -143,7 +148,8 @@ export function createPlatformClient(options: PlatformClientOptions) {
     return response;
   }
 
-  const calls = <T>(method: string, path: string, init?: RequestOptions) => request<T>("calls", method, path, init);
+  const calls = <T>(method: string, path: string, init?: RequestOptions) =>
+    request<T>("calls", method, path, init);
   /** A chat operation whose answer is checked against its shared schema (see checkResponse). */
   const checked = <S extends z.ZodType>(
     operation: string,
@@ -152,7 +158,9 @@ export function createPlatformClient(options: PlatformClientOptions) {
     path: string,
     init?: RequestOptions,
   ): Promise<z.output<S>> =>
-    request<unknown>("chat", method, path, init).then((body) => checkResponse(operation, schema, body));
+    request<unknown>("chat", method, path, init).then((body) =>
+      checkResponse(operation, schema, body),
+    );
   const json = (body: unknown, signal?: AbortSignal) =>
     body instanceof FormData ? { form: body, signal } : { json: body, signal };
   const list = (values: string[] | undefined) => (values?.length ? values.join(",") : undefined);
@@ -191,7 +199,10 @@ export function createPlatformClient(options: PlatformClientOptions) {
           signal,
         }),
       freeze: (channelUrl: string, freeze: boolean, signal?: AbortSignal) =>
-        checked(`${resource}.freeze`, schema, "PUT", `${one(channelUrl)}/freeze`, { json: { freeze }, signal }),
+        checked(`${resource}.freeze`, schema, "PUT", `${one(channelUrl)}/freeze`, {
+          json: { freeze },
+          signal,
+        }),
       delete: (channelUrl: string, signal?: AbortSignal) =>
         checked(`${resource}.delete`, z.object({}), "DELETE", one(channelUrl), { signal }),
     };
@@ -211,9 +222,14 @@ export function createPlatformClient(options: PlatformClientOptions) {
         calls<unknown>("GET", webhookPath, {
           query: { display_all_webhook_categories: query.displayAllCategories || undefined },
           signal,
-        }).then((body) => checkResponse("webhooks.getSettings", webhookSettingsAnswerResponseSchema, body)),
+        }).then((body) =>
+          checkResponse("webhooks.getSettings", webhookSettingsAnswerResponseSchema, body),
+        ),
       updateSettings: (update: WebhookSettingsUpdate, signal?: AbortSignal) =>
-        calls<unknown>("PUT", webhookPath, { json: { application_id: appId, ...update }, signal }).then((body) =>
+        calls<unknown>("PUT", webhookPath, {
+          json: { application_id: appId, ...update },
+          signal,
+        }).then((body) =>
           checkResponse("webhooks.updateSettings", webhookSettingsAnswerSchema, body),
         ),
     },
@@ -242,35 +258,77 @@ export function createPlatformClient(options: PlatformClientOptions) {
           signal,
         }),
       update: (userId: string, body: UpdateUserBody, signal?: AbortSignal) =>
-        checked("users.update", userResourceSchema, "PUT", userPath(userId), { json: body, signal }),
+        checked("users.update", userResourceSchema, "PUT", userPath(userId), {
+          json: body,
+          signal,
+        }),
       delete: (userId: string, signal?: AbortSignal) =>
         checked("users.delete", empty, "DELETE", userPath(userId), { signal }),
       metadata: {
         get: (userId: string, signal?: AbortSignal) =>
-          checked("users.metadata.get", userMetadataResponseSchema, "GET", metadataPath(userId), { signal }),
+          checked("users.metadata.get", userMetadataResponseSchema, "GET", metadataPath(userId), {
+            signal,
+          }),
         create: (userId: string, metadata: Record<string, string>, signal?: AbortSignal) =>
-          checked("users.metadata.create", userMetadataResponseSchema, "POST", metadataPath(userId), {
-            json: { metadata },
-            signal,
-          }),
-        update: (userId: string, metadata: Record<string, string>, upsert = false, signal?: AbortSignal) =>
-          checked("users.metadata.update", userMetadataResponseSchema, "PUT", metadataPath(userId), {
-            json: { metadata, upsert },
-            signal,
-          }),
+          checked(
+            "users.metadata.create",
+            userMetadataResponseSchema,
+            "POST",
+            metadataPath(userId),
+            {
+              json: { metadata },
+              signal,
+            },
+          ),
+        update: (
+          userId: string,
+          metadata: Record<string, string>,
+          upsert = false,
+          signal?: AbortSignal,
+        ) =>
+          checked(
+            "users.metadata.update",
+            userMetadataResponseSchema,
+            "PUT",
+            metadataPath(userId),
+            {
+              json: { metadata, upsert },
+              signal,
+            },
+          ),
         deleteAll: (userId: string, signal?: AbortSignal) =>
           checked("users.metadata.deleteAll", empty, "DELETE", metadataPath(userId), { signal }),
         getItem: (userId: string, key: string, signal?: AbortSignal) =>
-          checked("users.metadata.getItem", userMetadataResponseSchema, "GET", metadataPath(userId, key), {
-            signal,
-          }),
-        updateItem: (userId: string, key: string, value: string, upsert = false, signal?: AbortSignal) =>
-          checked("users.metadata.updateItem", userMetadataResponseSchema, "PUT", metadataPath(userId, key), {
-            json: { value, upsert },
-            signal,
-          }),
+          checked(
+            "users.metadata.getItem",
+            userMetadataResponseSchema,
+            "GET",
+            metadataPath(userId, key),
+            {
+              signal,
+            },
+          ),
+        updateItem: (
+          userId: string,
+          key: string,
+          value: string,
+          upsert = false,
+          signal?: AbortSignal,
+        ) =>
+          checked(
+            "users.metadata.updateItem",
+            userMetadataResponseSchema,
+            "PUT",
+            metadataPath(userId, key),
+            {
+              json: { value, upsert },
+              signal,
+            },
+          ),
         deleteItem: (userId: string, key: string, signal?: AbortSignal) =>
-          checked("users.metadata.deleteItem", empty, "DELETE", metadataPath(userId, key), { signal }),
+          checked("users.metadata.deleteItem", empty, "DELETE", metadataPath(userId, key), {
+            signal,
+          }),
       },
       /** Adds or updates items (upsert), as before the metadata family was complete. */
       updateMetadata: (userId: string, metadata: Record<string, string>, signal?: AbortSignal) =>
@@ -298,7 +356,11 @@ export function createPlatformClient(options: PlatformClientOptions) {
           { json: body, signal },
         ),
       /** One page of members; pass the previous page's `next` as `token`. */
-      members: (channelUrl: string, query: { limit?: number; token?: string } = {}, signal?: AbortSignal) =>
+      members: (
+        channelUrl: string,
+        query: { limit?: number; token?: string } = {},
+        signal?: AbortSignal,
+      ) =>
         checked(
           "group_channels.members",
           groupChannelMembersResponseSchema,
@@ -314,47 +376,84 @@ export function createPlatformClient(options: PlatformClientOptions) {
         query: MessageListQuery = {},
         signal?: AbortSignal,
       ) =>
-        checked("messages.list", messageListResponseSchema, "GET", `/v3/${channelType}/${segment(channelUrl)}/messages`, {
-          query: {
-            message_ts: query.messageTs,
-            message_id: query.messageId,
-            prev_limit: query.prevLimit,
-            next_limit: query.nextLimit,
-            include: query.include,
-            reverse: query.reverse,
-            message_type: query.messageType,
-            sender_id: query.senderId,
-            custom_types: query.customTypes?.join(","),
+        checked(
+          "messages.list",
+          messageListResponseSchema,
+          "GET",
+          `/v3/${channelType}/${segment(channelUrl)}/messages`,
+          {
+            query: {
+              message_ts: query.messageTs,
+              message_id: query.messageId,
+              prev_limit: query.prevLimit,
+              next_limit: query.nextLimit,
+              include: query.include,
+              reverse: query.reverse,
+              message_type: query.messageType,
+              sender_id: query.senderId,
+              custom_types: query.customTypes?.join(","),
+            },
+            signal,
           },
-          signal,
-        }),
+        ),
     },
     /** Sandbox-only operations (sandbox contract); a real platform answers them 404. */
     sandbox: {
       emitEvent: (body: { category: string } & Record<string, unknown>, signal?: AbortSignal) =>
         calls<SandboxEmitResult>("POST", "/v1/sandbox/events", { json: body, signal }),
       playDirectCall: (
-        body: { caller_id: string; callee_id: string; is_video?: boolean; custom_items?: Record<string, string> },
+        body: {
+          caller_id: string;
+          callee_id: string;
+          is_video?: boolean;
+          custom_items?: Record<string, string>;
+        },
         signal?: AbortSignal,
-      ) => calls<{ call_id: string; events: SandboxEmitResult[] }>("POST", "/v1/sandbox/direct_calls", { json: body, signal }),
+      ) =>
+        calls<{ call_id: string; events: SandboxEmitResult[] }>(
+          "POST",
+          "/v1/sandbox/direct_calls",
+          { json: body, signal },
+        ),
       playRoom: (body: { created_by: string; invitee_ids: string[] }, signal?: AbortSignal) =>
-        calls<{ room_id: string; events: SandboxEmitResult[] }>("POST", "/v1/sandbox/rooms", { json: body, signal }),
-      deliveries: (query: DeliveryFilter & { limit?: number; token?: string } = {}, signal?: AbortSignal) =>
-        calls<{ deliveries: SandboxDelivery[]; next: string }>("GET", "/v1/sandbox/deliveries", { query, signal }),
+        calls<{ room_id: string; events: SandboxEmitResult[] }>("POST", "/v1/sandbox/rooms", {
+          json: body,
+          signal,
+        }),
+      deliveries: (
+        query: DeliveryFilter & { limit?: number; token?: string } = {},
+        signal?: AbortSignal,
+      ) =>
+        calls<{ deliveries: SandboxDelivery[]; next: string }>("GET", "/v1/sandbox/deliveries", {
+          query,
+          signal,
+        }),
       deliveryCounts: (filter: DeliveryFilter = {}, signal?: AbortSignal) =>
-        calls<{ counts: DeliveryCounts }>("GET", "/v1/sandbox/deliveries/counts", { query: filter, signal }),
+        calls<{ counts: DeliveryCounts }>("GET", "/v1/sandbox/deliveries/counts", {
+          query: filter,
+          signal,
+        }),
       endpointHealth: (signal?: AbortSignal) =>
         calls<{ health: EndpointHealth }>("GET", "/v1/sandbox/deliveries/health", { signal }),
       resendDeliveries: (filter: DeliveryFilter, signal?: AbortSignal) =>
-        calls<{ count: number; event_ids: string[] }>("POST", "/v1/sandbox/deliveries/resend", { json: filter, signal }),
+        calls<{ count: number; event_ids: string[] }>("POST", "/v1/sandbox/deliveries/resend", {
+          json: filter,
+          signal,
+        }),
     },
     migration: {
       /** At most 100 messages into one channel per call. */
       migrateMessages: (channelUrl: string, body: MigrationBody, signal?: AbortSignal) =>
-        checked("migration.migrateMessages", empty, "POST", `/v3/migration/${segment(channelUrl)}`, {
-          json: body,
-          signal,
-        }),
+        checked(
+          "migration.migrateMessages",
+          empty,
+          "POST",
+          `/v3/migration/${segment(channelUrl)}`,
+          {
+            json: body,
+            signal,
+          },
+        ),
     },
   };
 }

@@ -37,7 +37,12 @@ export class PlatformError extends Error {
 
   /** Timeouts, lost connections, 5xx and 429 may succeed when tried again. */
   get transient(): boolean {
-    return this.kind === "timeout" || this.kind === "network" || this.status === 429 || this.status >= 500;
+    return (
+      this.kind === "timeout" ||
+      this.kind === "network" ||
+      this.status === 429 ||
+      this.status >= 500
+    );
   }
 }
 

@@ -15,7 +15,8 @@ export function checkResponse<S extends z.ZodType>(
   if (result.success) return result.data;
   const [issue] = result.error.issues;
   const field = issue?.path.map(String).join(".") || "(body)";
-  const problem = issue?.code === "invalid_type" ? `expected ${issue.expected}` : (issue?.message ?? "invalid");
+  const problem =
+    issue?.code === "invalid_type" ? `expected ${issue.expected}` : (issue?.message ?? "invalid");
   throw new PlatformError({
     kind: "invalid_response",
     status: 200,

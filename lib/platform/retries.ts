@@ -8,7 +8,12 @@ export function isTransientPlatformError(error: unknown): boolean {
 
 /** Platform calls tried again after transient failures, with backoff and full jitter. */
 export function platformRetries(attempts = 6): RetryPolicy {
-  return retryPolicy({ attempts, baseMs: 250, maxDelayMs: 30_000, isTransient: isTransientPlatformError });
+  return retryPolicy({
+    attempts,
+    baseMs: 250,
+    maxDelayMs: 30_000,
+    isTransient: isTransientPlatformError,
+  });
 }
 
 /**

@@ -2,7 +2,12 @@ import "server-only";
 import { cache } from "react";
 import { env } from "@/lib/env";
 import { consoleOrigin } from "@/lib/request-origin";
-import { createPlatformClient, type FetchLike, type PlatformClient, type PlatformClientOptions } from "./client";
+import {
+  createPlatformClient,
+  type FetchLike,
+  type PlatformClient,
+  type PlatformClientOptions,
+} from "./client";
 import { PlatformError } from "./errors";
 
 /** What the console talks to, as the settings page shows it (never the token itself). */
@@ -29,7 +34,11 @@ export type EmbeddedPlatform = {
 type ResolvedTarget = PlatformTarget & { apiToken: string; fetch?: FetchLike };
 
 const embeddedKey = Symbol.for("switchboard.platform.embedded");
-type EmbeddedState = { platform: EmbeddedPlatform; credentials?: Promise<{ id: string; apiToken: string }>; readAt: number };
+type EmbeddedState = {
+  platform: EmbeddedPlatform;
+  credentials?: Promise<{ id: string; apiToken: string }>;
+  readAt: number;
+};
 type GlobalWithEmbedded = typeof globalThis & { [embeddedKey]?: EmbeddedState };
 /** Another process may rotate the token (PostgreSQL workers): read it again after this long. */
 const CREDENTIALS_TTL_MS = 10_000;
@@ -64,7 +73,9 @@ const resolveTarget = cache(async (): Promise<ResolvedTarget> => {
   const e = env();
   if (e.PLATFORM_CHAT_URL) {
     if (!e.PLATFORM_APP_ID || !e.PLATFORM_API_TOKEN) {
-      throw new Error("PLATFORM_CHAT_URL is set, so PLATFORM_APP_ID and PLATFORM_API_TOKEN must be set too.");
+      throw new Error(
+        "PLATFORM_CHAT_URL is set, so PLATFORM_APP_ID and PLATFORM_API_TOKEN must be set too.",
+      );
     }
     return {
       kind: "remote",
@@ -76,7 +87,10 @@ const resolveTarget = cache(async (): Promise<ResolvedTarget> => {
     };
   }
   const state = (globalThis as GlobalWithEmbedded)[embeddedKey];
-  if (!state) throw new Error("The embedded sandbox is not connected: set PLATFORM_CHAT_URL or start the console.");
+  if (!state)
+    throw new Error(
+      "The embedded sandbox is not connected: set PLATFORM_CHAT_URL or start the console.",
+    );
   const app = await embeddedCredentials(state);
   const baseUrl = `${await consoleOrigin()}/sandbox/${encodeURIComponent(app.id)}`;
   return {
@@ -127,9 +141,17 @@ export async function checkPlatformConnection(): Promise<ConnectionCheck> {
     };
   } catch (error) {
     if (error instanceof PlatformError) {
-      return { ok: false, message: error.message, status: error.status || undefined, code: error.code ?? undefined };
+      return {
+        ok: false,
+        message: error.message,
+        status: error.status || undefined,
+        code: error.code ?? undefined,
+      };
     }
-    return { ok: false, message: error instanceof Error ? error.message : "The connection check failed." };
+    return {
+      ok: false,
+      message: error instanceof Error ? error.message : "The connection check failed.",
+    };
   }
 }
 

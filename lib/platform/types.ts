@@ -8,7 +8,11 @@ import type {
   OpenChannelResource,
   openChannelCreateSchema,
 } from "@/lib/schemas/channels";
-import type { MessageResource, migratedMessageSchema, migrationSchema } from "@/lib/schemas/messages";
+import type {
+  MessageResource,
+  migratedMessageSchema,
+  migrationSchema,
+} from "@/lib/schemas/messages";
 import type { CreateUserInput, updateUserSchema, UserResource } from "@/lib/schemas/users";
 import type {
   webhookSettingsAnswerResponseSchema,

@@ -4,7 +4,6 @@ import { onDatabaseClose, type Database } from "@/lib/db/client";
 import { sandboxApps } from "@/lib/db/schema";
 import type { SandboxApplication } from "./apps";
 
-
 /** PostgreSQL channel on which every process announces a changed application. */
 const channel = "switchboard_sandbox_apps";
 
@@ -62,12 +61,17 @@ function forget(cache: CacheState, appId: string | undefined): void {
   else cache.rows.delete(appId);
 }
 
-type PgPool = { connect: () => Promise<PoolClient>; query: (text: string, values: unknown[]) => Promise<unknown> };
+type PgPool = {
+  connect: () => Promise<PoolClient>;
+  query: (text: string, values: unknown[]) => Promise<unknown>;
+};
 
 function postgresPool(db: Database): PgPool | undefined {
   const client = (db as { $client?: unknown }).$client as Partial<PgPool> | undefined;
   // node-postgres pools have `connect`; PGlite has `listen` but no pool.
-  return client && typeof client.connect === "function" && !("listen" in client) ? (client as PgPool) : undefined;
+  return client && typeof client.connect === "function" && !("listen" in client)
+    ? (client as PgPool)
+    : undefined;
 }
 
 /** Whether rows may be cached: always on PGlite; on PostgreSQL while LISTEN is up. */

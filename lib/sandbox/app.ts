@@ -29,7 +29,11 @@ export type SandboxAppOptions = {
  * The embedded platform as a web-standard `Request -> Response` app. Mounted inside
  * Next.js at /sandbox/... and served on its own port by `npm run sandbox`.
  */
-export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }: SandboxAppOptions) {
+export function createSandboxApp({
+  getDb,
+  config,
+  onEventsAccepted = () => {},
+}: SandboxAppOptions) {
   const rateLimiter = new RateLimiter();
   let ready: Promise<Database> | undefined;
   const init = () => {
@@ -57,7 +61,10 @@ export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }:
   root.use("*", async (c, next) => {
     const url = new URL(c.req.url);
     const refusal = refuseRequestTarget(`${url.pathname}${url.search}`);
-    if (refusal) return errorResponse(new SandboxError(ErrorCode.invalidValue, refusal.message, refusal.status));
+    if (refusal)
+      return errorResponse(
+        new SandboxError(ErrorCode.invalidValue, refusal.message, refusal.status),
+      );
     await next();
   });
 
@@ -84,7 +91,11 @@ export function createSandboxApp({ getDb, config, onEventsAccepted = () => {} }:
       throw new SandboxError(ErrorCode.unauthorized, "Missing or wrong Api-Token header.");
     }
     const kind = rateLimitKind(c.req.method, c.req.path);
-    const decision = rateLimiter.take(c.get("app").id, kind, c.get("app").rateLimit ?? config.rateLimit);
+    const decision = rateLimiter.take(
+      c.get("app").id,
+      kind,
+      c.get("app").rateLimit ?? config.rateLimit,
+    );
     if (decision && !decision.allowed) {
       return errorResponse(
         new SandboxError(ErrorCode.rateLimited, "Too many requests: rate limit exceeded."),

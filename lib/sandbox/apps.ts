@@ -45,7 +45,10 @@ export async function ensureDefaultApplication(
   return app;
 }
 
-export async function findApplication(db: Database, appId: string): Promise<SandboxApplication | undefined> {
+export async function findApplication(
+  db: Database,
+  appId: string,
+): Promise<SandboxApplication | undefined> {
   const [app] = await db.select().from(sandboxApps).where(eq(sandboxApps.id, appId)).limit(1);
   return app;
 }

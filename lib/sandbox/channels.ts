@@ -315,7 +315,10 @@ export async function listGroupChannels(
       : sql`starts_with(${table.name}, ${query.name_startswith})`,
     exactly.length === 0
       ? undefined
-      : and(...exactly.map(memberIn), sql`jsonb_array_length(${table.members}) = ${exactly.length}`),
+      : and(
+          ...exactly.map(memberIn),
+          sql`jsonb_array_length(${table.members}) = ${exactly.length}`,
+        ),
     including.length === 0
       ? undefined
       : (query.query_type === "OR" ? or : and)(...including.map(memberIn)),
@@ -643,8 +646,14 @@ export async function deleteChannel(
   await db.transaction(async (tx) => {
     const deleted =
       type === "open"
-        ? await tx.delete(sandboxOpenChannels).where(openChannelKey(appId, channelUrl)).returning({ url: sandboxOpenChannels.channelUrl })
-        : await tx.delete(sandboxGroupChannels).where(groupChannelKey(appId, channelUrl)).returning({ url: sandboxGroupChannels.channelUrl });
+        ? await tx
+            .delete(sandboxOpenChannels)
+            .where(openChannelKey(appId, channelUrl))
+            .returning({ url: sandboxOpenChannels.channelUrl })
+        : await tx
+            .delete(sandboxGroupChannels)
+            .where(groupChannelKey(appId, channelUrl))
+            .returning({ url: sandboxGroupChannels.channelUrl });
     if (deleted.length === 0) throw channelNotFound(channelUrl);
     await tx
       .delete(sandboxMessages)

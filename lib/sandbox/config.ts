@@ -31,7 +31,9 @@ export function parseRateLimit(value: string | undefined): RateLimitSettings | n
     }
     const perSecond = Number(raw);
     if (!Number.isFinite(perSecond) || perSecond <= 0) {
-      throw new Error(`SANDBOX_RATE_LIMIT: ${key} must be a positive number of requests per second`);
+      throw new Error(
+        `SANDBOX_RATE_LIMIT: ${key} must be a positive number of requests per second`,
+      );
     }
     limit[key] = perSecond;
   }
@@ -51,11 +53,15 @@ export function parseFaults(value: string | undefined): FaultSettings {
       faults[key === "error_rate" ? "errorRate" : "hangRate"] = number;
     } else if (key === "latency_ms") {
       if (!(Number.isInteger(number) && number >= 0 && number <= 60_000)) {
-        throw new Error("SANDBOX_FAULTS: latency_ms must be a whole number of milliseconds up to 60000");
+        throw new Error(
+          "SANDBOX_FAULTS: latency_ms must be a whole number of milliseconds up to 60000",
+        );
       }
       faults.latencyMs = number;
     } else {
-      throw new Error(`SANDBOX_FAULTS: unknown key "${key}" (use error_rate, hang_rate, latency_ms)`);
+      throw new Error(
+        `SANDBOX_FAULTS: unknown key "${key}" (use error_rate, hang_rate, latency_ms)`,
+      );
     }
   }
   return faults;

@@ -6,10 +6,10 @@ import { PROFILE_FILE_MAX_BYTES } from "@/lib/schemas/users";
 import { applicationBaseUrl, type SandboxContext } from "./context";
 import { ErrorCode, SandboxError } from "./errors";
 
-
 /** JPG or PNG by content (magic bytes), whatever the file name or declared type says. */
 export function detectImageType(bytes: Uint8Array): "image/jpeg" | "image/png" | undefined {
-  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "image/jpeg";
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff)
+    return "image/jpeg";
   const png = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
   if (bytes.length >= png.length && png.every((byte, i) => bytes[i] === byte)) return "image/png";
   return undefined;
@@ -19,7 +19,10 @@ export function detectImageType(bytes: Uint8Array): "image/jpeg" | "image/png" |
  * Checks an uploaded image (`profile_file`, `cover_file`) without storing it, so a request
  * that fails later validation writes nothing. Returns what `storeImage` needs.
  */
-export async function readImage(field: string, value: unknown): Promise<{ bytes: Uint8Array; contentType: string }> {
+export async function readImage(
+  field: string,
+  value: unknown,
+): Promise<{ bytes: Uint8Array; contentType: string }> {
   if (!(value instanceof File)) {
     throw new SandboxError(ErrorCode.wrongType, `"${field}" must be a file.`);
   }

@@ -156,7 +156,10 @@ async function referencePoint(
   const { timestamp, messageId } = sandboxMessages;
   if (query.message_id === undefined) {
     const ts = query.message_ts ?? 0;
-    return { before: lt(timestamp, ts), after: query.include ? gte(timestamp, ts) : gt(timestamp, ts) };
+    return {
+      before: lt(timestamp, ts),
+      after: query.include ? gte(timestamp, ts) : gt(timestamp, ts),
+    };
   }
   const [reference] = await db
     .select({ timestamp, messageId })

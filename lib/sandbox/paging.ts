@@ -25,7 +25,10 @@ export async function pageBySeq<Row extends { seq: number }>(
   query: { limit: number; token?: string; next?: string },
   select: (afterSeq: number, limit: number) => Promise<Row[]>,
 ): Promise<{ page: Row[]; next: string }> {
-  const rows = await select(decodePageToken(list, query.token ?? query.next ?? ""), query.limit + 1);
+  const rows = await select(
+    decodePageToken(list, query.token ?? query.next ?? ""),
+    query.limit + 1,
+  );
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return { page, next: rows.length > query.limit && last ? encodePageToken(list, last.seq) : "" };

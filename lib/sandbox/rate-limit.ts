@@ -15,7 +15,11 @@ export class RateLimiter {
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
-  take(appId: string, kind: RateLimitKind, limit: RateLimitSettings | null): RateLimitDecision | null {
+  take(
+    appId: string,
+    kind: RateLimitKind,
+    limit: RateLimitSettings | null,
+  ): RateLimitDecision | null {
     // Migration requests are writes unless they have a limit of their own.
     if (kind === "migration" && !limit?.migration) kind = "write";
     const perSecond = limit?.[kind];
@@ -23,7 +27,10 @@ export class RateLimiter {
     const key = `${appId}\u0000${kind}`;
     const now = this.now();
     const bucket = this.buckets.get(key) ?? { tokens: perSecond, updatedAt: now };
-    bucket.tokens = Math.min(perSecond, bucket.tokens + ((now - bucket.updatedAt) / 1000) * perSecond);
+    bucket.tokens = Math.min(
+      perSecond,
+      bucket.tokens + ((now - bucket.updatedAt) / 1000) * perSecond,
+    );
     bucket.updatedAt = now;
     this.buckets.set(key, bucket);
     const headers = { "X-RateLimit-Limit": `${formatRate(perSecond)};w=1` };

@@ -14,7 +14,11 @@ type Metadata = Record<string, string>;
  * looked up afterwards for the error.
  */
 
-export async function getUserMetadata(db: Database, appId: string, userId: string): Promise<Metadata> {
+export async function getUserMetadata(
+  db: Database,
+  appId: string,
+  userId: string,
+): Promise<Metadata> {
   return (await readMetadata(db, appId, userId)) ?? throwUserNotFound(userId);
 }
 
@@ -37,11 +41,21 @@ export async function createUserMetadata(
   items: Metadata,
 ): Promise<Metadata> {
   const keys = Object.keys(items);
-  await change(db, appId, userId, items, sql`not jsonb_exists_any(${sandboxUsers.metadata}, ${textArray(keys)})`, async (stored) => {
-    const taken = keys.find((key) => Object.hasOwn(stored, key));
-    if (taken !== undefined)
-      throw new SandboxError(ErrorCode.alreadyExists, `The metadata key "${taken}" already exists.`);
-  });
+  await change(
+    db,
+    appId,
+    userId,
+    items,
+    sql`not jsonb_exists_any(${sandboxUsers.metadata}, ${textArray(keys)})`,
+    async (stored) => {
+      const taken = keys.find((key) => Object.hasOwn(stored, key));
+      if (taken !== undefined)
+        throw new SandboxError(
+          ErrorCode.alreadyExists,
+          `The metadata key "${taken}" already exists.`,
+        );
+    },
+  );
   return items;
 }
 
@@ -57,7 +71,10 @@ export async function updateUserMetadata(
   upsert: boolean,
 ): Promise<Metadata> {
   const keys = Object.keys(items);
-  const precondition = upsert || keys.length === 0 ? undefined : sql`jsonb_exists_all(${sandboxUsers.metadata}, ${textArray(keys)})`;
+  const precondition =
+    upsert || keys.length === 0
+      ? undefined
+      : sql`jsonb_exists_all(${sandboxUsers.metadata}, ${textArray(keys)})`;
   await change(db, appId, userId, items, precondition, async (stored) => {
     const missing = upsert ? undefined : keys.find((key) => !Object.hasOwn(stored, key));
     if (missing !== undefined) throw itemNotFound(missing);
@@ -81,7 +98,11 @@ export async function deleteUserMetadataItem(
   throw itemNotFound(key);
 }
 
-export async function deleteAllUserMetadata(db: Database, appId: string, userId: string): Promise<void> {
+export async function deleteAllUserMetadata(
+  db: Database,
+  appId: string,
+  userId: string,
+): Promise<void> {
   const [row] = await db
     .update(sandboxUsers)
     .set({ metadata: {} })
@@ -119,7 +140,11 @@ async function change(
   );
 }
 
-async function readMetadata(db: Database, appId: string, userId: string): Promise<Metadata | undefined> {
+async function readMetadata(
+  db: Database,
+  appId: string,
+  userId: string,
+): Promise<Metadata | undefined> {
   const [row] = await db
     .select({ metadata: sandboxUsers.metadata })
     .from(sandboxUsers)

@@ -115,25 +115,20 @@ async function insertUsers(db: Database, rows: NewUserRow[]): Promise<Array<User
     user_id: string;
     metadata: Record<string, string>;
     seq: string | number | bigint;
-  }>(
-    db,
-    "sandbox_insert_users",
-    insertUsersSql,
-    [
-      JSON.stringify(
-        unique.map((row) => ({
-          app_id: row.appId,
-          user_id: row.userId,
-          nickname: row.nickname,
-          profile_url: row.profileUrl,
-          access_token: row.accessToken,
-          metadata: row.metadata,
-          session_tokens: row.sessionTokens,
-          created_at: row.createdAt,
-        })),
-      ),
-    ],
-  );
+  }>(db, "sandbox_insert_users", insertUsersSql, [
+    JSON.stringify(
+      unique.map((row) => ({
+        app_id: row.appId,
+        user_id: row.userId,
+        nickname: row.nickname,
+        profile_url: row.profileUrl,
+        access_token: row.accessToken,
+        metadata: row.metadata,
+        session_tokens: row.sessionTokens,
+        created_at: row.createdAt,
+      })),
+    ),
+  ]);
   const stored = new Map(inserted.map((row) => [key(row.app_id, row.user_id), row]));
   return rows.map((row) => {
     const k = key(row.appId, row.userId);
@@ -146,18 +141,17 @@ async function insertUsers(db: Database, rows: NewUserRow[]): Promise<Array<User
 }
 
 function alreadyExists(userId: string): SandboxError {
-  return new SandboxError(ErrorCode.alreadyExists, `A user with user_id "${userId}" already exists.`);
+  return new SandboxError(
+    ErrorCode.alreadyExists,
+    `A user with user_id "${userId}" already exists.`,
+  );
 }
 
 /** With a stored image, inside the image's transaction. */
 async function insertUniqueUser(db: Database, appId: string, user: NewUser): Promise<UserRow> {
   const values = newUserRow(appId, user);
   // The primary key decides between concurrent creations: exactly one gets the row back.
-  const [row] = await db
-    .insert(sandboxUsers)
-    .values(values)
-    .onConflictDoNothing()
-    .returning();
+  const [row] = await db.insert(sandboxUsers).values(values).onConflictDoNothing().returning();
   // Thrown inside a transaction, this also rolls back the stored image.
   if (!row) throw alreadyExists(user.userId);
   return row;

@@ -230,7 +230,9 @@ export function listLimitSchema() {
 
 /** A comma-separated list in a query; empty items are dropped, and no items means no filter. */
 export function commaListSchema() {
-  return z.string().transform((value) => [...new Set(value.split(",").filter((item) => item !== ""))]);
+  return z
+    .string()
+    .transform((value) => [...new Set(value.split(",").filter((item) => item !== ""))]);
 }
 
 /** Paging of every list: `limit`, and `token` (the previous page's `next`; `next` is its older name). */
@@ -300,7 +302,12 @@ export const groupChannelInviteSchema = z
   })
   .superRefine((body, ctx) => {
     if (body.users === undefined && body.user_ids === undefined) {
-      ctx.addIssue({ code: "invalid_type", expected: "array", path: ["user_ids"], input: undefined });
+      ctx.addIssue({
+        code: "invalid_type",
+        expected: "array",
+        path: ["user_ids"],
+        input: undefined,
+      });
       return;
     }
     const count = requestedMemberIds(body).length;
@@ -319,7 +326,10 @@ export const groupChannelInviteSchema = z
 
 export type GroupChannelInvite = z.output<typeof groupChannelInviteSchema>;
 
-export const MEMBER_ORDERS = ["member_nickname_alphabetical", "operator_then_member_alphabetical"] as const;
+export const MEMBER_ORDERS = [
+  "member_nickname_alphabetical",
+  "operator_then_member_alphabetical",
+] as const;
 export const OPERATOR_FILTERS = ["all", "operator", "nonoperator"] as const;
 /** The platform's `invited_by_friend` / `invited_by_non_friend` are not kept apart by the sandbox. */
 export const MEMBER_STATE_FILTERS = ["all", "invited_only", "joined_only"] as const;
@@ -328,9 +338,9 @@ export const ACTIVE_MODES = ["activated", "deactivated", "all"] as const;
 /** `GET /v3/group_channels/{channel_url}/members`. */
 export const groupChannelMembersQuerySchema = z.object({
   ...pagingQueryShape,
-  order: z.enum(MEMBER_ORDERS, { message: oneOf("order", MEMBER_ORDERS) }).default(
-    "member_nickname_alphabetical",
-  ),
+  order: z
+    .enum(MEMBER_ORDERS, { message: oneOf("order", MEMBER_ORDERS) })
+    .default("member_nickname_alphabetical"),
   operator_filter: z
     .enum(OPERATOR_FILTERS, { message: oneOf("operator_filter", OPERATOR_FILTERS) })
     .default("all"),
@@ -344,7 +354,6 @@ export const groupChannelMembersQuerySchema = z.object({
 });
 
 export type GroupChannelMembersQuery = z.output<typeof groupChannelMembersQuerySchema>;
-
 
 // ---------------------------------------------------------------------------
 // Resources (sections 2.7 and 2.8), as the sandbox answers them

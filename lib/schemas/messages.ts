@@ -197,7 +197,13 @@ export const messageResourceSchema = z.object({
   user: messageUserSchema.optional(),
   /** FILE messages only. */
   file: z
-    .object({ url: z.string(), name: z.string(), type: z.string(), size: z.number(), data: z.string() })
+    .object({
+      url: z.string(),
+      name: z.string(),
+      type: z.string(),
+      size: z.number(),
+      data: z.string(),
+    })
     .optional(),
   thumbnails: z.array(thumbnailSchema).optional(),
   require_auth: z.boolean().optional(),

@@ -8,7 +8,10 @@ export type Refusal = { status: number; message: string };
 /** Why a request target cannot be served, or undefined when it can. */
 export function refuseRequestTarget(target: string): Refusal | undefined {
   if (new TextEncoder().encode(target).length > maxRequestTargetBytes) {
-    return { status: 414, message: `The request URL is longer than ${maxRequestTargetBytes / 1024} KB.` };
+    return {
+      status: 414,
+      message: `The request URL is longer than ${maxRequestTargetBytes / 1024} KB.`,
+    };
   }
   const queryStart = target.indexOf("?");
   const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
@@ -22,10 +25,16 @@ export function refuseRequestTarget(target: string): Refusal | undefined {
     try {
       decoded = decodeURIComponent(part);
     } catch {
-      return { status: 400, message: "The request URL holds percent-encoding that does not decode as UTF-8." };
+      return {
+        status: 400,
+        message: "The request URL holds percent-encoding that does not decode as UTF-8.",
+      };
     }
     if (!isStorableText(decoded)) {
-      return { status: 400, message: "The request URL holds a NUL character or an unpaired surrogate." };
+      return {
+        status: 400,
+        message: "The request URL holds a NUL character or an unpaired surrogate.",
+      };
     }
   }
   return undefined;

@@ -8,7 +8,9 @@ const userId = z.string().min(1).max(80);
 const customItems = z.record(z.string(), z.string().max(1024));
 
 export const emitEventSchema = payloadOverridesSchema.extend({
-  category: z.enum(webhookCategories, { error: '"category" must be one of the 13 webhook categories.' }),
+  category: z.enum(webhookCategories, {
+    error: '"category" must be one of the 13 webhook categories.',
+  }),
 });
 
 export const playDirectCallSchema = z.object({
@@ -27,7 +29,13 @@ export const playRoomSchema = z.object({
   custom_items: customItems.optional(),
 });
 
-export const deliveryOutcomes = ["pending", "delivered", "failed", "no_response", "refused"] as const;
+export const deliveryOutcomes = [
+  "pending",
+  "delivered",
+  "failed",
+  "no_response",
+  "refused",
+] as const;
 export type DeliveryOutcome = (typeof deliveryOutcomes)[number];
 
 const epochMs = z.coerce.number().int().min(0).max(8.64e15);
@@ -59,7 +67,10 @@ export const deliveriesQuerySchema = deliveryFilterSchema.extend({
     .string()
     .max(100)
     .optional()
-    .refine((token) => !token || deliveryPageToken.decode(token) !== null, '"token" is not a token this list gave.'),
+    .refine(
+      (token) => !token || deliveryPageToken.decode(token) !== null,
+      '"token" is not a token this list gave.',
+    ),
 });
 
 /** One attempt to deliver a webhook, as the sandbox reports it and the console records its own. */
@@ -82,15 +93,32 @@ export type DeliveryAttempt = {
 export type DeliveryCounts = Record<DeliveryOutcome, number>;
 
 /** An endpoint's health over a window: attempts made, share answered 2xx, latency. */
-export type EndpointWindow = { volume: number; success_rate: number | null; p50_ms: number | null; p95_ms: number | null };
+export type EndpointWindow = {
+  volume: number;
+  success_rate: number | null;
+  p50_ms: number | null;
+  p95_ms: number | null;
+};
 
 export type EndpointHealth = {
   url: string;
   hour: EndpointWindow;
   day: EndpointWindow;
   /** Per time slice (5 minutes over the last day), oldest first. */
-  series: Array<{ at: number; volume: number; succeeded: number; p50_ms: number | null; p95_ms: number | null }>;
-  last_failure: { event_id: string; at: number; category: string; status: number | null; reason: string } | null;
+  series: Array<{
+    at: number;
+    volume: number;
+    succeeded: number;
+    p50_ms: number | null;
+    p95_ms: number | null;
+  }>;
+  last_failure: {
+    event_id: string;
+    at: number;
+    category: string;
+    status: number | null;
+    reason: string;
+  } | null;
 };
 
 /** One event in `GET /v1/sandbox/deliveries`, newest first, with every attempt. */

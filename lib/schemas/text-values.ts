@@ -34,7 +34,9 @@ export const unstorableTextMessage = "must not contain NUL characters or unpaire
 export function findUnstorableText(value: unknown, depth = 0): string | undefined {
   if (typeof value === "string") return isStorableText(value) ? undefined : value;
   if (value === null || typeof value !== "object" || depth > 64) return undefined;
-  const entries = Array.isArray(value) ? value.map((item) => ["", item] as const) : Object.entries(value);
+  const entries = Array.isArray(value)
+    ? value.map((item) => ["", item] as const)
+    : Object.entries(value);
   for (const [key, item] of entries) {
     if (!isStorableText(key)) return key;
     const found = findUnstorableText(item, depth + 1);

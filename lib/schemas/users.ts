@@ -29,7 +29,9 @@ export const userIdSchema = storableString("user_id")
   .min(1, { error: '"user_id" must not be empty.' })
   .max(USER_ID_MAX)
   // A path segment of "." or ".." is normalised away, so such a user could never be read again.
-  .refine((userId) => userId !== "." && userId !== "..", { error: '"user_id" must not be "." or "..".' });
+  .refine((userId) => userId !== "." && userId !== "..", {
+    error: '"user_id" must not be "." or "..".',
+  });
 
 export const nicknameSchema = storableString("nickname").max(NICKNAME_MAX);
 
@@ -56,7 +58,11 @@ export const metadataSchema = z.unknown().transform((input, ctx) => {
   for (const [key, value] of entries) {
     const keyResult = metadataKeySchema.safeParse(key);
     if (!keyResult.success) {
-      ctx.addIssue({ code: "custom", path: [key], message: keyResult.error.issues[0]?.message ?? '"metadata" has an invalid key.' });
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: keyResult.error.issues[0]?.message ?? '"metadata" has an invalid key.',
+      });
       return z.NEVER;
     }
     if (typeof value !== "string") {
@@ -65,12 +71,19 @@ export const metadataSchema = z.unknown().transform((input, ctx) => {
     }
     const valueResult = metadataValueSchema.safeParse(value);
     if (!valueResult.success) {
-      ctx.addIssue({ code: "custom", path: [key], message: valueResult.error.issues[0]?.message ?? "" });
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: valueResult.error.issues[0]?.message ?? "",
+      });
       return z.NEVER;
     }
   }
   if (entries.length > METADATA_MAX_ITEMS) {
-    ctx.addIssue({ code: "custom", message: `"metadata" has too many items: at most ${METADATA_MAX_ITEMS}.` });
+    ctx.addIssue({
+      code: "custom",
+      message: `"metadata" has too many items: at most ${METADATA_MAX_ITEMS}.`,
+    });
     return z.NEVER;
   }
   return Object.fromEntries(entries) as Record<string, string>;
@@ -174,42 +187,52 @@ export const USER_ACTIVE_MODES = ["activated", "deactivated", "all"] as const;
 const limitMessage = `"limit" must be between 1 and ${USER_LIST_LIMIT_MAX}.`;
 
 /** `GET /v3/users` query: every value arrives as text. */
-export const listUsersQuerySchema = z.object({
-  user_ids: z
-    .string()
-    .transform((value) => [...new Set(value.split(",").filter((userId) => userId !== ""))])
-    .refine((userIds) => userIds.length <= USER_LIST_IDS_MAX, {
-      error: `"user_ids" has too many items: at most ${USER_LIST_IDS_MAX}.`,
-    })
-    .optional(),
-  limit: textInteger(
-    z
-      .number({ error: '"limit" must be a number.' })
-      .int()
-      .min(USER_LIST_LIMIT_MIN, { error: limitMessage })
-      .max(USER_LIST_LIMIT_MAX, { error: limitMessage }),
-  ).default(USER_LIST_LIMIT_DEFAULT),
-  /** The previous page's `next`. */
-  token: z.string().optional(),
-  /** The older name of `token`, still accepted. */
-  next: z.string().optional(),
-  nickname: z.string().optional(),
-  nickname_startswith: z.string().optional(),
-  active_mode: z
-    .enum(USER_ACTIVE_MODES, {
-      error: `"active_mode" must be one of ${USER_ACTIVE_MODES.join(", ")}.`,
-    })
-    .default("activated"),
-  metadatakey: z.string().optional(),
-  /** Comma-separated values of the `metadatakey` item. */
-  metadatavalues_in: z.string().optional(),
-}).superRefine((query, ctx) => {
-  // The two go together; the one left out is reported missing (400105).
-  for (const [given, missing] of [["metadatakey", "metadatavalues_in"], ["metadatavalues_in", "metadatakey"]] as const) {
-    if (query[given] !== undefined && query[missing] === undefined)
-      ctx.addIssue({ code: "invalid_type", expected: "string", path: [missing], input: undefined });
-  }
-});
+export const listUsersQuerySchema = z
+  .object({
+    user_ids: z
+      .string()
+      .transform((value) => [...new Set(value.split(",").filter((userId) => userId !== ""))])
+      .refine((userIds) => userIds.length <= USER_LIST_IDS_MAX, {
+        error: `"user_ids" has too many items: at most ${USER_LIST_IDS_MAX}.`,
+      })
+      .optional(),
+    limit: textInteger(
+      z
+        .number({ error: '"limit" must be a number.' })
+        .int()
+        .min(USER_LIST_LIMIT_MIN, { error: limitMessage })
+        .max(USER_LIST_LIMIT_MAX, { error: limitMessage }),
+    ).default(USER_LIST_LIMIT_DEFAULT),
+    /** The previous page's `next`. */
+    token: z.string().optional(),
+    /** The older name of `token`, still accepted. */
+    next: z.string().optional(),
+    nickname: z.string().optional(),
+    nickname_startswith: z.string().optional(),
+    active_mode: z
+      .enum(USER_ACTIVE_MODES, {
+        error: `"active_mode" must be one of ${USER_ACTIVE_MODES.join(", ")}.`,
+      })
+      .default("activated"),
+    metadatakey: z.string().optional(),
+    /** Comma-separated values of the `metadatakey` item. */
+    metadatavalues_in: z.string().optional(),
+  })
+  .superRefine((query, ctx) => {
+    // The two go together; the one left out is reported missing (400105).
+    for (const [given, missing] of [
+      ["metadatakey", "metadatavalues_in"],
+      ["metadatavalues_in", "metadatakey"],
+    ] as const) {
+      if (query[given] !== undefined && query[missing] === undefined)
+        ctx.addIssue({
+          code: "invalid_type",
+          expected: "string",
+          path: [missing],
+          input: undefined,
+        });
+    }
+  });
 
 export type ListUsersQuery = z.output<typeof listUsersQuerySchema>;
 

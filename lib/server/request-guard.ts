@@ -3,7 +3,11 @@ import type { Socket } from "node:net";
 import ipaddr from "ipaddr.js";
 import { clientAddressHeader } from "@/lib/auth/request-info";
 import { env } from "@/lib/env";
-import { maxRequestTargetBytes, refuseRequestTarget, type Refusal } from "@/lib/schemas/request-target";
+import {
+  maxRequestTargetBytes,
+  refuseRequestTarget,
+  type Refusal,
+} from "@/lib/schemas/request-target";
 
 type AddressRange = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -18,7 +22,9 @@ function parseAddress(text: string | undefined): ipaddr.IPv4 | ipaddr.IPv6 | und
 }
 
 function isTrusted(address: ipaddr.IPv4 | ipaddr.IPv6, ranges: AddressRange[]): boolean {
-  return ranges.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));
+  return ranges.some(
+    ([range, bits]) => range.kind() === address.kind() && address.match(range, bits),
+  );
 }
 
 /**
@@ -62,7 +68,10 @@ function refuse(response: http.ServerResponse, refusal: Refusal): void {
  * bare status line. This answers in the JSON error shape instead: 414 when the request line
  * alone is too long, 431 for other oversized headers, 400 otherwise.
  */
-function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+function answerClientError(
+  error: NodeJS.ErrnoException & { rawPacket?: Buffer },
+  socket: Socket,
+): void {
   if (!socket.writable || error.code === "ECONNRESET") {
     socket.destroy();
     return;
@@ -99,7 +108,11 @@ export function installRequestGuard(): void {
   prototype[guarded] = true;
   const trustedProxies = env().TRUSTED_PROXIES;
   const emit = prototype.emit;
-  prototype.emit = function guardedEmit(this: http.Server, event: string | symbol, ...args: unknown[]) {
+  prototype.emit = function guardedEmit(
+    this: http.Server,
+    event: string | symbol,
+    ...args: unknown[]
+  ) {
     if (event === "request") {
       const [request, response] = args as [http.IncomingMessage, http.ServerResponse];
       const refusal = refuseRequestTarget(request.url ?? "/");

@@ -4,7 +4,13 @@ import { env } from "@/lib/env";
 import { getSandboxApp, listApplications } from "@/lib/sandbox";
 
 export type SandboxStatus =
-  | { ok: true; applications: number; defaultAppId: string; storage: "pglite" | "postgres"; location: string }
+  | {
+      ok: true;
+      applications: number;
+      defaultAppId: string;
+      storage: "pglite" | "postgres";
+      location: string;
+    }
   | { ok: false; message: string };
 
 /** For the overview: whether the embedded sandbox is up, and what it holds. */
@@ -22,6 +28,9 @@ export async function getSandboxStatus(): Promise<SandboxStatus> {
     };
   } catch (error) {
     console.error("[overview] sandbox status failed:", error);
-    return { ok: false, message: "The sandbox's database could not be opened. The server log says why." };
+    return {
+      ok: false,
+      message: "The sandbox's database could not be opened. The server log says why.",
+    };
   }
 }

@@ -41,7 +41,10 @@ export function categoryDescription(category: string): string {
 export type SelectionState = boolean | "indeterminate";
 
 /** Tri-state of a select-all box over `categories`: all, none, or some chosen. */
-export function selectionState(selected: readonly string[], categories: readonly string[]): SelectionState {
+export function selectionState(
+  selected: readonly string[],
+  categories: readonly string[],
+): SelectionState {
   if (categories.length === 0) return false;
   const count = categories.filter((category) => selected.includes(category)).length;
   if (count === 0) return false;
@@ -63,7 +66,10 @@ export function setCategories(
     if (checked) next.add(category);
     else next.delete(category);
   }
-  return [...order.filter((category) => next.has(category)), ...[...next].filter((category) => !order.includes(category))];
+  return [
+    ...order.filter((category) => next.has(category)),
+    ...[...next].filter((category) => !order.includes(category)),
+  ];
 }
 
 /** A click on a tri-state box: partly or not selected becomes all, all becomes none. */

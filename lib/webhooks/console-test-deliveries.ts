@@ -9,7 +9,12 @@ import { postJson } from "@/lib/delivery/post-json";
 import { withRetries } from "@/lib/retry";
 import { env } from "@/lib/env";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
-import { deliveryOutcome, type DeliveryLogEntry, type DeliveryLogFilter, type DeliveryLogPage } from "./delivery-log";
+import {
+  deliveryOutcome,
+  type DeliveryLogEntry,
+  type DeliveryLogFilter,
+  type DeliveryLogPage,
+} from "./delivery-log";
 
 /** The platform's delivery rules (interface 6.1 and 8), applied by the console to its own test events. */
 export const TEST_DELIVERY_TIMEOUT_MS = 5_000;
@@ -23,7 +28,11 @@ type Row = typeof consoleTestDeliveries.$inferSelect;
  * seconds' wait, up to three attempts until any response, no redirects, the address guard.
  * Returns at once with the delivery's id; the attempts are recorded as they happen.
  */
-export async function startTestDelivery(url: string, payload: WebhookPayload, signingKey: string): Promise<string> {
+export async function startTestDelivery(
+  url: string,
+  payload: WebhookPayload,
+  signingKey: string,
+): Promise<string> {
   const db = await getDb();
   const id = randomUUID();
   await db.insert(consoleTestDeliveries).values({
@@ -39,7 +48,12 @@ export async function startTestDelivery(url: string, payload: WebhookPayload, si
   return id;
 }
 
-async function runAttempts(id: string, url: string, body: string, signingKey: string): Promise<void> {
+async function runAttempts(
+  id: string,
+  url: string,
+  body: string,
+  signingKey: string,
+): Promise<void> {
   const db = await getDb();
   const e = env();
   const policy = { allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK, allowPrivate: e.WEBHOOK_ALLOW_PRIVATE };
@@ -47,7 +61,11 @@ async function runAttempts(id: string, url: string, body: string, signingKey: st
   await withRetries(async (attempt) => {
     const at = Date.now();
     // Signed as the platform signs its own deliveries, with the application's API token.
-    const outcome = await postJson(url, body, { timeoutMs: TEST_DELIVERY_TIMEOUT_MS, policy, signingKey });
+    const outcome = await postJson(url, body, {
+      timeoutMs: TEST_DELIVERY_TIMEOUT_MS,
+      policy,
+      signingKey,
+    });
     const answered = outcome.status !== null;
     attempts.push({
       attempt,
@@ -67,8 +85,15 @@ async function runAttempts(id: string, url: string, body: string, signingKey: st
       response_excerpt: outcome.responseExcerpt,
     });
     // A refusal by the address guard is final, as on the platform.
-    const status = answered ? "delivered" : outcome.refused || attempt >= deliveryRetries.attempts ? "failed" : "pending";
-    await db.update(consoleTestDeliveries).set({ attempts, status }).where(eq(consoleTestDeliveries.id, id));
+    const status = answered
+      ? "delivered"
+      : outcome.refused || attempt >= deliveryRetries.attempts
+        ? "failed"
+        : "pending";
+    await db
+      .update(consoleTestDeliveries)
+      .set({ attempts, status })
+      .where(eq(consoleTestDeliveries.id, id));
     // Only an attempt with no answer and no refusal is tried again.
     if (!answered && !outcome.refused) throw new NoAnswer(outcome.error);
   }, deliveryRetries).catch((error: unknown) => {
@@ -100,18 +125,24 @@ export async function listTestDeliveries(
     .limit(options.limit + 1);
   const page = rows.slice(0, options.limit);
   const next = rows.length > options.limit ? deliveryPageToken.encode(page.at(-1)!.seq) : "";
-  const entries = page.map(toEntry).filter((entry) => !options.outcome || entry.outcome === options.outcome);
+  const entries = page
+    .map(toEntry)
+    .filter((entry) => !options.outcome || entry.outcome === options.outcome);
   return { source: "console", entries, next };
 }
 
 export async function findTestDelivery(id: string): Promise<DeliveryLogEntry | null> {
   const db = await getDb();
-  const [row] = await db.select().from(consoleTestDeliveries).where(eq(consoleTestDeliveries.id, id));
+  const [row] = await db
+    .select()
+    .from(consoleTestDeliveries)
+    .where(eq(consoleTestDeliveries.id, id));
   return row ? toEntry(row) : null;
 }
 
 function toEntry(row: Row): DeliveryLogEntry {
-  const abandoned = row.status === "pending" && Date.now() - row.createdAt.getTime() > ABANDONED_AFTER_MS;
+  const abandoned =
+    row.status === "pending" && Date.now() - row.createdAt.getTime() > ABANDONED_AFTER_MS;
   const status = abandoned ? "failed" : row.status;
   return {
     id: row.id,

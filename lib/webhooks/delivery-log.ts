@@ -27,7 +27,11 @@ export type DeliveryLogEntry = {
   attempts: DeliveryAttempt[];
 };
 
-export type DeliveryLogPage = { source: "sandbox" | "console"; entries: DeliveryLogEntry[]; next: string };
+export type DeliveryLogPage = {
+  source: "sandbox" | "console";
+  entries: DeliveryLogEntry[];
+  next: string;
+};
 
 export const deliveryOutcomeLabels: Record<DeliveryOutcome, string> = {
   delivered: "Delivered (2xx)",
@@ -44,7 +48,10 @@ export const deliveryLogFilterSchema = deliveryFilterSchema.extend({
 export type DeliveryLogFilter = z.infer<typeof deliveryLogFilterSchema>;
 
 /** Which outcome an entry has, from its status and last answer (for logs that do not store it). */
-export function deliveryOutcome(entry: { status: DeliveryLogEntry["status"]; attempts: DeliveryAttempt[] }): DeliveryOutcome {
+export function deliveryOutcome(entry: {
+  status: DeliveryLogEntry["status"];
+  attempts: DeliveryAttempt[];
+}): DeliveryOutcome {
   if (entry.status === "pending") return "pending";
   if (entry.attempts.some((attempt) => attempt.outcome === "refused")) return "refused";
   const answered = entry.attempts.findLast((attempt) => attempt.status !== null);

@@ -31,7 +31,11 @@ const notes: Record<string, string> = {
 // Fixed ids and time, so the reference reads the same on every visit.
 const exampleOverrides = {
   occurred_at: 1_700_000_000_000,
-  direct_call: { call_id: "8e2a1c3e-5f0b-4d7a-9c61-2b7f0e4a9d11", caller_id: "alice", callee_id: "bob" },
+  direct_call: {
+    call_id: "8e2a1c3e-5f0b-4d7a-9c61-2b7f0e4a9d11",
+    caller_id: "alice",
+    callee_id: "bob",
+  },
   service_call: { message_id: "4c1d7e2a-0b9f-4f3e-8a6d-1e2c3b4a5d6f" },
   room: { room_id: "a41f0b2c9d3e", created_by: "alice" },
   participant: { user_id: "bob" },
@@ -41,7 +45,12 @@ const exampleOverrides = {
 /** Every category's reference: when it fires, its fields with types, and an example from the shared builders. */
 export function payloadReference(applicationId = "your-application-id"): PayloadReferenceEntry[] {
   return (Object.keys(webhookCategoryDescriptions) as WebhookCategory[]).map((category) => {
-    const example = samplePayload(category, applicationId, exampleOverrides, exampleOverrides.occurred_at);
+    const example = samplePayload(
+      category,
+      applicationId,
+      exampleOverrides,
+      exampleOverrides.occurred_at,
+    );
     return {
       category,
       firesWhen: webhookCategoryDescriptions[category],
@@ -59,7 +68,9 @@ export function describeFields(value: Record<string, unknown>, prefix = ""): Pay
     const isObject = field !== null && typeof field === "object" && !Array.isArray(field);
     // custom_items and service_call.payload are open maps: their keys are not fields.
     const open = key === "custom_items" || path === "service_call.payload";
-    return isObject && !open ? [own, ...describeFields(field as Record<string, unknown>, path)] : [own];
+    return isObject && !open
+      ? [own, ...describeFields(field as Record<string, unknown>, path)]
+      : [own];
   });
 }
 

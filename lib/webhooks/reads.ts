@@ -5,7 +5,12 @@ import { env } from "@/lib/env";
 import type { DeliveryCounts, EndpointHealth } from "@/lib/schemas/sandbox-events";
 import { webhookCategories } from "@/lib/schemas/webhooks";
 import { listTestDeliveries } from "./console-test-deliveries";
-import { deliveryOutcome, type DeliveryLogEntry, type DeliveryLogFilter, type DeliveryLogPage } from "./delivery-log";
+import {
+  deliveryOutcome,
+  type DeliveryLogEntry,
+  type DeliveryLogFilter,
+  type DeliveryLogPage,
+} from "./delivery-log";
 import type { WebhookSettingsValues } from "./settings-diff";
 
 /** What the console reads for the Webhooks page: one function per read, used by route handlers and prefetch. */
@@ -37,21 +42,29 @@ const isKnownCategory = (category: string | undefined) =>
   category === undefined || (webhookCategories as readonly string[]).includes(category);
 
 /** A page of the delivery log: the sandbox's own, or the console's test deliveries against a remote platform. */
-export async function readDeliveryLog(filter: DeliveryLogFilter & { limit: number; token?: string }): Promise<DeliveryLogPage> {
+export async function readDeliveryLog(
+  filter: DeliveryLogFilter & { limit: number; token?: string },
+): Promise<DeliveryLogPage> {
   const target = await getPlatformTarget();
   if (target.kind === "remote") return listTestDeliveries(filter);
   if (!isKnownCategory(filter.category)) return { source: "sandbox", entries: [], next: "" };
   const client = await getPlatformClient();
-  const { deliveries, next } = await client.sandbox.deliveries(filter as Parameters<typeof client.sandbox.deliveries>[0]);
+  const { deliveries, next } = await client.sandbox.deliveries(
+    filter as Parameters<typeof client.sandbox.deliveries>[0],
+  );
   return { source: "sandbox", entries: deliveries.flatMap(toLogEntry), next };
 }
 
 /** Deliveries per outcome for the filter (sandbox only: a remote platform keeps no log). */
-export async function readDeliveryCounts(filter: DeliveryLogFilter): Promise<{ counts: DeliveryCounts | null }> {
+export async function readDeliveryCounts(
+  filter: DeliveryLogFilter,
+): Promise<{ counts: DeliveryCounts | null }> {
   const target = await getPlatformTarget();
   if (target.kind === "remote" || !isKnownCategory(filter.category)) return { counts: null };
   const client = await getPlatformClient();
-  return client.sandbox.deliveryCounts(filter as Parameters<typeof client.sandbox.deliveryCounts>[0]);
+  return client.sandbox.deliveryCounts(
+    filter as Parameters<typeof client.sandbox.deliveryCounts>[0],
+  );
 }
 
 export async function readEndpointHealth(): Promise<{ health: EndpointHealth | null }> {
@@ -62,7 +75,9 @@ export async function readEndpointHealth(): Promise<{ health: EndpointHealth | n
 }
 
 /** Whether deliveries to a URL would be refused by the address guard, checked now (DNS included). */
-export async function readUrlWarning(url: string): Promise<{ warning: string | null; allowed: boolean }> {
+export async function readUrlWarning(
+  url: string,
+): Promise<{ warning: string | null; allowed: boolean }> {
   const e = env();
   const strict = await hostWarning(url, { allowLoopback: false, allowPrivate: false });
   if (!strict) return { warning: null, allowed: true };
@@ -79,7 +94,9 @@ function toLogEntry(delivery: SandboxDelivery): DeliveryLogEntry[] {
       category: delivery.category,
       url: delivery.url,
       status: delivery.status,
-      outcome: delivery.outcome ?? deliveryOutcome({ status: delivery.status, attempts: delivery.attempts }),
+      outcome:
+        delivery.outcome ??
+        deliveryOutcome({ status: delivery.status, attempts: delivery.attempts }),
       createdAt: delivery.created_at,
       payload: delivery.payload,
       attempts: delivery.attempts,

@@ -26,8 +26,12 @@ export type WebhookSettingsDiff = {
  * The concrete categories a value of `enabled_events` stands for: `["*"]` is every category
  * the platform listed, anything else is itself. Kept in the platform's order.
  */
-export function concreteCategories(enabledEvents: readonly string[], allCategories: readonly string[]): string[] {
-  if (enabledEvents.length === 1 && enabledEvents[0] === ALL_WEBHOOK_EVENTS) return [...allCategories];
+export function concreteCategories(
+  enabledEvents: readonly string[],
+  allCategories: readonly string[],
+): string[] {
+  if (enabledEvents.length === 1 && enabledEvents[0] === ALL_WEBHOOK_EVENTS)
+    return [...allCategories];
   const chosen = new Set(enabledEvents);
   const known = allCategories.filter((category) => chosen.has(category));
   // A category the platform no longer lists still shows, so removing it is visible.
@@ -49,7 +53,8 @@ export function diffWebhookSettings(
     includeMembers: change(before.include_members, after.include_members),
     added: afterEvents.filter((category) => !beforeEvents.includes(category)),
     removed: beforeEvents.filter((category) => !afterEvents.includes(category)),
-    subscribesToAll: after.enabled_events.length === 1 && after.enabled_events[0] === ALL_WEBHOOK_EVENTS,
+    subscribesToAll:
+      after.enabled_events.length === 1 && after.enabled_events[0] === ALL_WEBHOOK_EVENTS,
   };
 }
 
@@ -67,7 +72,8 @@ export function hasChanges(diff: WebhookSettingsDiff): boolean {
 /** Why nothing would be delivered after the save, or null when something would be. */
 export function nothingDeliveredReason(after: WebhookSettingsValues): string | null {
   if (!after.enabled) return "Webhooks are off: nothing will be delivered.";
-  if (after.enabled_events.length === 0) return "No category is subscribed: nothing will be delivered.";
+  if (after.enabled_events.length === 0)
+    return "No category is subscribed: nothing will be delivered.";
   return null;
 }
 
@@ -77,7 +83,12 @@ export function isPlainHttp(url: string): boolean {
 }
 
 export type SettingsField = keyof WebhookSettingsValues;
-export const settingsFields: readonly SettingsField[] = ["enabled", "url", "include_members", "enabled_events"];
+export const settingsFields: readonly SettingsField[] = [
+  "enabled",
+  "url",
+  "include_members",
+  "enabled_events",
+];
 
 /** A field the platform changed after the page loaded it: the three values, for the administrator to choose. */
 export type StaleField = {
@@ -92,7 +103,12 @@ export type StaleField = {
 /** Whose value a stale field takes: the platform's current one, or the one on the page. */
 export type StaleChoice = "platform" | "yours";
 
-function sameValue(field: SettingsField, a: WebhookSettingsValues, b: WebhookSettingsValues, allCategories: readonly string[]) {
+function sameValue(
+  field: SettingsField,
+  a: WebhookSettingsValues,
+  b: WebhookSettingsValues,
+  allCategories: readonly string[],
+) {
   if (field !== "enabled_events") return a[field] === b[field];
   const left = concreteCategories(a.enabled_events, allCategories).sort();
   const right = concreteCategories(b.enabled_events, allCategories).sort();
@@ -121,8 +137,12 @@ export function staleFields(
  * The choice made for each stale field before anyone clicks: the platform's value where the
  * page left the field alone, none where both sides changed it.
  */
-export function initialChoices(stale: readonly StaleField[]): Partial<Record<SettingsField, StaleChoice>> {
-  return Object.fromEntries(stale.filter((item) => !item.editedHere).map((item) => [item.field, "platform"]));
+export function initialChoices(
+  stale: readonly StaleField[],
+): Partial<Record<SettingsField, StaleChoice>> {
+  return Object.fromEntries(
+    stale.filter((item) => !item.editedHere).map((item) => [item.field, "platform"]),
+  );
 }
 
 /** What a save sends: the page's values, with the platform's where the administrator chose them. */
@@ -133,7 +153,8 @@ export function resolveStale(
 ): WebhookSettingsValues {
   const resolved = { ...yours };
   for (const field of settingsFields) {
-    if (choices[field] === "platform") (resolved as Record<SettingsField, unknown>)[field] = now[field];
+    if (choices[field] === "platform")
+      (resolved as Record<SettingsField, unknown>)[field] = now[field];
   }
   return resolved;
 }

@@ -31,7 +31,8 @@ const roomFields: TestEventField[] = [
 /** The ids a test event of `category` carries, in the order the payload shows them. */
 export function testEventFields(category: WebhookCategory): TestEventField[] {
   if (category.startsWith("direct_call:")) return directCallFields;
-  if (category.startsWith("room:participant_")) return [...roomFields, { path: "participant.user_id", label: "user_id" }];
+  if (category.startsWith("room:participant_"))
+    return [...roomFields, { path: "participant.user_id", label: "user_id" }];
   if (category.startsWith("room:invitation_")) {
     return [
       ...roomFields,
@@ -85,7 +86,10 @@ export function buildTestPayload(
     service_call: { message_id: seed.messageId },
     room: { room_id: ids["room.room_id"], created_by: ids["room.created_by"] },
     participant: { user_id: ids["participant.user_id"] },
-    invitation: { inviter_id: ids["invitation.inviter_id"], invitee_id: ids["invitation.invitee_id"] },
+    invitation: {
+      inviter_id: ids["invitation.inviter_id"],
+      invitee_id: ids["invitation.invitee_id"],
+    },
   };
   return samplePayload(category, applicationId, overrides, seed.occurredAt);
 }

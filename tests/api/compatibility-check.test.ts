@@ -18,9 +18,9 @@ describe("compatibility check", () => {
     const results = await runCompatibilityCheck(clientFor(sandbox.baseUrl, sandbox.token));
     expect(results.filter((row) => row.outcome !== "pass")).toEqual([]);
     expect(results.map((row) => row.operation)).toContain("GET /v3/users (paging with token)");
-    expect(results.find((row) => row.operation === "GET /v3/users (paging with token)")?.detail).toBe(
-      "the second page follows the first",
-    );
+    expect(
+      results.find((row) => row.operation === "GET /v3/users (paging with token)")?.detail,
+    ).toBe("the second page follows the first");
   });
 
   it("names the operation and the field when a remote platform answers something else", async () => {
@@ -29,9 +29,21 @@ describe("compatibility check", () => {
       const url = new URL(req.url ?? "/", "http://x");
       res.writeHead(200, { "content-type": "application/json" });
       if (url.pathname.endsWith("/settings/webhook"))
-        return res.end(JSON.stringify({ webhook: { enabled: false, url: "", include_members: false, enabled_events: [] } }));
+        return res.end(
+          JSON.stringify({
+            webhook: { enabled: false, url: "", include_members: false, enabled_events: [] },
+          }),
+        );
       if (url.pathname === "/v3/users") {
-        const user = { user_id: "same", nick_name: "A", profile_url: "", is_online: false, is_active: true, last_seen_at: -1, metadata: {} };
+        const user = {
+          user_id: "same",
+          nick_name: "A",
+          profile_url: "",
+          is_online: false,
+          is_active: true,
+          last_seen_at: -1,
+          metadata: {},
+        };
         return res.end(JSON.stringify({ users: [user], next: "more" }));
       }
       res.end(JSON.stringify({ channels: [], next: "" }));
@@ -42,7 +54,9 @@ describe("compatibility check", () => {
       const results = await runCompatibilityCheck(clientFor(origin, "t"));
       const paging = results.find((row) => row.operation === "GET /v3/users (paging with token)");
       expect(paging).toMatchObject({ outcome: "fail" });
-      expect(paging?.detail).toContain('users.list: the platform answered an unexpected "users.0.nickname"');
+      expect(paging?.detail).toContain(
+        'users.list: the platform answered an unexpected "users.0.nickname"',
+      );
       expect(results.find((row) => row.operation === "GET webhook settings")?.outcome).toBe("pass");
     } finally {
       server.closeAllConnections();

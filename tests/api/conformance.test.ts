@@ -27,13 +27,22 @@ describe("npm run conformance", () => {
     expect(output).toMatch(/\n\d+ passed, 0 failed/);
     expect(output).not.toContain("FAIL");
     expect(code, output).toBe(0);
-    for (const step of ["create users", "list users by ids, paging with token", "migrate MESG, FILE and ADMM messages, twice", "deactivate a user", "clean up the scratch namespace"])
+    for (const step of [
+      "create users",
+      "list users by ids, paging with token",
+      "migrate MESG, FILE and ADMM messages, twice",
+      "deactivate a user",
+      "clean up the scratch namespace",
+    ])
       expect(output).toContain(step);
     const namespace = /namespace (conf_[0-9a-f]+)/.exec(output)?.[1];
     expect(namespace).toBeDefined();
-    const left = await fetch(`${sandbox.baseUrl}/v3/users?nickname_startswith=${namespace}&active_mode=all`, {
-      headers: { "Api-Token": sandbox.token },
-    });
+    const left = await fetch(
+      `${sandbox.baseUrl}/v3/users?nickname_startswith=${namespace}&active_mode=all`,
+      {
+        headers: { "Api-Token": sandbox.token },
+      },
+    );
     expect(((await left.json()) as { users: unknown[] }).users).toEqual([]);
   });
 

@@ -25,7 +25,9 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the PGlite data directo
     const started = Date.now();
     const release = await lockDataDir(dataDir);
     const took = Date.now() - started;
-    expect(JSON.parse(fs.readFileSync(`${dataDir}.lock.owner`, "utf8"))).toMatchObject({ pid: process.pid });
+    expect(JSON.parse(fs.readFileSync(`${dataDir}.lock.owner`, "utf8"))).toMatchObject({
+      pid: process.pid,
+    });
     await release();
     expect(fs.existsSync(`${dataDir}.lock`)).toBe(false);
     return took;
@@ -35,12 +37,16 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the PGlite data directo
     const child = spawn(process.execPath, ["-e", ""]);
     await new Promise((resolve) => child.once("exit", resolve));
     // The lock was just refreshed, so only the owner check can tell that it is dead.
-    expect(await timedLock(leftBehindLock({ pid: child.pid, startTime: "1" }))).toBeLessThan(pgliteLockStaleMs / 5);
+    expect(await timedLock(leftBehindLock({ pid: child.pid, startTime: "1" }))).toBeLessThan(
+      pgliteLockStaleMs / 5,
+    );
   });
 
   it("takes over at once a lock whose pid now belongs to another process", async () => {
     // Our own pid, as a reused one would be, with another start time.
-    expect(await timedLock(leftBehindLock({ pid: process.pid, startTime: "1" }))).toBeLessThan(pgliteLockStaleMs / 5);
+    expect(await timedLock(leftBehindLock({ pid: process.pid, startTime: "1" }))).toBeLessThan(
+      pgliteLockStaleMs / 5,
+    );
   });
 
   it("takes over a lock nobody refreshes, even without an owner file", async () => {
@@ -60,7 +66,12 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the PGlite data directo
     // Seen from another process: the same live holder.
     const other = spawn(
       process.execPath,
-      ["--import", "tsx", "-e", `import("${path.resolve("lib/db/client.ts")}").then((m) => m.openDatabase({ dataDir: ${JSON.stringify(dataDir)} })).then(() => process.exit(0), (e) => { console.error(e.message); process.exit(3); })`],
+      [
+        "--import",
+        "tsx",
+        "-e",
+        `import("${path.resolve("lib/db/client.ts")}").then((m) => m.openDatabase({ dataDir: ${JSON.stringify(dataDir)} })).then(() => process.exit(0), (e) => { console.error(e.message); process.exit(3); })`,
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let stderr = "";

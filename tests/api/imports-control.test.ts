@@ -9,11 +9,17 @@ import { failuresCsv } from "@/lib/imports/jobs/report";
 import { requireJob, rowCounts } from "@/lib/imports/jobs/store";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { clientFor, createPlannedJob, openJobDatabase, runJob, useJobDatabase, waitForJob } from "./imports-harness";
+import {
+  clientFor,
+  createPlannedJob,
+  openJobDatabase,
+  runJob,
+  useJobDatabase,
+  waitForJob,
+} from "./imports-harness";
 import { startSandboxServer, type SandboxServer } from "./support/sandbox-server";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 
 describe("import jobs: retries that meet 400202, channels, refusals", () => {
   const sandbox = sharedSandbox();
@@ -21,11 +27,21 @@ describe("import jobs: retries that meet 400202, channels, refusals", () => {
 
   it("counts a 400202 as created after a lost answer of ours, as existed after someone else's creation", async () => {
     const prefix = `dup_${randomBytes(4).toString("hex")}`;
-    const planned = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(10, prefix), usersMapping);
+    const planned = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "users",
+      usersFile(10, prefix),
+      usersMapping,
+    );
     const client = clientFor(sandbox);
     // After the plan: user 1 made by an attempt of ours whose answer was lost, user 2 by someone else.
     await client.users.create({ user_id: `${prefix}_1`, nickname: "Lost answer", profile_url: "" });
-    await client.users.create({ user_id: `${prefix}_2`, nickname: "Someone else", profile_url: "" });
+    await client.users.create({
+      user_id: `${prefix}_2`,
+      nickname: "Someone else",
+      profile_url: "",
+    });
     await jobs.handle.db
       .update(importRows)
       .set({ attempts: 1 })
@@ -41,9 +57,23 @@ describe("import jobs: retries that meet 400202, channels, refusals", () => {
 
   it("imports group channels: derived channel_urls, members checked, strict refused in the plan, frozen after creation", async () => {
     const prefix = `ch_${randomBytes(4).toString("hex")}`;
-    const users = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(4, prefix), usersMapping);
+    const users = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "users",
+      usersFile(4, prefix),
+      usersMapping,
+    );
     await runJob(jobs.handle, sandbox, users.id);
-    const columns = ["source_id", "channel_url", "name", "user_ids", "operator_ids", "frozen", "strict"];
+    const columns = [
+      "source_id",
+      "channel_url",
+      "name",
+      "user_ids",
+      "operator_ids",
+      "frozen",
+      "strict",
+    ];
     const file = {
       columns,
       rows: [
@@ -55,20 +85,32 @@ describe("import jobs: retries that meet 400202, channels, refusals", () => {
     };
     const mapping = Object.fromEntries(columns.map((column) => [column, column]));
     const planned = await createPlannedJob(jobs.handle, sandbox, "group_channels", file, mapping);
-    expect(planned.plan).toMatchObject({ toCreate: 3, invalid: 1, missingMembers: 1, followUps: { freeze: 1 } });
+    expect(planned.plan).toMatchObject({
+      toCreate: 3,
+      invalid: 1,
+      missingMembers: 1,
+      followUps: { freeze: 1 },
+    });
 
     const { job } = await runJob(jobs.handle, sandbox, planned.id);
-    expect(await rowCounts(jobs.handle.db, job.id)).toMatchObject({ created: 3, invalid: 1, failed: 0, followUpsPending: 0 });
+    expect(await rowCounts(jobs.handle.db, job.id)).toMatchObject({
+      created: 3,
+      invalid: 1,
+      failed: 0,
+      followUpsPending: 0,
+    });
     const rows = await jobs.handle.db.select().from(importRows).where(eq(importRows.jobId, job.id));
     const derived = rows.find((row) => row.rowIndex === 0)!.resourceKey!;
     expect(derived).toMatch(/^imp_[0-9a-f]{40}$/);
-    const channel = await call<{ freeze: boolean; members: Array<{ user_id: string; role: string }> }>(
-      sandbox,
-      "GET",
-      `/v3/group_channels/${derived}`,
-    );
+    const channel = await call<{
+      freeze: boolean;
+      members: Array<{ user_id: string; role: string }>;
+    }>(sandbox, "GET", `/v3/group_channels/${derived}`);
     expect(channel.body.freeze).toBe(true);
-    expect(channel.body.members.map((member) => member.user_id).sort()).toEqual([`${prefix}_0`, `${prefix}_1`]);
+    expect(channel.body.members.map((member) => member.user_id).sort()).toEqual([
+      `${prefix}_0`,
+      `${prefix}_1`,
+    ]);
     expect((await call(sandbox, "GET", `/v3/group_channels/${prefix}_given`)).status).toBe(200);
 
     let csv = "";
@@ -81,13 +123,27 @@ describe("import jobs: retries that meet 400202, channels, refusals", () => {
   });
 
   it("refuses wrong state transitions and changes nothing", async () => {
-    const planned = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(2, `st_${randomBytes(3).toString("hex")}`), usersMapping);
-    await expect(controlJob(jobs.handle.db, planned.id, "pause")).rejects.toThrow(/planned, so it cannot be paused/);
-    await expect(controlJob(jobs.handle.db, planned.id, "resume")).rejects.toThrow(/cannot be run|cannot/);
-    await expect(controlJob(jobs.handle.db, "00000000-0000-4000-8000-000000000000", "run")).rejects.toThrow(/no such import/);
+    const planned = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "users",
+      usersFile(2, `st_${randomBytes(3).toString("hex")}`),
+      usersMapping,
+    );
+    await expect(controlJob(jobs.handle.db, planned.id, "pause")).rejects.toThrow(
+      /planned, so it cannot be paused/,
+    );
+    await expect(controlJob(jobs.handle.db, planned.id, "resume")).rejects.toThrow(
+      /cannot be run|cannot/,
+    );
+    await expect(
+      controlJob(jobs.handle.db, "00000000-0000-4000-8000-000000000000", "run"),
+    ).rejects.toThrow(/no such import/);
     expect((await requireJob(jobs.handle.db, planned.id)).status).toBe("planned");
     await controlJob(jobs.handle.db, planned.id, "cancel");
-    await expect(controlJob(jobs.handle.db, planned.id, "run")).rejects.toThrow(/cancelled, so it cannot be run/);
+    await expect(controlJob(jobs.handle.db, planned.id, "run")).rejects.toThrow(
+      /cancelled, so it cannot be run/,
+    );
   });
 });
 
@@ -96,7 +152,10 @@ describe("import jobs under a write limit of 50/s", () => {
   let handle: DatabaseHandle;
 
   beforeAll(async () => {
-    [limited, handle] = await Promise.all([startSandboxServer({ SANDBOX_RATE_LIMIT: "write=50" }), openJobDatabase()]);
+    [limited, handle] = await Promise.all([
+      startSandboxServer({ SANDBOX_RATE_LIMIT: "write=50" }),
+      openJobDatabase(),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([limited?.stop(), handle?.close()]);
@@ -104,7 +163,13 @@ describe("import jobs under a write limit of 50/s", () => {
 
   it("pauses, resumes and cancels; stays under the limit", async () => {
     const prefix = `pace_${randomBytes(4).toString("hex")}`;
-    const planned = await createPlannedJob(handle, limited, "users", usersFile(400, prefix), usersMapping);
+    const planned = await createPlannedJob(
+      handle,
+      limited,
+      "users",
+      usersFile(400, prefix),
+      usersMapping,
+    );
     await controlJob(handle.db, planned.id, "run");
     const runner = startImportRunner({
       getDb: async () => handle.db,

@@ -56,7 +56,13 @@ export async function uploadJob(
 ): Promise<ImportJob> {
   const { db } = handle;
   const totalRows = options.totalRows ?? file.rows.length;
-  const job = await createJob(db, { resource, fileName: `${resource}.csv`, columns: file.columns, mapping, totalRows });
+  const job = await createJob(db, {
+    resource,
+    fileName: `${resource}.csv`,
+    columns: file.columns,
+    mapping,
+    totalRows,
+  });
   const chunkRows = options.chunkRows ?? 2000;
   for (let start = 0; start < file.rows.length; start += chunkRows) {
     const rows = file.rows.slice(start, start + chunkRows).map((values, i) => ({
@@ -103,12 +109,21 @@ export async function waitForJob(
 export function startTestPlanner(
   handle: DatabaseHandle,
   target: Target,
-  options: { workerId?: string; clientTimeoutMs?: number; log?: (line: string) => void; fetch?: PlatformClientOptions["fetch"] } = {},
+  options: {
+    workerId?: string;
+    clientTimeoutMs?: number;
+    log?: (line: string) => void;
+    fetch?: PlatformClientOptions["fetch"];
+  } = {},
 ) {
   return startPlanner({
     getDb: async () => handle.db,
     createClient: async () =>
-      clientFor(target, { timeoutMs: options.clientTimeoutMs ?? 10_000, rateLimitRetries: 3, fetch: options.fetch }),
+      clientFor(target, {
+        timeoutMs: options.clientTimeoutMs ?? 10_000,
+        rateLimitRetries: 3,
+        fetch: options.fetch,
+      }),
     workerId: options.workerId ?? "test-planner",
     pollMs: 20,
     log: options.log ?? (() => {}),
@@ -146,17 +161,23 @@ export async function runJob(
   await controlJob(db, jobId, "run");
   const runner = startImportRunner({
     getDb: async () => db,
-    createClient: async (hooks) => clientFor(target, { ...hooks, timeoutMs: options.clientTimeoutMs ?? 10_000 }),
+    createClient: async (hooks) =>
+      clientFor(target, { ...hooks, timeoutMs: options.clientTimeoutMs ?? 10_000 }),
     pollMs: 100,
     log: () => {},
     ...options,
   });
   try {
     const started = Date.now();
-    const job = await waitForJob(db, jobId, (job) => job.status === "completed" || job.status === "cancelled", {
-      timeoutMs: options.timeoutMs,
-      pollMs: 100,
-    });
+    const job = await waitForJob(
+      db,
+      jobId,
+      (job) => job.status === "completed" || job.status === "cancelled",
+      {
+        timeoutMs: options.timeoutMs,
+        pollMs: 100,
+      },
+    );
     return { job, runner, seconds: (Date.now() - started) / 1000 };
   } finally {
     await runner.stop();

@@ -6,16 +6,40 @@ import { messagesFile, messagesMapping, type ImportFile } from "@/tests/fixtures
 import { call, sharedSandbox } from "./support/http";
 import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
 import type { Rehearsal } from "@/lib/imports/types";
-import { clientFor, createPlannedJob, runJob, startTestPlanner, useJobDatabase, waitForJob, type Target } from "./imports-harness";
+import {
+  clientFor,
+  createPlannedJob,
+  runJob,
+  startTestPlanner,
+  useJobDatabase,
+  waitForJob,
+  type Target,
+} from "./imports-harness";
 
-type Listed = { messages: Array<{ type: string; created_at: number; message: string; user?: { user_id: string }; file?: { url: string } }> };
+type Listed = {
+  messages: Array<{
+    type: string;
+    created_at: number;
+    message: string;
+    user?: { user_id: string };
+    file?: { url: string };
+  }>;
+};
 
 /** Every message of a channel, oldest first, as the platform lists them. */
-export async function channelHistory(target: Target, kind: "open_channels" | "group_channels", channelUrl: string) {
+export async function channelHistory(
+  target: Target,
+  kind: "open_channels" | "group_channels",
+  channelUrl: string,
+) {
   const messages: Listed["messages"] = [];
   let ts = 0;
   for (;;) {
-    const page = await call<Listed>(target, "GET", `/v3/${kind}/${channelUrl}/messages?message_ts=${ts}&prev_limit=0&next_limit=200&include=${messages.length === 0}`);
+    const page = await call<Listed>(
+      target,
+      "GET",
+      `/v3/${kind}/${channelUrl}/messages?message_ts=${ts}&prev_limit=0&next_limit=200&include=${messages.length === 0}`,
+    );
     expect(page.status).toBe(200);
     messages.push(...page.body.messages);
     if (page.body.messages.length < 200) return messages;
@@ -31,14 +55,21 @@ describe("a messages import against the sandbox", () => {
     const prefix = `msg_${randomBytes(4).toString("hex")}`;
     const client = clientFor(sandbox);
     const senders = [`${prefix}_ann`, `${prefix}_bob`, `${prefix}_cy`];
-    for (const id of senders) await client.users.create({ user_id: id, nickname: id, profile_url: "" });
+    for (const id of senders)
+      await client.users.create({ user_id: id, nickname: id, profile_url: "" });
     const group = `${prefix}_group`;
     const open = `${prefix}_open`;
     await client.groupChannels.create({ channel_url: group, user_ids: senders });
     await client.openChannels.create({ channel_url: open });
     // A channel imported here, named by the messages through its old system's id.
     const roomSource = `${prefix}-room`;
-    const channels = await createPlannedJob(jobs.handle, sandbox, "group_channels", { columns: ["id", "members"], rows: [[roomSource, senders.join(";")]] }, { id: "source_id", members: "user_ids" });
+    const channels = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "group_channels",
+      { columns: ["id", "members"], rows: [[roomSource, senders.join(";")]] },
+      { id: "source_id", members: "user_ids" },
+    );
     await runJob(jobs.handle, sandbox, channels.id);
     const [roomRow] = await listRows(jobs.handle.db, channels.id, { limit: 1 });
     const room = roomRow!.resourceKey!;
@@ -47,7 +78,15 @@ describe("a messages import against the sandbox", () => {
     const valid = file.rows.length;
     file.rows.push([group, "file", senders[0]!, "", "1700000500", `${prefix}-nourl`, ""]); // FILE without url
     file.rows.push([group, "text", `${prefix}_ghost`, "who?", "1700000501", `${prefix}-ghost`, ""]); // not a user
-    file.rows.push([`${prefix}_nowhere`, "text", senders[0]!, "lost", "1700000502", `${prefix}-lost`, ""]); // no such channel
+    file.rows.push([
+      `${prefix}_nowhere`,
+      "text",
+      senders[0]!,
+      "lost",
+      "1700000502",
+      `${prefix}-lost`,
+      "",
+    ]); // no such channel
     file.rows.push([group, "text", senders[1]!, "again", "1700000503", `${prefix}-0-4`, ""]); // same source id, same channel
     file.rows.push([group, "poll", senders[1]!, "?", "1700000504", `${prefix}-poll`, ""]); // unknown type
     file.rows.push([group, "text", senders[1]!, "when?", "last tuesday", `${prefix}-when`, ""]); // unreadable time
@@ -64,24 +103,49 @@ describe("a messages import against the sandbox", () => {
       missingChannels: [`${prefix}_nowhere`],
       missingSenders: [`${prefix}_ghost`],
     });
-    expect(plan.messages!.largestChannels.map((channel) => channel.channelUrl).sort()).toEqual([group, open, room].sort());
+    expect(plan.messages!.largestChannels.map((channel) => channel.channelUrl).sort()).toEqual(
+      [group, open, room].sort(),
+    );
 
     // The rehearsal sends the same requests to a scratch application first.
     await startRehearsal(jobs.handle.db, planned.id);
     const planner = startTestPlanner(jobs.handle, sandbox);
-    const rehearsed = await waitForJob(jobs.handle.db, planned.id, (job) => (job.rehearsal as Rehearsal | null)?.state !== "running").finally(() => planner.stop());
+    const rehearsed = await waitForJob(
+      jobs.handle.db,
+      planned.id,
+      (job) => (job.rehearsal as Rehearsal | null)?.state !== "running",
+    ).finally(() => planner.stop());
     expect(rehearsed.rehearsal).toMatchObject({ state: "done", created: valid, failed: 0 });
 
     const { job } = await runJob(jobs.handle, sandbox, planned.id, { concurrency: 4 });
     expect(job.status).toBe("completed");
-    expect(await rowCounts(jobs.handle.db, job.id)).toMatchObject({ created: valid, invalid: 6, failed: 0, pending: 0 });
+    expect(await rowCounts(jobs.handle.db, job.id)).toMatchObject({
+      created: valid,
+      invalid: 6,
+      failed: 0,
+      pending: 0,
+    });
 
-    for (const [kind, url] of [["group_channels", group], ["open_channels", open], ["group_channels", room]] as const) {
+    for (const [kind, url] of [
+      ["group_channels", group],
+      ["open_channels", open],
+      ["group_channels", room],
+    ] as const) {
       const history = await channelHistory(sandbox, kind, url);
       expect(history).toHaveLength(230);
-      expect(history.map((message) => message.created_at)).toEqual(Array.from({ length: 230 }, (_, n) => (1_700_000_000 + n) * 1000));
-      expect(history.filter((message) => message.type === "FILE").every((message) => message.file?.url.startsWith("https://files.example/"))).toBe(true);
-      expect(history.filter((message) => message.type === "ADMM").every((message) => message.user === undefined)).toBe(true);
+      expect(history.map((message) => message.created_at)).toEqual(
+        Array.from({ length: 230 }, (_, n) => (1_700_000_000 + n) * 1000),
+      );
+      expect(
+        history
+          .filter((message) => message.type === "FILE")
+          .every((message) => message.file?.url.startsWith("https://files.example/")),
+      ).toBe(true);
+      expect(
+        history
+          .filter((message) => message.type === "ADMM")
+          .every((message) => message.user === undefined),
+      ).toBe(true);
     }
 
     // The same file again adds nothing.

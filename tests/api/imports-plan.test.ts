@@ -29,13 +29,21 @@ describe("plans are made in the background", () => {
 
   /** A users job of `count` rows, all uploaded, not yet asked for a plan. */
   const uploadedJob = (count: number, { upload = count } = {}): Promise<ImportJob> =>
-    uploadJob(jobs.handle, "users", usersFile(upload, `plan_${randomBytes(4).toString("hex")}`), usersMapping, {
-      totalRows: count,
-    });
+    uploadJob(
+      jobs.handle,
+      "users",
+      usersFile(upload, `plan_${randomBytes(4).toString("hex")}`),
+      usersMapping,
+      {
+        totalRows: count,
+      },
+    );
 
   it("refuses to plan before every row has arrived, and changes nothing", async () => {
     const job = await uploadedJob(3, { upload: 2 });
-    await expect(requestPlan(jobs.handle.db, job.id)).rejects.toThrow(/Only 2 of the file's 3 rows have arrived/);
+    await expect(requestPlan(jobs.handle.db, job.id)).rejects.toThrow(
+      /Only 2 of the file's 3 rows have arrived/,
+    );
     expect((await requireJob(jobs.handle.db, job.id)).status).toBe("draft");
   });
 
@@ -53,19 +61,33 @@ describe("plans are made in the background", () => {
     });
     expect(reports[0]).toEqual({ step: "lookups", done: 0, total: 450 });
     expect(reports.at(-1)).toEqual({ step: "saving", done: 450, total: 450 });
-    expect(planned).toMatchObject({ status: "planned", planProgress: null, claimedBy: null, claimedUntil: null });
-    expect(planned.plan).toMatchObject({ toCreate: 450, existing: 0, invalid: 0, lookups: { requests: 5 } });
+    expect(planned).toMatchObject({
+      status: "planned",
+      planProgress: null,
+      claimedBy: null,
+      claimedUntil: null,
+    });
+    expect(planned.plan).toMatchObject({
+      toCreate: 450,
+      existing: 0,
+      invalid: 0,
+      lookups: { requests: 5 },
+    });
   });
 
   it("stops without saving when its reporter says the job is no longer to be planned", async () => {
     const job = await uploadedJob(10);
     await requestPlan(jobs.handle.db, job.id);
     await controlJob(jobs.handle.db, job.id, "cancel");
-    await expect(planJob(jobs.handle.db, clientFor(sandbox), job.id)).rejects.toThrow(/not waiting for a plan/);
+    await expect(planJob(jobs.handle.db, clientFor(sandbox), job.id)).rejects.toThrow(
+      /not waiting for a plan/,
+    );
 
     const second = await uploadedJob(10);
     await requestPlan(jobs.handle.db, second.id);
-    await expect(planJob(jobs.handle.db, clientFor(sandbox), second.id, async () => false)).rejects.toThrow(/Stopped before the end/);
+    await expect(
+      planJob(jobs.handle.db, clientFor(sandbox), second.id, async () => false),
+    ).rejects.toThrow(/Stopped before the end/);
     expect((await requireJob(jobs.handle.db, second.id)).status).toBe("planning");
   });
 
@@ -73,13 +95,15 @@ describe("plans are made in the background", () => {
     const job = await uploadedJob(5);
     await requestPlan(jobs.handle.db, job.id);
     const unreachable: Target = { ...sandbox, baseUrl: "http://127.0.0.1:9/sandbox/none" };
-    await expect(waitForPlan(jobs.handle, unreachable, job.id, { clientTimeoutMs: 500 })).rejects.toThrow(
-      /The plan could not be made/,
-    );
+    await expect(
+      waitForPlan(jobs.handle, unreachable, job.id, { clientTimeoutMs: 500 }),
+    ).rejects.toThrow(/The plan could not be made/);
     const failed = await requireJob(jobs.handle.db, job.id);
     expect(failed).toMatchObject({ status: "draft", plan: null, claimedBy: null });
     // Said in words, without the look-up's query of a hundred user ids.
-    expect(failed.error).toMatch(/^The plan could not be made: GET http:\/\/127\.0\.0\.1:9\/sandbox\/none\/v3\/users failed: /);
+    expect(failed.error).toMatch(
+      /^The plan could not be made: GET http:\/\/127\.0\.0\.1:9\/sandbox\/none\/v3\/users failed: /,
+    );
 
     await requestPlan(jobs.handle.db, job.id);
     const planned = await waitForPlan(jobs.handle, sandbox, job.id);
@@ -121,12 +145,14 @@ describe("plans are made in the background", () => {
     );
     try {
       const deadline = Date.now() + 30_000;
-      while (planned.size < waiting.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (planned.size < waiting.length && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
       await Promise.all(planners.map((planner) => planner.stop()));
     }
     expect([...planned.values()].map((workers) => workers.length)).toEqual([1, 1, 1]);
-    for (const job of waiting) expect((await requireJob(jobs.handle.db, job.id)).status).toBe("planned");
+    for (const job of waiting)
+      expect((await requireJob(jobs.handle.db, job.id)).status).toBe("planned");
   });
 });
 
@@ -153,50 +179,107 @@ describe("rehearsals are run in the background", () => {
 
   it("sends the whole plan to a scratch application, deletes it, and sends nothing to the target", async () => {
     const prefix = `reh_${randomBytes(4).toString("hex")}`;
-    const planned = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(6, prefix, { inactiveEvery: 3 }), usersMapping);
+    const planned = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "users",
+      usersFile(6, prefix, { inactiveEvery: 3 }),
+      usersMapping,
+    );
     expect(planned.plan).toMatchObject({ toCreate: 6, followUps: { deactivate: 2 } });
 
     await startRehearsal(jobs.handle.db, planned.id);
     await expect(startRehearsal(jobs.handle.db, planned.id)).rejects.toThrow(/already running/);
-    await expect(controlJob(jobs.handle.db, planned.id, "run")).rejects.toThrow(/rehearsal of this import is running/);
-    await expect(requestPlan(jobs.handle.db, planned.id)).rejects.toThrow(/rehearsal of this import is running/);
+    await expect(controlJob(jobs.handle.db, planned.id, "run")).rejects.toThrow(
+      /rehearsal of this import is running/,
+    );
+    await expect(requestPlan(jobs.handle.db, planned.id)).rejects.toThrow(
+      /rehearsal of this import is running/,
+    );
 
     const rehearsal = await waitForRehearsal(planned.id);
-    expect(rehearsal).toMatchObject({ state: "done", created: 6, existed: 0, failed: 0, followUpsFailed: 0, failures: [] });
+    expect(rehearsal).toMatchObject({
+      state: "done",
+      created: 6,
+      existed: 0,
+      failed: 0,
+      followUpsFailed: 0,
+      failures: [],
+    });
     expect(await scratchApplications()).toEqual([]);
     expect((await call(sandbox, "GET", `/v3/users/${prefix}_0`)).status).toBe(400);
 
     // A new plan drops the rehearsal of the old one.
     await requestPlan(jobs.handle.db, planned.id);
-    expect(await requireJob(jobs.handle.db, planned.id)).toMatchObject({ status: "planning", rehearsal: null });
+    expect(await requireJob(jobs.handle.db, planned.id)).toMatchObject({
+      status: "planning",
+      rehearsal: null,
+    });
   });
 
   it("takes over a rehearsal whose worker died, deleting the scratch application it left", async () => {
-    const planned = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(3, `dead_${randomBytes(4).toString("hex")}`), usersMapping);
+    const planned = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "users",
+      usersFile(3, `dead_${randomBytes(4).toString("hex")}`),
+      usersMapping,
+    );
     const leftover = `rehearsal-${planned.id.slice(0, 8)}-dead00`;
     await createApplication(jobs.handle.db, { id: leftover, name: "Left by a dead worker" });
-    const dying: Rehearsal = { state: "running", startedAt: new Date().toISOString(), appId: leftover };
+    const dying: Rehearsal = {
+      state: "running",
+      startedAt: new Date().toISOString(),
+      appId: leftover,
+    };
     await jobs.handle.db
       .update(importJobs)
-      .set({ rehearsal: dying, claimedBy: "dead-worker", claimedUntil: new Date(Date.now() - 1000) })
+      .set({
+        rehearsal: dying,
+        claimedBy: "dead-worker",
+        claimedUntil: new Date(Date.now() - 1000),
+      })
       .where(eq(importJobs.id, planned.id));
 
     expect(await waitForRehearsal(planned.id)).toMatchObject({ state: "done", created: 3 });
     expect(await findApplication(jobs.handle.db, leftover)).toBeUndefined();
     expect(await scratchApplications()).toEqual([]);
-    expect(await requireJob(jobs.handle.db, planned.id)).toMatchObject({ claimedBy: null, claimedUntil: null });
+    expect(await requireJob(jobs.handle.db, planned.id)).toMatchObject({
+      claimedBy: null,
+      claimedUntil: null,
+    });
   });
 
   it("does not hold up a plan while a long rehearsal runs", async () => {
     // The rehearsal of a channels import first looks its members up on the target; holding
     // that answer keeps it running for exactly as long as the test needs, however fast the machine.
     const prefix = `long_${randomBytes(4).toString("hex")}`;
-    expect((await call(sandbox, "POST", "/v3/users", { user_id: `${prefix}_member`, nickname: "Member", profile_url: "" })).status).toBe(200);
+    expect(
+      (
+        await call(sandbox, "POST", "/v3/users", {
+          user_id: `${prefix}_member`,
+          nickname: "Member",
+          profile_url: "",
+        })
+      ).status,
+    ).toBe(200);
     const columns = ["channel_url", "name", "user_ids"];
-    const channels = { columns, rows: Array.from({ length: 20 }, (_, at) => [`${prefix}_${at}`, `Channel ${at}`, `${prefix}_member`]) };
+    const channels = {
+      columns,
+      rows: Array.from({ length: 20 }, (_, at) => [
+        `${prefix}_${at}`,
+        `Channel ${at}`,
+        `${prefix}_member`,
+      ]),
+    };
     const mapping = Object.fromEntries(columns.map((column) => [column, column]));
     const long = await createPlannedJob(jobs.handle, sandbox, "group_channels", channels, mapping);
-    const short = await uploadJob(jobs.handle, "users", usersFile(5, `short_${randomBytes(4).toString("hex")}`), usersMapping);
+    const short = await uploadJob(
+      jobs.handle,
+      "users",
+      usersFile(5, `short_${randomBytes(4).toString("hex")}`),
+      usersMapping,
+    );
 
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -210,13 +293,20 @@ describe("rehearsals are run in the background", () => {
       return fetch(url, init);
     };
     await startRehearsal(jobs.handle.db, long.id);
-    const planner = startTestPlanner(jobs.handle, sandbox, { fetch: holdSeeding, clientTimeoutMs: 120_000 });
+    const planner = startTestPlanner(jobs.handle, sandbox, {
+      fetch: holdSeeding,
+      clientTimeoutMs: 120_000,
+    });
     let stopping: Promise<void> | undefined;
     try {
       await seeding;
       await requestPlan(jobs.handle.db, short.id);
       planner.nudge();
-      const planned = await waitForJob(jobs.handle.db, short.id, (job) => job.status !== "planning");
+      const planned = await waitForJob(
+        jobs.handle.db,
+        short.id,
+        (job) => job.status !== "planning",
+      );
       expect(planned.status).toBe("planned");
       expect((await requireJob(jobs.handle.db, long.id)).rehearsal?.state).toBe("running");
       // Asked to stop while held: once the look-up answers, the rehearsal stops before sending anything.
@@ -226,8 +316,16 @@ describe("rehearsals are run in the background", () => {
       await (stopping ?? planner.stop());
     }
     // Stopping left the rehearsal asked for, and let go of it for another worker.
-    expect(await requireJob(jobs.handle.db, long.id)).toMatchObject({ rehearsal: { state: "running" }, claimedBy: null });
-    expect(await waitForRehearsal(long.id)).toMatchObject({ state: "done", created: 20, seededUsers: 1, seedFailed: 0 });
+    expect(await requireJob(jobs.handle.db, long.id)).toMatchObject({
+      rehearsal: { state: "running" },
+      claimedBy: null,
+    });
+    expect(await waitForRehearsal(long.id)).toMatchObject({
+      state: "done",
+      created: 20,
+      seededUsers: 1,
+      seedFailed: 0,
+    });
     expect(await scratchApplications()).toEqual([]);
   });
 
@@ -236,11 +334,27 @@ describe("rehearsals are run in the background", () => {
     const columns = ["channel_url", "name", "user_ids"];
     const channels = { columns, rows: [[`${prefix}_ch`, "Channel", `${prefix}_member`]] };
     const mapping = Object.fromEntries(columns.map((column) => [column, column]));
-    const planned = await createPlannedJob(jobs.handle, sandbox, "group_channels", channels, mapping);
+    const planned = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "group_channels",
+      channels,
+      mapping,
+    );
     // The target answers the look-up with a user the platform's own rules refuse to create.
-    const unseedable = { user_id: `${prefix}_member`, nickname: "n".repeat(200), profile_url: "", is_online: false, is_active: true, last_seen_at: 0, metadata: {} };
+    const unseedable = {
+      user_id: `${prefix}_member`,
+      nickname: "n".repeat(200),
+      profile_url: "",
+      is_online: false,
+      is_active: true,
+      last_seen_at: 0,
+      metadata: {},
+    };
     const target: FetchLike = async (url, init) =>
-      url.includes("/v3/users?") ? Response.json({ users: [unseedable], next: "" }) : fetch(url, init);
+      url.includes("/v3/users?")
+        ? Response.json({ users: [unseedable], next: "" })
+        : fetch(url, init);
     await startRehearsal(jobs.handle.db, planned.id);
     const planner = startTestPlanner(jobs.handle, sandbox, { fetch: target });
     try {
@@ -249,7 +363,9 @@ describe("rehearsals are run in the background", () => {
         state: "done",
         seededUsers: 0,
         seedFailed: 1,
-        seedFailures: [{ userId: `${prefix}_member`, code: expect.any(Number), message: expect.any(String) }],
+        seedFailures: [
+          { userId: `${prefix}_member`, code: expect.any(Number), message: expect.any(String) },
+        ],
       });
     } finally {
       await planner.stop();
@@ -257,7 +373,13 @@ describe("rehearsals are run in the background", () => {
   });
 
   it("says a rehearsal that never ran will not, when the import is cancelled", async () => {
-    const planned = await createPlannedJob(jobs.handle, sandbox, "users", usersFile(2, `cxl_${randomBytes(4).toString("hex")}`), usersMapping);
+    const planned = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "users",
+      usersFile(2, `cxl_${randomBytes(4).toString("hex")}`),
+      usersMapping,
+    );
     await startRehearsal(jobs.handle.db, planned.id);
     await controlJob(jobs.handle.db, planned.id, "cancel");
     expect(await requireJob(jobs.handle.db, planned.id)).toMatchObject({

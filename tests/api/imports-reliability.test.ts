@@ -25,53 +25,62 @@ describe("import reliability under faults and a crash", () => {
     await sandbox?.stop();
   });
 
-  it(
-    "creates every valid user exactly once and reports what the platform holds",
-    async () => {
-      const prefix = `rel_${randomBytes(4).toString("hex")}`;
-      const file = usersFile(USERS, prefix);
-      file.rows.push(["", "No id", "true"], [`${prefix}_1`, "Duplicate", "true"]);
-      const client = clientFor(sandbox, { timeoutMs: 1000 });
-      const existing = [`${prefix}_10`, `${prefix}_20`, `${prefix}_30`];
-      for (const userId of existing) await retrying(() => client.users.create({ user_id: userId, nickname: "Before", profile_url: "" }));
+  it("creates every valid user exactly once and reports what the platform holds", async () => {
+    const prefix = `rel_${randomBytes(4).toString("hex")}`;
+    const file = usersFile(USERS, prefix);
+    file.rows.push(["", "No id", "true"], [`${prefix}_1`, "Duplicate", "true"]);
+    const client = clientFor(sandbox, { timeoutMs: 1000 });
+    const existing = [`${prefix}_10`, `${prefix}_20`, `${prefix}_30`];
+    for (const userId of existing)
+      await retrying(() =>
+        client.users.create({ user_id: userId, nickname: "Before", profile_url: "" }),
+      );
 
-      const handle = await openJobDatabase();
-      const planned = await createPlannedJob(handle, sandbox, "users", file, usersMapping, { clientTimeoutMs: 1000 });
-      expect(planned.plan).toMatchObject({ toCreate: USERS - 3, existing: 3, invalid: 2 });
-      await controlJob(handle.db, planned.id, "run");
-      await handle.close();
+    const handle = await openJobDatabase();
+    const planned = await createPlannedJob(handle, sandbox, "users", file, usersMapping, {
+      clientTimeoutMs: 1000,
+    });
+    expect(planned.plan).toMatchObject({ toCreate: USERS - 3, existing: 3, invalid: 2 });
+    await controlJob(handle.db, planned.id, "run");
+    await handle.close();
 
-      const worker = () => startWorker(handle.dataDir, sandbox);
-      const first = worker();
-      await first.waitFor((output) => (doneRows(output) ?? 0) >= USERS / 3);
-      first.kill();
-      await first.exited;
-      const second = worker();
-      const code = await second.exited;
-      expect(code, second.output()).toBe(0);
+    const worker = () => startWorker(handle.dataDir, sandbox);
+    const first = worker();
+    await first.waitFor((output) => (doneRows(output) ?? 0) >= USERS / 3);
+    first.kill();
+    await first.exited;
+    const second = worker();
+    const code = await second.exited;
+    expect(code, second.output()).toBe(0);
 
-      const reopened = await openDatabase({ dataDir: path.join(handle.dataDir, "pglite") });
-      try {
-        const job = await requireJob(reopened.db, planned.id);
-        expect(job.status).toBe("completed");
-        const counts = await rowCounts(reopened.db, planned.id);
-        expect(counts).toMatchObject({ created: USERS - 3, existed: 3, invalid: 2, failed: 0, pending: 0 });
+    const reopened = await openDatabase({ dataDir: path.join(handle.dataDir, "pglite") });
+    try {
+      const job = await requireJob(reopened.db, planned.id);
+      expect(job.status).toBe("completed");
+      const counts = await rowCounts(reopened.db, planned.id);
+      expect(counts).toMatchObject({
+        created: USERS - 3,
+        existed: 3,
+        invalid: 2,
+        failed: 0,
+        pending: 0,
+      });
 
-        // The platform holds each valid user once (ids are unique there), and nothing else of ours.
-        const ids = file.rows.slice(0, USERS).map((row) => row[0]!);
-        const found: string[] = [];
-        for (let i = 0; i < ids.length; i += 100) {
-          const page = await retrying(() => client.users.list({ userIds: ids.slice(i, i + 100), limit: 100 }));
-          found.push(...page.users.map((user) => user.user_id));
-        }
-        expect(found.length).toBe(USERS);
-        expect(new Set(found).size).toBe(USERS);
-        const kept = await retrying(() => client.users.get(`${prefix}_10`));
-        expect(kept.nickname).toBe("Before");
-      } finally {
-        await reopened.close();
+      // The platform holds each valid user once (ids are unique there), and nothing else of ours.
+      const ids = file.rows.slice(0, USERS).map((row) => row[0]!);
+      const found: string[] = [];
+      for (let i = 0; i < ids.length; i += 100) {
+        const page = await retrying(() =>
+          client.users.list({ userIds: ids.slice(i, i + 100), limit: 100 }),
+        );
+        found.push(...page.users.map((user) => user.user_id));
       }
-    },
-    180_000,
-  );
+      expect(found.length).toBe(USERS);
+      expect(new Set(found).size).toBe(USERS);
+      const kept = await retrying(() => client.users.get(`${prefix}_10`));
+      expect(kept.nickname).toBe("Before");
+    } finally {
+      await reopened.close();
+    }
+  }, 180_000);
 });

@@ -1,6 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { appendRows, countRows, createJob, finishUpload, listRows, rowCounts } from "@/lib/imports/jobs/store";
+import {
+  appendRows,
+  countRows,
+  createJob,
+  finishUpload,
+  listRows,
+  rowCounts,
+} from "@/lib/imports/jobs/store";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
 import { clientFor, createPlannedJob, runJob, useJobDatabase } from "./imports-harness";
@@ -14,16 +21,36 @@ describe("an import job against the sandbox", () => {
     const file = usersFile(300, prefix, { inactiveEvery: 50 });
     file.rows.push(["", "No id", "true"]); // invalid: no user_id
     file.rows.push([`${prefix}_7`, "Duplicate", "true"]); // duplicate of row 7
-    await clientFor(sandbox).users.create({ user_id: `${prefix}_3`, nickname: "Before", profile_url: "" });
+    await clientFor(sandbox).users.create({
+      user_id: `${prefix}_3`,
+      nickname: "Before",
+      profile_url: "",
+    });
 
-    const planned = await createPlannedJob(jobs.handle, sandbox, "users", file, usersMapping, { excluded: [5] });
+    const planned = await createPlannedJob(jobs.handle, sandbox, "users", file, usersMapping, {
+      excluded: [5],
+    });
     expect(planned.status).toBe("planned");
-    expect(planned.plan).toMatchObject({ toCreate: 298, existing: 1, invalid: 2, excluded: 1, followUps: { deactivate: 6 } });
+    expect(planned.plan).toMatchObject({
+      toCreate: 298,
+      existing: 1,
+      invalid: 2,
+      excluded: 1,
+      followUps: { deactivate: 6 },
+    });
 
     const { job } = await runJob(jobs.handle, sandbox, planned.id);
     expect(job.status).toBe("completed");
     const counts = await rowCounts(jobs.handle.db, job.id);
-    expect(counts).toMatchObject({ created: 298, existed: 1, invalid: 2, excluded: 1, failed: 0, pending: 0, followUpsPending: 0 });
+    expect(counts).toMatchObject({
+      created: 298,
+      existed: 1,
+      invalid: 2,
+      excluded: 1,
+      failed: 0,
+      pending: 0,
+      followUpsPending: 0,
+    });
 
     const before = await call<{ nickname: string }>(sandbox, "GET", `/v3/users/${prefix}_3`);
     expect(before.body.nickname).toBe("Before"); // nothing overwritten
@@ -33,7 +60,11 @@ describe("an import job against the sandbox", () => {
     expect(active.body.is_active).toBe(true);
     const excluded = await call(sandbox, "GET", `/v3/users/${prefix}_5`);
     expect(excluded.body.code).toBe(400201);
-    const [duplicate] = await listRows(jobs.handle.db, job.id, { states: ["invalid"], afterIndex: 300, limit: 5 });
+    const [duplicate] = await listRows(jobs.handle.db, job.id, {
+      states: ["invalid"],
+      afterIndex: 300,
+      limit: 5,
+    });
     // Index 7 is the file's line 9 (the header is line 1): the number a spreadsheet shows.
     expect(duplicate?.planIssues[0]?.message).toContain("row 9");
   });
@@ -42,13 +73,31 @@ describe("an import job against the sandbox", () => {
     const { db } = jobs.handle;
     const columns = ["user_id", "nickname"];
     const mapping = { user_id: "user_id", nickname: "nickname" };
-    await expect(createJob(db, { resource: "users", fileName: "big.csv", columns, mapping, totalRows: 1_000_001 })).rejects.toThrow(
-      /at most 1,000,000/,
-    );
-    await expect(createJob(db, { resource: "users", fileName: "x.csv", columns, mapping: { other: "user_id" }, totalRows: 1 })).rejects.toThrow(
-      /column the file does not have/,
-    );
-    const job = await createJob(db, { resource: "users", fileName: "u.csv", columns, mapping, totalRows: 3 });
+    await expect(
+      createJob(db, {
+        resource: "users",
+        fileName: "big.csv",
+        columns,
+        mapping,
+        totalRows: 1_000_001,
+      }),
+    ).rejects.toThrow(/at most 1,000,000/);
+    await expect(
+      createJob(db, {
+        resource: "users",
+        fileName: "x.csv",
+        columns,
+        mapping: { other: "user_id" },
+        totalRows: 1,
+      }),
+    ).rejects.toThrow(/column the file does not have/);
+    const job = await createJob(db, {
+      resource: "users",
+      fileName: "u.csv",
+      columns,
+      mapping,
+      totalRows: 3,
+    });
     const chunk = [0, 1].map((index) => ({ index, values: [`chunk_${index}`, "Name"] }));
     await appendRows(db, job.id, chunk);
     await appendRows(db, job.id, chunk);
@@ -56,11 +105,21 @@ describe("an import job against the sandbox", () => {
 
     const tooMany = Array.from({ length: 5001 }, (_, index) => ({ index, values: ["a", "b"] }));
     await expect(appendRows(db, job.id, tooMany)).rejects.toThrow(/at most 5,000 rows/);
-    await expect(appendRows(db, job.id, [{ index: 2, values: ["a", "x".repeat(1_100_000)] }])).rejects.toThrow(/at most 1 MB/);
-    await expect(appendRows(db, job.id, [{ index: 3, values: ["a", "b"] }])).rejects.toThrow(/outside the file's 3 rows/);
-    await expect(appendRows(db, job.id, [{ index: 2, values: ["a", "b", "c"] }])).rejects.toThrow(/has 3 values but the file has 2 columns/);
-    await expect(appendRows(db, "00000000-0000-4000-8000-000000000000", chunk)).rejects.toThrow(/no such import/);
-    await expect(finishUpload(db, job.id)).rejects.toThrow(/Only 2 of the file's 3 rows have arrived/);
+    await expect(
+      appendRows(db, job.id, [{ index: 2, values: ["a", "x".repeat(1_100_000)] }]),
+    ).rejects.toThrow(/at most 1 MB/);
+    await expect(appendRows(db, job.id, [{ index: 3, values: ["a", "b"] }])).rejects.toThrow(
+      /outside the file's 3 rows/,
+    );
+    await expect(appendRows(db, job.id, [{ index: 2, values: ["a", "b", "c"] }])).rejects.toThrow(
+      /has 3 values but the file has 2 columns/,
+    );
+    await expect(appendRows(db, "00000000-0000-4000-8000-000000000000", chunk)).rejects.toThrow(
+      /no such import/,
+    );
+    await expect(finishUpload(db, job.id)).rejects.toThrow(
+      /Only 2 of the file's 3 rows have arrived/,
+    );
     expect(await countRows(db, job.id)).toBe(2);
   });
 });

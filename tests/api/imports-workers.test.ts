@@ -35,7 +35,13 @@ describe.skipIf(!databaseUrl)("two workers on one PostgreSQL job", () => {
   });
 
   it("sends every row exactly once between them", async () => {
-    const planned = await createPlannedJob(first, sandbox, "users", usersFile(1500, `pg_${randomBytes(4).toString("hex")}`), usersMapping);
+    const planned = await createPlannedJob(
+      first,
+      sandbox,
+      "users",
+      usersFile(1500, `pg_${randomBytes(4).toString("hex")}`),
+      usersMapping,
+    );
     await controlJob(first.db, planned.id, "run");
     const posts = [0, 0];
     const runners = [first, second].map((handle, i) =>
@@ -64,7 +70,11 @@ describe.skipIf(!databaseUrl)("two workers on one PostgreSQL job", () => {
     } finally {
       await Promise.all(runners.map((runner) => runner.stop()));
     }
-    expect(await rowCounts(first.db, planned.id)).toMatchObject({ created: 1500, existed: 0, failed: 0 });
+    expect(await rowCounts(first.db, planned.id)).toMatchObject({
+      created: 1500,
+      existed: 0,
+      failed: 0,
+    });
     // Both worked, and between them sent each row once.
     expect(posts[0]).toBeGreaterThan(100);
     expect(posts[1]).toBeGreaterThan(100);
@@ -72,7 +82,10 @@ describe.skipIf(!databaseUrl)("two workers on one PostgreSQL job", () => {
     const rows = await first.db.select().from(importRows).where(eq(importRows.jobId, planned.id));
     // One request per row: no retry, no 400202 met.
     expect(rows.every((row) => row.attempts === 1 && row.resultMessage === null)).toBe(true);
-    const written = await clientFor(sandbox).users.list({ userIds: [rows[0]!.resourceKey!], limit: 1 });
+    const written = await clientFor(sandbox).users.list({
+      userIds: [rows[0]!.resourceKey!],
+      limit: 1,
+    });
     expect(written.users).toHaveLength(1);
   });
 });

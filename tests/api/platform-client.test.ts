@@ -12,7 +12,9 @@ function scriptedPeer(handler: http.RequestListener) {
   return {
     start: () =>
       new Promise<string>((resolve) =>
-        server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+        server.listen(0, "127.0.0.1", () =>
+          resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+        ),
       ),
     stop: () =>
       new Promise<void>((resolve) => {
@@ -22,12 +24,22 @@ function scriptedPeer(handler: http.RequestListener) {
   };
 }
 
-function clientFor(baseUrl: string, options: Partial<Parameters<typeof createPlatformClient>[0]> = {}) {
-  return createPlatformClient({ appId: "local", chatBaseUrl: baseUrl, callsBaseUrl: baseUrl, apiToken: "t", ...options });
+function clientFor(
+  baseUrl: string,
+  options: Partial<Parameters<typeof createPlatformClient>[0]> = {},
+) {
+  return createPlatformClient({
+    appId: "local",
+    chatBaseUrl: baseUrl,
+    callsBaseUrl: baseUrl,
+    apiToken: "t",
+    ...options,
+  });
 }
 
 describe("platform client against a scripted peer", () => {
-  let requests: Array<{ method?: string; url?: string; token?: string | string[]; body: string }> = [];
+  let requests: Array<{ method?: string; url?: string; token?: string | string[]; body: string }> =
+    [];
   let script: Array<(res: http.ServerResponse) => void> = [];
   const peer = scriptedPeer((req, res) => {
     let body = "";
@@ -56,7 +68,9 @@ describe("platform client against a scripted peer", () => {
     script.push((res) =>
       res
         .writeHead(200, { "content-type": "application/json" })
-        .end(JSON.stringify({ enabled: false, url: "", include_members: false, enabled_events: [] })),
+        .end(
+          JSON.stringify({ enabled: false, url: "", include_members: false, enabled_events: [] }),
+        ),
     );
     await clientFor(origin, { apiToken: "secret" }).webhooks.updateSettings({ enabled: false });
     expect(requests[0]).toMatchObject({
@@ -74,9 +88,16 @@ describe("platform client against a scripted peer", () => {
         .writeHead(400, { "content-type": "application/json" })
         .end(JSON.stringify({ message: "User already exists.", code: 400202, error: true })),
     );
-    const error = await clientFor(origin).users.create({ user_id: "a", nickname: "A", profile_url: "" }).catch((e: unknown) => e);
+    const error = await clientFor(origin)
+      .users.create({ user_id: "a", nickname: "A", profile_url: "" })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformError);
-    expect(error).toMatchObject({ kind: "http", status: 400, code: 400202, message: "User already exists." });
+    expect(error).toMatchObject({
+      kind: "http",
+      status: 400,
+      code: 400202,
+      message: "User already exists.",
+    });
     expect((error as PlatformError).transient).toBe(false);
   });
 
@@ -84,7 +105,11 @@ describe("platform client against a scripted peer", () => {
     reset();
     script.push((res) =>
       res
-        .writeHead(429, { "content-type": "application/json", "Retry-After": "1", "X-RateLimit-RetryAfter": "0.2" })
+        .writeHead(429, {
+          "content-type": "application/json",
+          "Retry-After": "1",
+          "X-RateLimit-RetryAfter": "0.2",
+        })
         .end(JSON.stringify({ message: "Too many requests.", code: 500910, error: true })),
     );
     const seen: ResponseInfo[] = [];
@@ -103,7 +128,9 @@ describe("platform client against a scripted peer", () => {
         .writeHead(429, { "content-type": "application/json", "X-RateLimit-RetryAfter": "0.05" })
         .end(JSON.stringify({ message: "Too many requests.", code: 500910, error: true })),
     );
-    const error = await clientFor(origin, { rateLimitRetries: 0 }).users.get("a").catch((e: unknown) => e);
+    const error = await clientFor(origin, { rateLimitRetries: 0 })
+      .users.get("a")
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 429, code: 500910, retryAfterMs: 50 });
     expect((error as PlatformError).transient).toBe(true);
   });
@@ -113,15 +140,21 @@ describe("platform client against a scripted peer", () => {
     script.push(() => {
       /* never answers */
     });
-    const error = await clientFor(origin, { timeoutMs: 150 }).users.get("a").catch((e: unknown) => e);
+    const error = await clientFor(origin, { timeoutMs: 150 })
+      .users.get("a")
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: "timeout", status: 0 });
     expect((error as PlatformError).transient).toBe(true);
   });
 
   it("reports a non-JSON success as an invalid response", async () => {
     reset();
-    script.push((res) => res.writeHead(200, { "content-type": "text/html" }).end("<html>proxy</html>"));
-    await expect(clientFor(origin).users.get("a")).rejects.toMatchObject({ kind: "invalid_response" });
+    script.push((res) =>
+      res.writeHead(200, { "content-type": "text/html" }).end("<html>proxy</html>"),
+    );
+    await expect(clientFor(origin).users.get("a")).rejects.toMatchObject({
+      kind: "invalid_response",
+    });
   });
 
   it("checks every answer against the shared schema, naming the operation and the field", async () => {
@@ -137,7 +170,9 @@ describe("platform client against a scripted peer", () => {
     };
     // A real platform's extra fields are fine, and dropped.
     script.push((res) =>
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...user, locale: "nb" })),
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ ...user, locale: "nb" })),
     );
     expect(await clientFor(origin).users.get("a")).toEqual(user);
     // A renamed field is not.
@@ -147,16 +182,26 @@ describe("platform client against a scripted peer", () => {
         .writeHead(200, { "content-type": "application/json" })
         .end(JSON.stringify({ users: [{ ...renamed, userId: "a" }], next: "" })),
     );
-    const error = await clientFor(origin).users.list().catch((e: unknown) => e);
+    const error = await clientFor(origin)
+      .users.list()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformError);
-    expect(error).toMatchObject({ kind: "invalid_response", operation: "users.list", field: "users.0.user_id" });
-    expect((error as PlatformError).message).toContain('users.list: the platform answered an unexpected "users.0.user_id"');
+    expect(error).toMatchObject({
+      kind: "invalid_response",
+      operation: "users.list",
+      field: "users.0.user_id",
+    });
+    expect((error as PlatformError).message).toContain(
+      'users.list: the platform answered an unexpected "users.0.user_id"',
+    );
   });
 
   it("pages with token, the vendor's parameter name, and sends the filters by their platform names", async () => {
     reset();
     script.push((res) =>
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ channels: [], next: "" })),
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ channels: [], next: "" })),
     );
     await clientFor(origin).groupChannels.list({
       token: "abc",
@@ -192,7 +237,9 @@ describe("platform client against a scripted peer", () => {
     const closed = scriptedPeer(() => {});
     const closedOrigin = await closed.start();
     await closed.stop();
-    const error = await clientFor(closedOrigin).users.get("a").catch((e: unknown) => e);
+    const error = await clientFor(closedOrigin)
+      .users.get("a")
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: "network", status: 0 });
     expect((error as Error).message).toContain("connection refused");
   });
@@ -216,14 +263,21 @@ describe("platform client against the sandbox", () => {
     const userId = uniqueId();
     const user = await client.users.create({ user_id: userId, nickname: "Ada", profile_url: "" });
     expect(user.user_id).toBe(userId);
-    await expect(client.users.create({ user_id: userId, nickname: "Ada", profile_url: "" })).rejects.toMatchObject({
+    await expect(
+      client.users.create({ user_id: userId, nickname: "Ada", profile_url: "" }),
+    ).rejects.toMatchObject({
       status: 400,
       code: 400202,
     });
   });
 
   it("reports a wrong token as 401 / 400401", async () => {
-    const wrong = createPlatformClient({ ...sandbox, chatBaseUrl: sandbox.baseUrl, callsBaseUrl: sandbox.baseUrl, apiToken: "nope" });
+    const wrong = createPlatformClient({
+      ...sandbox,
+      chatBaseUrl: sandbox.baseUrl,
+      callsBaseUrl: sandbox.baseUrl,
+      apiToken: "nope",
+    });
     await expect(wrong.users.get("x")).rejects.toMatchObject({ status: 401, code: 400401 });
   });
 });

@@ -10,7 +10,11 @@ const databaseUrl = process.env.TEST_DATABASE_URL;
 
 describe.skipIf(!databaseUrl)("the application cache across processes on PostgreSQL", () => {
   const schema = `t_cache_${randomBytes(5).toString("hex")}`;
-  const shared = { DATABASE_URL: databaseUrl ?? "", DATABASE_SCHEMA: schema, SANDBOX_API_TOKEN: "cache_token_first_0123456789" };
+  const shared = {
+    DATABASE_URL: databaseUrl ?? "",
+    DATABASE_SCHEMA: schema,
+    SANDBOX_API_TOKEN: "cache_token_first_0123456789",
+  };
   const servers: SandboxServer[] = [];
   let first: SandboxServer;
   let second: SandboxServer;
@@ -33,7 +37,11 @@ describe.skipIf(!databaseUrl)("the application cache across processes on Postgre
     const path = `/v1/applications/${second.appId}/settings/webhook`;
     // Read once, so the second process holds the row in memory.
     expect((await call(second, "GET", path)).body).toMatchObject({ webhook: { enabled: false } });
-    const update = { application_id: first.appId, enabled: true, url: "https://hooks.example.com/in" };
+    const update = {
+      application_id: first.appId,
+      enabled: true,
+      url: "https://hooks.example.com/in",
+    };
     expect((await call(first, "PUT", path, update)).status).toBe(200);
     await expect
       .poll(async () => (await call(second, "GET", path)).body, { timeout: 5000 })
@@ -43,9 +51,14 @@ describe.skipIf(!databaseUrl)("the application cache across processes on Postgre
   it("refuses the old token in every process once another one changed it", async () => {
     expect((await call(second, "GET", "/v3/users")).status).toBe(200);
     // A process started with a new SANDBOX_API_TOKEN makes it the application's token.
-    const third = await startSandboxServer({ ...shared, SANDBOX_API_TOKEN: "cache_token_second_012345678" });
+    const third = await startSandboxServer({
+      ...shared,
+      SANDBOX_API_TOKEN: "cache_token_second_012345678",
+    });
     servers.push(third);
-    await expect.poll(async () => (await call(second, "GET", "/v3/users")).status, { timeout: 5000 }).toBe(401);
+    await expect
+      .poll(async () => (await call(second, "GET", "/v3/users")).status, { timeout: 5000 })
+      .toBe(401);
     const renewed = { ...second, token: "cache_token_second_012345678" };
     expect((await call(renewed, "GET", "/v3/users")).status).toBe(200);
   }, 60_000);

@@ -26,7 +26,12 @@ afterAll(async () => {
 
 type Sent = { status: number; body: unknown; text: string };
 
-async function send(method: string, target: string, body?: string, contentType = "application/json"): Promise<Sent> {
+async function send(
+  method: string,
+  target: string,
+  body?: string,
+  contentType = "application/json",
+): Promise<Sent> {
   requests += 1;
   const headers: Record<string, string> = { "Api-Token": server.token };
   if (body !== undefined) headers["content-type"] = contentType;
@@ -46,7 +51,11 @@ function expectWellFormed(sent: Sent, label: string): void {
   const where = `${label} -> ${sent.status} ${sent.text.slice(0, 300)}`;
   expect(sent.status, where).toBeLessThan(500);
   if (sent.status >= 400) {
-    expect(sent.body, where).toMatchObject({ message: expect.any(String), code: expect.any(Number), error: true });
+    expect(sent.body, where).toMatchObject({
+      message: expect.any(String),
+      code: expect.any(Number),
+      error: true,
+    });
   } else {
     expect(sent.body, where).toBeDefined();
   }
@@ -56,16 +65,54 @@ function expectWellFormed(sent: Sent, label: string): void {
 
 const hostileString = fc.oneof(
   fc.constantFrom(
-    "\u0000", "a\u0000b", "\ud800", "x\udfff", "\udc00\ud800", "\u202eevil\u202c", "\u200f\u200e", "\ufeff",
-    ".", "..", "%zz", "%00", "__proto__", "constructor", "prototype", "😀", "", " ", "a,b", "../x", "a/b",
-    "x".repeat(10 * 1024), "é".repeat(81), "\\", "'\"<>&", "null", "0", "-1", "1e400",
+    "\u0000",
+    "a\u0000b",
+    "\ud800",
+    "x\udfff",
+    "\udc00\ud800",
+    "\u202eevil\u202c",
+    "\u200f\u200e",
+    "\ufeff",
+    ".",
+    "..",
+    "%zz",
+    "%00",
+    "__proto__",
+    "constructor",
+    "prototype",
+    "😀",
+    "",
+    " ",
+    "a,b",
+    "../x",
+    "a/b",
+    "x".repeat(10 * 1024),
+    "é".repeat(81),
+    "\\",
+    "'\"<>&",
+    "null",
+    "0",
+    "-1",
+    "1e400",
   ),
   fc.string({ maxLength: 24 }),
   fc.string({ unit: "binary", maxLength: 12 }),
-  fc.string({ unit: fc.constantFrom("a", "\u0000", "\ud800", "\udc00", "é", ".", "/", "%", ",", "\u202e"), maxLength: 12 }),
+  fc.string({
+    unit: fc.constantFrom("a", "\u0000", "\ud800", "\udc00", "é", ".", "/", "%", ",", "\u202e"),
+    maxLength: 12,
+  }),
 );
 
-const hugeNumber = fc.constantFrom(1e308, -1e308, 2 ** 64, -(2 ** 63), Number.MAX_SAFE_INTEGER + 2, -0, 0.5, 1e-320);
+const hugeNumber = fc.constantFrom(
+  1e308,
+  -1e308,
+  2 ** 64,
+  -(2 ** 63),
+  Number.MAX_SAFE_INTEGER + 2,
+  -0,
+  0.5,
+  1e-320,
+);
 
 const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
   hostileString,
@@ -85,15 +132,29 @@ function oddJson(base: Record<string, unknown>): fc.Arbitrary<string> {
   const [firstKey] = Object.keys(base);
   return fc.oneof(
     fc.constant(`{${inner}${inner ? "," : ""}${firstKey ? `"${firstKey}":"dup"` : '"a":1,"a":2'}}`),
-    fc.integer({ min: 100, max: 20_000 }).map((depth) => `{${inner}${inner ? "," : ""}"deep":${"[".repeat(depth)}${"]".repeat(depth)}}`),
-    fc.integer({ min: 100, max: 20_000 }).map((depth) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`),
+    fc
+      .integer({ min: 100, max: 20_000 })
+      .map(
+        (depth) => `{${inner}${inner ? "," : ""}"deep":${"[".repeat(depth)}${"]".repeat(depth)}}`,
+      ),
+    fc
+      .integer({ min: 100, max: 20_000 })
+      .map((depth) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`),
     fc.constantFrom(
       `{${inner}${inner ? "," : ""}"n":1e400}`,
       `{${inner}${inner ? "," : ""}"n":123456789012345678901234567890}`,
       `{${inner}${inner ? "," : ""}"s":"\\u0000"}`,
       `{${inner}${inner ? "," : ""}"s":"\\ud800"}`,
       `{"__proto__":{"polluted":true},${inner}}`,
-      "[]", "null", "42", '"text"', "", "{", "{\"a\":}", "\u0000", "{}",
+      "[]",
+      "null",
+      "42",
+      '"text"',
+      "",
+      "{",
+      '{"a":}',
+      "\u0000",
+      "{}",
     ),
   );
 }
@@ -106,9 +167,24 @@ function mutatedBody(base: Record<string, unknown>): fc.Arbitrary<string> {
     .map(([key, value]) => JSON.stringify({ ...base, [key]: value }));
   return fc.oneof(
     { arbitrary: replaced, weight: 5 },
-    { arbitrary: fc.tuple(replaced, wrongValue).map(([body, value]) => JSON.stringify({ ...JSON.parse(body), [keys[0] ?? "y"]: value })), weight: 1 },
-    { arbitrary: fc.constantFrom(...(keys.length ? keys : ["x"])).map((key) => JSON.stringify({ ...base, [key]: undefined })), weight: 1 },
-    { arbitrary: fc.tuple(hostileString, wrongValue).map(([key, value]) => JSON.stringify({ ...base, [key]: value })), weight: 1 },
+    {
+      arbitrary: fc
+        .tuple(replaced, wrongValue)
+        .map(([body, value]) => JSON.stringify({ ...JSON.parse(body), [keys[0] ?? "y"]: value })),
+      weight: 1,
+    },
+    {
+      arbitrary: fc
+        .constantFrom(...(keys.length ? keys : ["x"]))
+        .map((key) => JSON.stringify({ ...base, [key]: undefined })),
+      weight: 1,
+    },
+    {
+      arbitrary: fc
+        .tuple(hostileString, wrongValue)
+        .map(([key, value]) => JSON.stringify({ ...base, [key]: value })),
+      weight: 1,
+    },
     { arbitrary: oddJson(base), weight: 2 },
     { arbitrary: fc.constant(JSON.stringify(base)), weight: 1 },
   );
@@ -119,21 +195,55 @@ function segment(valid: string): fc.Arbitrary<string> {
   return fc.oneof(
     { arbitrary: fc.constant(valid), weight: 3 },
     {
-      arbitrary: fc.constantFrom("%zz", "%", "%E0%A4", "%00", "a%00b", "%ED%A0%80", ".", "..", "%2e", "%2e%2e", "x".repeat(9000), "%2F", "a%2Fb", "__proto__", "%20"),
+      arbitrary: fc.constantFrom(
+        "%zz",
+        "%",
+        "%E0%A4",
+        "%00",
+        "a%00b",
+        "%ED%A0%80",
+        ".",
+        "..",
+        "%2e",
+        "%2e%2e",
+        "x".repeat(9000),
+        "%2F",
+        "a%2Fb",
+        "__proto__",
+        "%20",
+      ),
       weight: 2,
     },
-    { arbitrary: hostileString.filter((text) => text.isWellFormed()).map(encodeURIComponent), weight: 2 },
+    {
+      arbitrary: hostileString.filter((text) => text.isWellFormed()).map(encodeURIComponent),
+      weight: 2,
+    },
   );
 }
 
 function query(names: string[]): fc.Arbitrary<string> {
   const value = fc.oneof(
     hostileString.filter((text) => text.isWellFormed()).map(encodeURIComponent),
-    fc.constantFrom("%zz", "%00", "%ED%A0%80", "-1", "0", "1", "100", "101", "1e3", "true", "9".repeat(400), "x".repeat(9000)),
+    fc.constantFrom(
+      "%zz",
+      "%00",
+      "%ED%A0%80",
+      "-1",
+      "0",
+      "1",
+      "100",
+      "101",
+      "1e3",
+      "true",
+      "9".repeat(400),
+      "x".repeat(9000),
+    ),
   );
   return fc
     .array(fc.tuple(fc.constantFrom(...names, "__proto__", "%zz"), value), { maxLength: 3 })
-    .map((pairs) => (pairs.length ? `?${pairs.map(([name, text]) => `${name}=${text}`).join("&")}` : ""));
+    .map((pairs) =>
+      pairs.length ? `?${pairs.map(([name, text]) => `${name}=${text}`).join("&")}` : "",
+    );
 }
 
 const uniqueId = (prefix: string) => fc.nat().map((n) => `${prefix}-${run}-${n.toString(36)}`);
@@ -145,46 +255,115 @@ type Operation = { method: string; target: string; body?: string; contentType?: 
 
 const operations: fc.Arbitrary<Operation> = fc.oneof(
   uniqueId("u").chain((userId) =>
-    mutatedBody({ user_id: userId, nickname: "N", profile_url: "", metadata: { k: "v" } }).map((body) => ({ method: "POST", target: "/v3/users", body })),
+    mutatedBody({ user_id: userId, nickname: "N", profile_url: "", metadata: { k: "v" } }).map(
+      (body) => ({ method: "POST", target: "/v3/users", body }),
+    ),
   ),
-  fc.tuple(segment("fuzz-user"), mutatedBody({ nickname: "M", is_active: true })).map(([id, body]) => ({ method: "PUT", target: `/v3/users/${id}`, body })),
-  fc.tuple(segment("fuzz-user"), mutatedBody({ metadata: { a: "b" } })).map(([id, body]) => ({ method: "PUT", target: `/v3/users/${id}/metadata`, body })),
+  fc
+    .tuple(segment("fuzz-user"), mutatedBody({ nickname: "M", is_active: true }))
+    .map(([id, body]) => ({ method: "PUT", target: `/v3/users/${id}`, body })),
+  fc
+    .tuple(segment("fuzz-user"), mutatedBody({ metadata: { a: "b" } }))
+    .map(([id, body]) => ({ method: "PUT", target: `/v3/users/${id}/metadata`, body })),
   segment("nobody").map((id) => ({ method: "DELETE", target: `/v3/users/${id}` })),
   segment("fuzz-user").map((id) => ({ method: "GET", target: `/v3/users/${id}` })),
-  query(["limit", "next", "user_ids", "active_mode", "metadatakey", "metadatavalues_in"]).map((q) => ({ method: "GET", target: `/v3/users${q}` })),
+  query(["limit", "next", "user_ids", "active_mode", "metadatakey", "metadatavalues_in"]).map(
+    (q) => ({ method: "GET", target: `/v3/users${q}` }),
+  ),
   fc.constantFrom("open", "group").chain((type) =>
     fc.oneof(
       uniqueId("c").chain((url) =>
-        mutatedBody(type === "open" ? { channel_url: url, name: "n" } : { channel_url: url, name: "n", user_ids: ["fuzz-user"] }).map((body) => ({
+        mutatedBody(
+          type === "open"
+            ? { channel_url: url, name: "n" }
+            : { channel_url: url, name: "n", user_ids: ["fuzz-user"] },
+        ).map((body) => ({
           method: "POST",
           target: `/v3/${type}_channels`,
           body,
         })),
       ),
-      query(["limit", "token", "custom_types", "show_frozen", "name_contains"]).map((q) => ({ method: "GET", target: `/v3/${type}_channels${q}` })),
-      segment("fuzz-channel").map((url) => ({ method: "GET", target: `/v3/${type}_channels/${url}` })),
-      fc.tuple(segment("fuzz-channel"), mutatedBody({ freeze: true })).map(([url, body]) => ({ method: "PUT", target: `/v3/${type}_channels/${url}/freeze`, body })),
-      fc.tuple(segment("fuzz-channel"), query(["message_ts", "next_limit", "prev_limit"])).map(([url, q]) => ({ method: "GET", target: `/v3/${type}_channels/${url}/messages${q}` })),
+      query(["limit", "token", "custom_types", "show_frozen", "name_contains"]).map((q) => ({
+        method: "GET",
+        target: `/v3/${type}_channels${q}`,
+      })),
+      segment("fuzz-channel").map((url) => ({
+        method: "GET",
+        target: `/v3/${type}_channels/${url}`,
+      })),
+      fc.tuple(segment("fuzz-channel"), mutatedBody({ freeze: true })).map(([url, body]) => ({
+        method: "PUT",
+        target: `/v3/${type}_channels/${url}/freeze`,
+        body,
+      })),
+      fc
+        .tuple(segment("fuzz-channel"), query(["message_ts", "next_limit", "prev_limit"]))
+        .map(([url, q]) => ({ method: "GET", target: `/v3/${type}_channels/${url}/messages${q}` })),
     ),
   ),
-  fc.tuple(segment("fuzz-channel"), mutatedBody({ messages: [{ user_id: "fuzz-user", message_type: "MESG", message: "hi", timestamp: 1_600_000_000_000 }] })).map(
-    ([url, body]) => ({ method: "POST", target: `/v3/migration/${url}`, body }),
-  ),
-  mutatedBody({ category: "room:create" }).map((body) => ({ method: "POST", target: "/v1/sandbox/events", body })),
-  mutatedBody({ caller_id: "fuzz-user", callee_id: "fuzz-other" }).map((body) => ({ method: "POST", target: "/v1/sandbox/direct_calls", body })),
-  mutatedBody({ created_by: "fuzz-user", invitee_ids: [] }).map((body) => ({ method: "POST", target: "/v1/sandbox/rooms", body })),
-  query(["limit", "category", "outcome", "event_id", "token", "since", "until"]).map((q) => ({ method: "GET", target: `/v1/sandbox/deliveries${q}` })),
-  query(["display_all_webhook_categories"]).map((q) => ({ method: "GET", target: `/v1/applications/local/settings/webhook${q}` })),
+  fc
+    .tuple(
+      segment("fuzz-channel"),
+      mutatedBody({
+        messages: [
+          {
+            user_id: "fuzz-user",
+            message_type: "MESG",
+            message: "hi",
+            timestamp: 1_600_000_000_000,
+          },
+        ],
+      }),
+    )
+    .map(([url, body]) => ({ method: "POST", target: `/v3/migration/${url}`, body })),
+  mutatedBody({ category: "room:create" }).map((body) => ({
+    method: "POST",
+    target: "/v1/sandbox/events",
+    body,
+  })),
+  mutatedBody({ caller_id: "fuzz-user", callee_id: "fuzz-other" }).map((body) => ({
+    method: "POST",
+    target: "/v1/sandbox/direct_calls",
+    body,
+  })),
+  mutatedBody({ created_by: "fuzz-user", invitee_ids: [] }).map((body) => ({
+    method: "POST",
+    target: "/v1/sandbox/rooms",
+    body,
+  })),
+  query(["limit", "category", "outcome", "event_id", "token", "since", "until"]).map((q) => ({
+    method: "GET",
+    target: `/v1/sandbox/deliveries${q}`,
+  })),
+  query(["display_all_webhook_categories"]).map((q) => ({
+    method: "GET",
+    target: `/v1/applications/local/settings/webhook${q}`,
+  })),
   // Delivery stays off and on loopback: the fuzz never sends anything off this machine.
-  mutatedBody({ enabled: false, url: "http://127.0.0.1:9/hook", enabled_events: ["room:create"] }).map((body) => ({
+  mutatedBody({
+    enabled: false,
+    url: "http://127.0.0.1:9/hook",
+    enabled_events: ["room:create"],
+  }).map((body) => ({
     method: "PUT",
     target: "/v1/applications/local/settings/webhook",
     body,
   })),
-  fc.tuple(fc.constantFrom("/v3/users", "/v3/open_channels"), fc.constantFrom("text/plain", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded", "application/json; charset=latin1"), hostileString).map(
-    ([target, contentType, body]) => ({ method: "POST", target, body, contentType }),
-  ),
-  fc.tuple(segment("x"), fc.constantFrom("GET", "POST", "PATCH", "DELETE", "PUT")).map(([x, method]) => ({ method, target: `/v3/${x}/${x}` })),
+  fc
+    .tuple(
+      fc.constantFrom("/v3/users", "/v3/open_channels"),
+      fc.constantFrom(
+        "text/plain",
+        "multipart/form-data; boundary=x",
+        "application/x-www-form-urlencoded",
+        "application/json; charset=latin1",
+      ),
+      hostileString,
+    )
+    .map(([target, contentType, body]) => ({ method: "POST", target, body, contentType })),
+  fc
+    .tuple(segment("x"), fc.constantFrom("GET", "POST", "PATCH", "DELETE", "PUT"))
+    .map(([x, method]) => ({ method, target: `/v3/${x}/${x}` })),
 );
 
 // --- Properties ----------------------------------------------------------------------------
@@ -192,16 +371,36 @@ const operations: fc.Arbitrary<Operation> = fc.oneof(
 describe("sandbox fuzz", () => {
   beforeAll(async () => {
     // A user and channels the fuzzed paths name, so mutations reach the handlers' deeper checks.
-    await send("POST", "/v3/users", JSON.stringify({ user_id: "fuzz-user", nickname: "F", profile_url: "" }));
-    await send("POST", "/v3/users", JSON.stringify({ user_id: "fuzz-other", nickname: "O", profile_url: "" }));
-    await send("POST", "/v3/group_channels", JSON.stringify({ channel_url: "fuzz-channel", user_ids: ["fuzz-user"] }));
+    await send(
+      "POST",
+      "/v3/users",
+      JSON.stringify({ user_id: "fuzz-user", nickname: "F", profile_url: "" }),
+    );
+    await send(
+      "POST",
+      "/v3/users",
+      JSON.stringify({ user_id: "fuzz-other", nickname: "O", profile_url: "" }),
+    );
+    await send(
+      "POST",
+      "/v3/group_channels",
+      JSON.stringify({ channel_url: "fuzz-channel", user_ids: ["fuzz-user"] }),
+    );
   });
 
   it("answers every operation without a 5xx and refuses in the JSON error shape", async () => {
     await fc.assert(
       fc.asyncProperty(operations, async (operation) => {
-        const sent = await send(operation.method, operation.target, operation.body, operation.contentType);
-        expectWellFormed(sent, `${operation.method} ${operation.target.slice(0, 120)} ${operation.body?.slice(0, 200) ?? ""}`);
+        const sent = await send(
+          operation.method,
+          operation.target,
+          operation.body,
+          operation.contentType,
+        );
+        expectWellFormed(
+          sent,
+          `${operation.method} ${operation.target.slice(0, 120)} ${operation.body?.slice(0, 200) ?? ""}`,
+        );
       }),
       { numRuns: 1800, seed },
     );
@@ -209,19 +408,34 @@ describe("sandbox fuzz", () => {
 
   it("leaves nothing behind when a user creation is refused", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom("user_id", "nickname", "profile_url", "metadata", "issue_access_token"), wrongValue, async (field, value) => {
-        const userId = freshId("p");
-        const sent = await send("POST", "/v3/users", JSON.stringify({ user_id: userId, nickname: "N", profile_url: "", metadata: { k: "v" }, [field]: value }));
-        expectWellFormed(sent, `create ${field}=${JSON.stringify(value)?.slice(0, 200)}`);
-        // The user is created under the id sent: the generated one, or the fuzzed one when accepted.
-        const read = await send("GET", `/v3/users/${encodeURIComponent(userId)}`);
-        if (sent.status >= 400 || field === "user_id") expect(read.body, JSON.stringify(value)?.slice(0, 200)).toMatchObject({ code: 400201 });
-        else expect(read.status).toBe(200);
-        if (sent.status < 400 && field === "user_id") {
-          const created = await send("GET", `/v3/users/${encodeURIComponent(String(value))}`);
-          expect(created.status, JSON.stringify(value)).toBe(200);
-        }
-      }),
+      fc.asyncProperty(
+        fc.constantFrom("user_id", "nickname", "profile_url", "metadata", "issue_access_token"),
+        wrongValue,
+        async (field, value) => {
+          const userId = freshId("p");
+          const sent = await send(
+            "POST",
+            "/v3/users",
+            JSON.stringify({
+              user_id: userId,
+              nickname: "N",
+              profile_url: "",
+              metadata: { k: "v" },
+              [field]: value,
+            }),
+          );
+          expectWellFormed(sent, `create ${field}=${JSON.stringify(value)?.slice(0, 200)}`);
+          // The user is created under the id sent: the generated one, or the fuzzed one when accepted.
+          const read = await send("GET", `/v3/users/${encodeURIComponent(userId)}`);
+          if (sent.status >= 400 || field === "user_id")
+            expect(read.body, JSON.stringify(value)?.slice(0, 200)).toMatchObject({ code: 400201 });
+          else expect(read.status).toBe(200);
+          if (sent.status < 400 && field === "user_id") {
+            const created = await send("GET", `/v3/users/${encodeURIComponent(String(value))}`);
+            expect(created.status, JSON.stringify(value)).toBe(200);
+          }
+        },
+      ),
       { numRuns: 300, seed },
     );
   }, 120_000);
@@ -234,16 +448,35 @@ describe("sandbox fuzz", () => {
         wrongValue,
         async (kind, field, value) => {
           const userId = freshId("m");
-          await send("POST", "/v3/users", JSON.stringify({ user_id: userId, nickname: "F", profile_url: "", metadata: { k: "v" } }));
+          await send(
+            "POST",
+            "/v3/users",
+            JSON.stringify({
+              user_id: userId,
+              nickname: "F",
+              profile_url: "",
+              metadata: { k: "v" },
+            }),
+          );
           const before = await send("GET", `/v3/users/${userId}`);
-          const body = kind === "update" ? { nickname: "Z", [field]: value } : { metadata: field === "metadata" ? value : { ok: "1", [field]: value } };
-          const sent = await send("PUT", kind === "update" ? `/v3/users/${userId}` : `/v3/users/${userId}/metadata`, JSON.stringify(body));
+          const body =
+            kind === "update"
+              ? { nickname: "Z", [field]: value }
+              : { metadata: field === "metadata" ? value : { ok: "1", [field]: value } };
+          const sent = await send(
+            "PUT",
+            kind === "update" ? `/v3/users/${userId}` : `/v3/users/${userId}/metadata`,
+            JSON.stringify(body),
+          );
           expectWellFormed(sent, `${kind} ${field}=${JSON.stringify(value)?.slice(0, 200)}`);
           const after = await send("GET", `/v3/users/${userId}`);
           if (sent.status >= 400) expect(after.body).toEqual(before.body);
           else if (kind === "metadata" && field === "__proto__") {
             // Stored faithfully: the key is an item like any other.
-            expect((after.body as { metadata: Record<string, unknown> }).metadata).toHaveProperty(["__proto__"], value);
+            expect((after.body as { metadata: Record<string, unknown> }).metadata).toHaveProperty(
+              ["__proto__"],
+              value,
+            );
           }
         },
       ),
@@ -253,24 +486,53 @@ describe("sandbox fuzz", () => {
 
   it("leaves nothing behind when a channel creation or a migration is refused", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom("channel_url", "name", "data", "custom_type", "cover_url"), wrongValue, async (field, value) => {
-        const url = freshId("pc");
-        const sent = await send("POST", "/v3/open_channels", JSON.stringify({ channel_url: url, name: "n", [field]: value }));
-        expectWellFormed(sent, `channel ${field}=${JSON.stringify(value)?.slice(0, 200)}`);
-        const read = await send("GET", `/v3/open_channels/${url}`);
-        if (sent.status >= 400 || field === "channel_url") expect(read.body).toMatchObject({ code: 400201 });
-        else expect(read.status).toBe(200);
-        const migration = await send(
-          "POST",
-          `/v3/migration/fuzz-channel`,
-          JSON.stringify({ messages: [{ user_id: "fuzz-user", message_type: "MESG", message: "ok", timestamp: 1, dedup_id: url }, { user_id: "fuzz-user", message_type: "MESG", message: "m", timestamp: 2, [field === "channel_url" ? "message" : field]: value }] }),
-        );
-        expectWellFormed(migration, `migration ${field}=${JSON.stringify(value)?.slice(0, 200)}`);
-        if (migration.status >= 400) {
-          const messages = await send("GET", "/v3/group_channels/fuzz-channel/messages?message_ts=0&next_limit=200");
-          expect(JSON.stringify(messages.body)).not.toContain(url);
-        }
-      }),
+      fc.asyncProperty(
+        fc.constantFrom("channel_url", "name", "data", "custom_type", "cover_url"),
+        wrongValue,
+        async (field, value) => {
+          const url = freshId("pc");
+          const sent = await send(
+            "POST",
+            "/v3/open_channels",
+            JSON.stringify({ channel_url: url, name: "n", [field]: value }),
+          );
+          expectWellFormed(sent, `channel ${field}=${JSON.stringify(value)?.slice(0, 200)}`);
+          const read = await send("GET", `/v3/open_channels/${url}`);
+          if (sent.status >= 400 || field === "channel_url")
+            expect(read.body).toMatchObject({ code: 400201 });
+          else expect(read.status).toBe(200);
+          const migration = await send(
+            "POST",
+            `/v3/migration/fuzz-channel`,
+            JSON.stringify({
+              messages: [
+                {
+                  user_id: "fuzz-user",
+                  message_type: "MESG",
+                  message: "ok",
+                  timestamp: 1,
+                  dedup_id: url,
+                },
+                {
+                  user_id: "fuzz-user",
+                  message_type: "MESG",
+                  message: "m",
+                  timestamp: 2,
+                  [field === "channel_url" ? "message" : field]: value,
+                },
+              ],
+            }),
+          );
+          expectWellFormed(migration, `migration ${field}=${JSON.stringify(value)?.slice(0, 200)}`);
+          if (migration.status >= 400) {
+            const messages = await send(
+              "GET",
+              "/v3/group_channels/fuzz-channel/messages?message_ts=0&next_limit=200",
+            );
+            expect(JSON.stringify(messages.body)).not.toContain(url);
+          }
+        },
+      ),
       { numRuns: 200, seed },
     );
   }, 120_000);

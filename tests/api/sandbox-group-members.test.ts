@@ -64,7 +64,9 @@ describe("sandbox: group channel members", () => {
 
   it("fills a normal channel to 100 and refuses the 101st, adding no one (400111)", async () => {
     const channel = await createChannel({ user_ids: users.slice(0, 60) });
-    expect((await invite(channel.channel_url, { user_ids: users.slice(60, 100) })).status).toBe(200);
+    expect((await invite(channel.channel_url, { user_ids: users.slice(60, 100) })).status).toBe(
+      200,
+    );
     const refused = await invite(channel.channel_url, { user_ids: users.slice(100, 102) });
     expect(expectPlatformError(refused, 400, 400111).message).toContain("at most 100");
     expect((await allMembers(channel.channel_url, "", 100)).length).toBe(100);
@@ -79,23 +81,32 @@ describe("sandbox: group channel members", () => {
     expect(new Set(members.map((member) => member.user_id))).toEqual(new Set(users));
   });
 
-  it("fills a supergroup to 2,000 members and refuses the 2,001st (400111)", { timeout: 120_000 }, async () => {
-    const many = await createUsers(sandbox, 2001, "sg");
-    const channel = await createChannel({ user_ids: many.slice(0, 100), is_super: true });
-    for (let start = 100; start < 2000; start += 100) {
-      const response = await invite(channel.channel_url, { user_ids: many.slice(start, start + 100) });
-      expect(response.status, JSON.stringify(response.body)).toBe(200);
-    }
-    const refused = await invite(channel.channel_url, { user_ids: many.slice(2000) });
-    expect(expectPlatformError(refused, 400, 400111).message).toContain("at most 2000");
-    const page = await call<{ members: Member[]; next: string }>(
-      sandbox,
-      "GET",
-      `/v3/group_channels/${channel.channel_url}/members?limit=1`,
-    );
-    expect(page.body.next).not.toBe("");
-    expect((await call<GroupChannel>(sandbox, "GET", `/v3/group_channels/${channel.channel_url}`)).body.member_count).toBe(2000);
-  });
+  it(
+    "fills a supergroup to 2,000 members and refuses the 2,001st (400111)",
+    { timeout: 120_000 },
+    async () => {
+      const many = await createUsers(sandbox, 2001, "sg");
+      const channel = await createChannel({ user_ids: many.slice(0, 100), is_super: true });
+      for (let start = 100; start < 2000; start += 100) {
+        const response = await invite(channel.channel_url, {
+          user_ids: many.slice(start, start + 100),
+        });
+        expect(response.status, JSON.stringify(response.body)).toBe(200);
+      }
+      const refused = await invite(channel.channel_url, { user_ids: many.slice(2000) });
+      expect(expectPlatformError(refused, 400, 400111).message).toContain("at most 2000");
+      const page = await call<{ members: Member[]; next: string }>(
+        sandbox,
+        "GET",
+        `/v3/group_channels/${channel.channel_url}/members?limit=1`,
+      );
+      expect(page.body.next).not.toBe("");
+      expect(
+        (await call<GroupChannel>(sandbox, "GET", `/v3/group_channels/${channel.channel_url}`)).body
+          .member_count,
+      ).toBe(2000);
+    },
+  );
 
   it("serialises concurrent invitations so they never pass the cap together", async () => {
     const channel = await createChannel({ user_ids: users.slice(0, 90) });
@@ -112,7 +123,11 @@ describe("sandbox: group channel members", () => {
     ["an empty user_ids", { user_ids: [] }, 400111],
     ["101 user_ids", { user_ids: Array.from({ length: 101 }, (_, i) => `u${i}`) }, 400111],
     ["user_ids not an array", { user_ids: "a" }, 400100],
-    ["an unknown invitation_status", { user_ids: ["a"], invitation_status: { a: "maybe" } }, 400111],
+    [
+      "an unknown invitation_status",
+      { user_ids: ["a"], invitation_status: { a: "maybe" } },
+      400111,
+    ],
   ])("refuses %s", async (_, body, code) => {
     const channel = await createChannel({ user_ids: users.slice(0, 1) });
     expectPlatformError(await invite(channel.channel_url, body), 400, code);
@@ -132,7 +147,10 @@ describe("sandbox: group channel members", () => {
   });
 
   it("lists members by nickname with token paging; next stays an alias; a foreign token is 400111", async () => {
-    const channel = await createChannel({ user_ids: users.slice(0, 20), operator_ids: [users[19]] });
+    const channel = await createChannel({
+      user_ids: users.slice(0, 20),
+      operator_ids: [users[19]],
+    });
     const members = await allMembers(channel.channel_url);
     expect(members.map((member) => member.nickname)).toEqual(
       users
@@ -142,7 +160,10 @@ describe("sandbox: group channel members", () => {
     );
     expect(members[0]).toMatchObject({ is_active: true, state: "joined", is_online: false });
 
-    const operatorsFirst = await allMembers(channel.channel_url, "&order=operator_then_member_alphabetical");
+    const operatorsFirst = await allMembers(
+      channel.channel_url,
+      "&order=operator_then_member_alphabetical",
+    );
     expect(operatorsFirst[0]).toMatchObject({ user_id: users[19], role: "operator" });
 
     const firstPage = await call<{ members: Member[]; next: string }>(

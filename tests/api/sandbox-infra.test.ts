@@ -11,11 +11,19 @@ describe("sandbox: addressing and authentication", () => {
   });
 
   it("refuses a wrong Api-Token with 401 / 400401", async () => {
-    expectPlatformError(await call({ ...sandbox, token: `${sandbox.token}x` }, "GET", "/v3/users"), 401, 400401);
+    expectPlatformError(
+      await call({ ...sandbox, token: `${sandbox.token}x` }, "GET", "/v3/users"),
+      401,
+      400401,
+    );
   });
 
   it("answers an unknown application with 404 / 400304", async () => {
-    const response = await call({ ...sandbox, baseUrl: `${sandbox.origin}/sandbox/nope` }, "GET", "/v3/users");
+    const response = await call(
+      { ...sandbox, baseUrl: `${sandbox.origin}/sandbox/nope` },
+      "GET",
+      "/v3/users",
+    );
     expectPlatformError(response, 404, 400304);
   });
 

@@ -90,7 +90,9 @@ describe("body limits", () => {
 
   it("accepts a chunked JSON body under 1 MB", async () => {
     const userId = uniqueId();
-    const body = Buffer.from(JSON.stringify({ user_id: userId, nickname: "Chunked", profile_url: "" }));
+    const body = Buffer.from(
+      JSON.stringify({ user_id: userId, nickname: "Chunked", profile_url: "" }),
+    );
     const response = await postOnOwnConnection(sandbox, "/v3/users", "application/json", body, {
       chunked: true,
     });

@@ -77,7 +77,11 @@ describe("sandbox: message migration", () => {
     });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({});
-    const stored = await messagesOf(channelUrl, "group", "next_limit=200&with_sorted_meta_array=true");
+    const stored = await messagesOf(
+      channelUrl,
+      "group",
+      "next_limit=200&with_sorted_meta_array=true",
+    );
     expect(stored.map((m) => [m.type, m.message, m.created_at, m.user?.user_id])).toEqual([
       ["MESG", "message 1", t0 + 1, sender],
       ["FILE", "", t0 + 2, other],
@@ -276,7 +280,13 @@ describe("sandbox: message migration", () => {
       "a custom_type of 129 characters",
       {
         messages: [
-          { user_id: "x", message_type: "MESG", message: "m", timestamp: t0, custom_type: "c".repeat(129) },
+          {
+            user_id: "x",
+            message_type: "MESG",
+            message: "m",
+            timestamp: t0,
+            custom_type: "c".repeat(129),
+          },
         ],
       },
       400110,
@@ -285,7 +295,13 @@ describe("sandbox: message migration", () => {
       "mentioned_user_ids not an array",
       {
         messages: [
-          { user_id: "x", message_type: "MESG", message: "m", timestamp: t0, mentioned_user_ids: "a" },
+          {
+            user_id: "x",
+            message_type: "MESG",
+            message: "m",
+            timestamp: t0,
+            mentioned_user_ids: "a",
+          },
         ],
       },
       400100,
@@ -328,12 +344,7 @@ describe("sandbox: message migration", () => {
       7, 5,
     ]);
     expect(await times(`message_ts=${t0 + 4}&prev_limit=200&next_limit=0`)).toEqual([1, 3]);
-    for (const query of [
-      "next_limit=201",
-      "prev_limit=-1",
-      "message_ts=-1",
-      "message_type=TEXT",
-    ]) {
+    for (const query of ["next_limit=201", "prev_limit=-1", "message_ts=-1", "message_type=TEXT"]) {
       expectPlatformError(
         await call(sandbox, "GET", `/v3/group_channels/${channelUrl}/messages?${query}`),
         400,
@@ -369,7 +380,11 @@ describe("sandbox: message migration", () => {
     }
     expect(seen).toEqual(Array.from({ length: 7 }, (_, i) => `same ${i}`));
     // With include (the default) the reference message itself is listed, among the next ones.
-    const around = await messagesOf(channelUrl, "group", `message_id=${first!.message_id}&prev_limit=5&next_limit=1`);
+    const around = await messagesOf(
+      channelUrl,
+      "group",
+      `message_id=${first!.message_id}&prev_limit=5&next_limit=1`,
+    );
     expect(around.map((m) => m.message)).toEqual(["same 0"]);
     expectPlatformError(
       await call(sandbox, "GET", `/v3/group_channels/${channelUrl}/messages?message_id=999999999`),

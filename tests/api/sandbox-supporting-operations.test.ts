@@ -60,7 +60,11 @@ describe("paging with token (Why 1)", () => {
       });
       group.push(g.body.channel_url);
     }
-    const walkedUsers = await walk<"users", UserResource>("/v3/users", "users", `user_ids=${users.join(",")}`);
+    const walkedUsers = await walk<"users", UserResource>(
+      "/v3/users",
+      "users",
+      `user_ids=${users.join(",")}`,
+    );
     // Created side by side, so their creation order is not the array's.
     expect(ids(walkedUsers.items).sort()).toEqual([...users].sort());
     expect(walkedUsers.pages).toBe(3);
@@ -123,7 +127,9 @@ describe("list filters (Why 2)", () => {
     expect(await list(`nickname_startswith=${encodeURIComponent(prefix)}`)).toEqual(made);
     expect(await list(`metadatakey=${prefix}&metadatavalues_in=1`)).toEqual(made);
     expect(
-      await list(`nickname_startswith=${encodeURIComponent(prefix)}&metadatakey=team&metadatavalues_in=red,green`),
+      await list(
+        `nickname_startswith=${encodeURIComponent(prefix)}&metadatakey=team&metadatavalues_in=red,green`,
+      ),
     ).toEqual([made[0], made[2]]);
     expect(await list(`nickname=${uniqueId("nobody")}`)).toEqual([]);
   });
@@ -132,10 +138,21 @@ describe("list filters (Why 2)", () => {
     const tag = uniqueId("otag");
     const a = uniqueId("oa");
     const b = uniqueId("ob");
-    await call(sandbox, "POST", "/v3/open_channels", { channel_url: a, name: "Alpha room", custom_type: tag });
-    await call(sandbox, "POST", "/v3/open_channels", { channel_url: b, name: "Beta room", custom_type: tag });
+    await call(sandbox, "POST", "/v3/open_channels", {
+      channel_url: a,
+      name: "Alpha room",
+      custom_type: tag,
+    });
+    await call(sandbox, "POST", "/v3/open_channels", {
+      channel_url: b,
+      name: "Beta room",
+      custom_type: tag,
+    });
     const list = async (query: string) =>
-      urls((await walk<"channels", OpenChannelResource>("/v3/open_channels", "channels", query, 100)).items);
+      urls(
+        (await walk<"channels", OpenChannelResource>("/v3/open_channels", "channels", query, 100))
+          .items,
+      );
     expect(await list(`channel_urls=${a}`)).toEqual([a]);
     expect(await list(`channel_urls=${a},${b}`)).toEqual([a, b]);
     expect(await list(`custom_types=${tag}&name_contains=Beta`)).toEqual([b]);
@@ -197,7 +214,9 @@ describe("list filters (Why 2)", () => {
     expect((await list("")).body.channels).toEqual([]);
     expect((await list("&show_empty=true")).body.channels[0]).not.toHaveProperty("members");
     await call(sandbox, "POST", `/v3/migration/${channelUrl}`, {
-      messages: [{ message_type: "MESG", user_id: user, message: "hi", timestamp: 1_600_000_000_000 }],
+      messages: [
+        { message_type: "MESG", user_id: user, message: "hi", timestamp: 1_600_000_000_000 },
+      ],
     });
     const listed = (await list("&show_member=true")).body.channels;
     expect(urls(listed)).toEqual([channelUrl]);
@@ -245,9 +264,15 @@ describe("active_mode (Why 3) and leave_all_when_deactivated (Why 4)", () => {
     const first = await channelOf();
     const second = await channelOf();
     expect((await put(leaver!, { is_active: false })).status).toBe(200);
-    expect((await put(stayer!, { is_active: false, leave_all_when_deactivated: false })).status).toBe(200);
+    expect(
+      (await put(stayer!, { is_active: false, leave_all_when_deactivated: false })).status,
+    ).toBe(200);
     for (const channelUrl of [first, second]) {
-      const channel = await call<GroupChannelResource>(sandbox, "GET", `/v3/group_channels/${channelUrl}`);
+      const channel = await call<GroupChannelResource>(
+        sandbox,
+        "GET",
+        `/v3/group_channels/${channelUrl}`,
+      );
       expect(channel.body.members?.map((member) => member.user_id)).toEqual([stayer, other]);
       expect(channel.body.member_count).toBe(2);
     }
@@ -266,10 +291,14 @@ describe("user metadata family (Why 5)", () => {
 
   it("creates items with POST (answering them) and refuses a key that exists (400202)", async () => {
     const [userId] = await createUsers(sandbox, 1, "meta");
-    const created = await call(sandbox, "POST", path(userId!), { metadata: { team: "red", lang: "nb" } });
+    const created = await call(sandbox, "POST", path(userId!), {
+      metadata: { team: "red", lang: "nb" },
+    });
     expect(created.status).toBe(200);
     expect(created.body).toEqual({ team: "red", lang: "nb" });
-    const refused = await call(sandbox, "POST", path(userId!), { metadata: { city: "Oslo", team: "x" } });
+    const refused = await call(sandbox, "POST", path(userId!), {
+      metadata: { city: "Oslo", team: "x" },
+    });
     expect(expectPlatformError(refused, 400, 400202).message).toContain("team");
     expect(await metadataOf(userId!)).toEqual({ team: "red", lang: "nb" });
   });
@@ -282,11 +311,22 @@ describe("user metadata family (Why 5)", () => {
 
     const updated = await call(sandbox, "PUT", path(userId!, "team"), { value: "blue" });
     expect(updated.body).toEqual({ team: "blue" });
-    expectPlatformError(await call(sandbox, "PUT", path(userId!, "city"), { value: "Oslo" }), 400, 400201);
-    const upserted = await call(sandbox, "PUT", path(userId!, "city"), { value: "Oslo", upsert: true });
+    expectPlatformError(
+      await call(sandbox, "PUT", path(userId!, "city"), { value: "Oslo" }),
+      400,
+      400201,
+    );
+    const upserted = await call(sandbox, "PUT", path(userId!, "city"), {
+      value: "Oslo",
+      upsert: true,
+    });
     expect(upserted.body).toEqual({ city: "Oslo" });
     expectPlatformError(await call(sandbox, "PUT", path(userId!, "city"), {}), 400, 400105);
-    expectPlatformError(await call(sandbox, "PUT", path(userId!, "city"), { value: 3 }), 400, 400100);
+    expectPlatformError(
+      await call(sandbox, "PUT", path(userId!, "city"), { value: 3 }),
+      400,
+      400100,
+    );
 
     expect((await call(sandbox, "DELETE", path(userId!, "team"))).status).toBe(200);
     expectPlatformError(await call(sandbox, "DELETE", path(userId!, "team")), 400, 400201);
@@ -332,10 +372,12 @@ describe("issue_access_token on update (Why 6)", () => {
     const updated = await put(userId, { issue_access_token: true });
     expect(updated.body.access_token).toMatch(/^[0-9a-f]{40}$/);
     expect(updated.body.access_token).not.toBe(before);
-    expect((await call<UserResource>(sandbox, "GET", `/v3/users/${userId}`)).body.access_token).toBe(
+    expect(
+      (await call<UserResource>(sandbox, "GET", `/v3/users/${userId}`)).body.access_token,
+    ).toBe(updated.body.access_token);
+    // Without it, the token stays.
+    expect((await put(userId, { nickname: "U" })).body.access_token).toBe(
       updated.body.access_token,
     );
-    // Without it, the token stays.
-    expect((await put(userId, { nickname: "U" })).body.access_token).toBe(updated.body.access_token);
   });
 });

@@ -591,9 +591,16 @@ describe("PUT /v3/users/{user_id}/metadata", () => {
 
   it("refuses a key that does not exist without upsert (400201), adds it with upsert", async () => {
     const userId = await userWithMetadata({ team: "blue" });
-    expectCreateError(await putMetadata(userId, { metadata: { team: "red", lang: "nb" } }), 400201, "lang");
+    expectCreateError(
+      await putMetadata(userId, { metadata: { team: "red", lang: "nb" } }),
+      400201,
+      "lang",
+    );
     expect((await getUser(userId)).body.metadata).toEqual({ team: "blue" });
-    const upserted = await putMetadata(userId, { metadata: { team: "red", lang: "nb" }, upsert: true });
+    const upserted = await putMetadata(userId, {
+      metadata: { team: "red", lang: "nb" },
+      upsert: true,
+    });
     expect(upserted.body).toEqual({ team: "red", lang: "nb" });
     expect((await getUser(userId)).body.metadata).toEqual({ team: "red", lang: "nb" });
   });
@@ -604,7 +611,10 @@ describe("PUT /v3/users/{user_id}/metadata", () => {
       nickname: "M",
       profile_file: new Blob([pngBytes()]),
     });
-    const response = await putMetadata(created.body.user_id, { metadata: { a: "1" }, upsert: true });
+    const response = await putMetadata(created.body.user_id, {
+      metadata: { a: "1" },
+      upsert: true,
+    });
     expect(response.body).toEqual({ a: "1" });
   });
 

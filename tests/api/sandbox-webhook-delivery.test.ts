@@ -10,7 +10,12 @@ type Delivery = {
   category: string;
   status: string;
   payload: Record<string, unknown>;
-  attempts: Array<{ attempt: number; status: number | null; error: string | null; latency_ms: number }>;
+  attempts: Array<{
+    attempt: number;
+    status: number | null;
+    error: string | null;
+    latency_ms: number;
+  }>;
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -30,9 +35,16 @@ describe("sandbox webhook delivery", () => {
     expect(response.status).toBe(200);
   }
 
-  async function deliveryOf(eventId: string, until: (delivery: Delivery) => boolean): Promise<Delivery> {
+  async function deliveryOf(
+    eventId: string,
+    until: (delivery: Delivery) => boolean,
+  ): Promise<Delivery> {
     for (let i = 0; i < 100; i++) {
-      const { body } = await call<{ deliveries: Delivery[] }>(sandbox, "GET", `/v1/sandbox/deliveries?event_id=${eventId}`);
+      const { body } = await call<{ deliveries: Delivery[] }>(
+        sandbox,
+        "GET",
+        `/v1/sandbox/deliveries?event_id=${eventId}`,
+      );
       const delivery = body.deliveries[0];
       if (delivery && until(delivery)) return delivery;
       await sleep(200);
@@ -55,16 +67,27 @@ describe("sandbox webhook delivery", () => {
 
   it("delivers a subscribed event as a JSON POST with exactly the section 6 keys", async () => {
     await subscribe(["direct_call:dial"]);
-    const emitted = await call<{ event_id: string; delivered: boolean }>(sandbox, "POST", "/v1/sandbox/events", {
-      category: "direct_call:dial",
-      direct_call: { caller_id: "ada", callee_id: "grace" },
-    });
+    const emitted = await call<{ event_id: string; delivered: boolean }>(
+      sandbox,
+      "POST",
+      "/v1/sandbox/events",
+      {
+        category: "direct_call:dial",
+        direct_call: { caller_id: "ada", callee_id: "grace" },
+      },
+    );
     expect(emitted.status).toBe(200);
     expect(emitted.body.delivered).toBe(true);
     const [webhook] = await receiver.waitFor(1);
     expect(webhook!.headers["content-type"]).toBe("application/json");
     // Section 6's keys, in section 6's order.
-    expect(Object.keys(webhook!.body)).toEqual(["category", "occurred_at", "direct_call", "service_call", "application_id"]);
+    expect(Object.keys(webhook!.body)).toEqual([
+      "category",
+      "occurred_at",
+      "direct_call",
+      "service_call",
+      "application_id",
+    ]);
     expect(webhook!.body).toMatchObject({
       category: "direct_call:dial",
       application_id: sandbox.appId,
@@ -73,13 +96,17 @@ describe("sandbox webhook delivery", () => {
     });
     expect(String(webhook!.body.occurred_at)).toMatch(/^\d{13}$/);
     const delivery = await deliveryOf(emitted.body.event_id, (d) => d.status === "delivered");
-    expect(delivery.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 200, error: null })]);
+    expect(delivery.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, status: 200, error: null }),
+    ]);
   });
 
   it("builds every category with the top-level keys section 6 lists", async () => {
     await subscribe(["*"]);
     for (const category of webhookCategories) {
-      const emitted = await call<{ delivered: boolean }>(sandbox, "POST", "/v1/sandbox/events", { category });
+      const emitted = await call<{ delivered: boolean }>(sandbox, "POST", "/v1/sandbox/events", {
+        category,
+      });
       expect(emitted.body.delivered).toBe(true);
     }
     const received = await receiver.waitFor(webhookCategories.length);
@@ -107,7 +134,9 @@ describe("sandbox webhook delivery", () => {
   it("sends exactly 3 attempts to a receiver that never answers", async () => {
     await subscribe(["room:delete"]);
     receiver.setBehaviour({ mode: "hang" });
-    const emitted = await call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", { category: "room:delete" });
+    const emitted = await call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", {
+      category: "room:delete",
+    });
     const delivery = await deliveryOf(emitted.body.event_id, (d) => d.status === "failed");
     expect(delivery.attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
     for (const attempt of delivery.attempts) {
@@ -121,7 +150,9 @@ describe("sandbox webhook delivery", () => {
   it("sends once to a receiver that answers 500: any response ends the attempts", async () => {
     await subscribe(["room:create"]);
     receiver.setBehaviour({ mode: "answer", status: 500 });
-    const emitted = await call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", { category: "room:create" });
+    const emitted = await call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", {
+      category: "room:create",
+    });
     const delivery = await deliveryOf(emitted.body.event_id, (d) => d.status !== "pending");
     expect(delivery.status).toBe("delivered");
     expect(delivery.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 500 })]);
@@ -131,12 +162,14 @@ describe("sandbox webhook delivery", () => {
 
   it("plays a direct call as dial, accept, end with one call id and consistent times", async () => {
     await subscribe(["*"]);
-    const played = await call<{ call_id: string; events: Array<{ category: string; delivered: boolean }> }>(
-      sandbox,
-      "POST",
-      "/v1/sandbox/direct_calls",
-      { caller_id: "ada", callee_id: "grace", is_video: true },
-    );
+    const played = await call<{
+      call_id: string;
+      events: Array<{ category: string; delivered: boolean }>;
+    }>(sandbox, "POST", "/v1/sandbox/direct_calls", {
+      caller_id: "ada",
+      callee_id: "grace",
+      is_video: true,
+    });
     expect(played.status).toBe(200);
     expect(played.body.events.map((e) => e.category)).toEqual([
       "direct_call:dial",
@@ -144,30 +177,50 @@ describe("sandbox webhook delivery", () => {
       "direct_call:end",
     ]);
     const received = await receiver.waitFor(3);
-    expect(received.map((r) => r.body.category)).toEqual(["direct_call:dial", "direct_call:accept", "direct_call:end"]);
-    const end = received[2]!.body as { result: string; direct_call: Record<string, number | string> };
+    expect(received.map((r) => r.body.category)).toEqual([
+      "direct_call:dial",
+      "direct_call:accept",
+      "direct_call:end",
+    ]);
+    const end = received[2]!.body as {
+      result: string;
+      direct_call: Record<string, number | string>;
+    };
     expect(end.direct_call.call_id).toBe(played.body.call_id);
-    expect(end.direct_call.duration).toBe(Number(end.direct_call.ended_at) - Number(end.direct_call.started_at));
+    expect(end.direct_call.duration).toBe(
+      Number(end.direct_call.ended_at) - Number(end.direct_call.started_at),
+    );
     expect(end.result).toBe("completed");
   });
 
   it("plays a group call from room:create to room:delete", async () => {
     await subscribe(["*"]);
-    const played = await call<{ room_id: string; events: Array<{ category: string }> }>(sandbox, "POST", "/v1/sandbox/rooms", {
-      created_by: "host",
-      invitee_ids: ["ada", "grace"],
-    });
+    const played = await call<{ room_id: string; events: Array<{ category: string }> }>(
+      sandbox,
+      "POST",
+      "/v1/sandbox/rooms",
+      {
+        created_by: "host",
+        invitee_ids: ["ada", "grace"],
+      },
+    );
     const categories = played.body.events.map((e) => e.category);
     expect(categories[0]).toBe("room:create");
     expect(categories.at(-1)).toBe("room:delete");
     expect(categories.filter((c) => c === "room:invitation_send")).toHaveLength(2);
     expect(categories.filter((c) => c === "room:participant_enter")).toHaveLength(3);
     const received = await receiver.waitFor(categories.length);
-    expect(new Set(received.map((r) => (r.body.room as { room_id: string }).room_id))).toEqual(new Set([played.body.room_id]));
+    expect(new Set(received.map((r) => (r.body.room as { room_id: string }).room_id))).toEqual(
+      new Set([played.body.room_id]),
+    );
   });
 
   it("refuses an unknown category and a missing one", async () => {
-    expectPlatformError(await call(sandbox, "POST", "/v1/sandbox/events", { category: "room:explode" }), 400, 400111);
+    expectPlatformError(
+      await call(sandbox, "POST", "/v1/sandbox/events", { category: "room:explode" }),
+      400,
+      400111,
+    );
     expectPlatformError(await call(sandbox, "POST", "/v1/sandbox/events", {}), 400, 400105);
     expectPlatformError(
       await call(sandbox, "POST", "/v1/sandbox/direct_calls", { caller_id: "a", callee_id: 7 }),
@@ -188,7 +241,11 @@ describe("sandbox webhook delivery", () => {
     receiver.setBehaviour({ mode: "answer", status: 200 });
     const delivery = await deliveryOf(emitted.body.event_id, (d) => d.status === "delivered");
     // The attempt under way at the crash is recorded and counts as one of the 3.
-    expect(delivery.attempts[0]).toMatchObject({ attempt: 1, status: null, outcome: "interrupted" });
+    expect(delivery.attempts[0]).toMatchObject({
+      attempt: 1,
+      status: null,
+      outcome: "interrupted",
+    });
     expect(delivery.attempts.at(-1)).toMatchObject({ status: 200, outcome: "delivered" });
     expect(delivery.attempts.length).toBeLessThanOrEqual(3);
     expect(receiver.received.length).toBeGreaterThanOrEqual(2);

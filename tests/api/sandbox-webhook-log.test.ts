@@ -13,7 +13,12 @@ type Delivery = {
   status: string;
   outcome: string;
   payload: Record<string, unknown>;
-  attempts: Array<{ attempt: number; status: number | null; outcome: string; error: string | null }>;
+  attempts: Array<{
+    attempt: number;
+    status: number | null;
+    outcome: string;
+    error: string | null;
+  }>;
 };
 type Page = { deliveries: Delivery[]; next: string };
 
@@ -56,7 +61,11 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     return ids;
   }
 
-  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  async function until<T>(
+    read: () => Promise<T>,
+    done: (value: T) => boolean,
+    what: string,
+  ): Promise<T> {
     for (let i = 0; i < 150; i++) {
       const value = await read();
       if (done(value)) return value;
@@ -65,7 +74,8 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     throw new Error(`never: ${what}`);
   }
 
-  const deliveries = (query: string) => call<Page>(sandbox, "GET", `/v1/sandbox/deliveries?${query}`);
+  const deliveries = (query: string) =>
+    call<Page>(sandbox, "GET", `/v1/sandbox/deliveries?${query}`);
 
   beforeAll(async () => {
     sandbox = await startSandboxServer({ SANDBOX_WEBHOOK_TIMEOUT_MS: "3000" });
@@ -85,7 +95,10 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     for (const category of webhookCategories) {
       await call(sandbox, "POST", "/v1/sandbox/events", { category });
     }
-    await call(sandbox, "POST", "/v1/sandbox/rooms", { created_by: "host", invitee_ids: ["ada", "grace"] });
+    await call(sandbox, "POST", "/v1/sandbox/rooms", {
+      created_by: "host",
+      invitee_ids: ["ada", "grace"],
+    });
     const received = await receiver.waitFor(webhookCategories.length + 9);
     for (const webhook of received) {
       const expected = createHmac("sha256", sandbox.token).update(webhook.raw).digest("hex");
@@ -100,7 +113,11 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
   it("finds 2 old no_response failures behind 1,000 newer deliveries, and counts per outcome", async () => {
     await subscribe(await closedPortUrl(), ["direct_call:end"]);
     const failures = await Promise.all(
-      [0, 1].map(() => call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", { category: "direct_call:end" })),
+      [0, 1].map(() =>
+        call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", {
+          category: "direct_call:end",
+        }),
+      ),
     );
     const failedIds = failures.map((response) => response.body.event_id);
     await until(
@@ -117,11 +134,19 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     expect(found.body.next).toBe("");
     for (const delivery of found.body.deliveries) {
       expect(delivery.attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
-      expect(delivery.attempts.every((a) => a.status === null && a.outcome === "no_response")).toBe(true);
+      expect(delivery.attempts.every((a) => a.status === null && a.outcome === "no_response")).toBe(
+        true,
+      );
     }
-    const counts = await call<{ counts: Record<string, number> }>(sandbox, "GET", "/v1/sandbox/deliveries/counts");
+    const counts = await call<{ counts: Record<string, number> }>(
+      sandbox,
+      "GET",
+      "/v1/sandbox/deliveries/counts",
+    );
     expect(counts.body.counts.no_response).toBe(2);
-    expect(counts.body.counts.pending! + counts.body.counts.delivered!).toBeGreaterThanOrEqual(1000);
+    expect(counts.body.counts.pending! + counts.body.counts.delivered!).toBeGreaterThanOrEqual(
+      1000,
+    );
     const byCategory = await call<{ counts: Record<string, number> }>(
       sandbox,
       "GET",
@@ -145,7 +170,11 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     await extra;
     expect(new Set(everything).size).toBe(everything.length);
     expect(everything.length).toBeGreaterThanOrEqual(1002);
-    const total = await call<{ counts: Record<string, number> }>(sandbox, "GET", "/v1/sandbox/deliveries/counts");
+    const total = await call<{ counts: Record<string, number> }>(
+      sandbox,
+      "GET",
+      "/v1/sandbox/deliveries/counts",
+    );
     const sum = Object.values(total.body.counts).reduce((a, b) => a + b, 0);
     expect(sum).toBe(everything.length + 30);
     expectPlatformError(await deliveries("token=not-a-token"), 400, 400111);
@@ -159,7 +188,11 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     });
     const before = Date.now();
     const byCall = await deliveries(`search=${played.body.call_id}`);
-    expect(byCall.body.deliveries.map((d) => d.category)).toEqual(["direct_call:end", "direct_call:accept", "direct_call:dial"]);
+    expect(byCall.body.deliveries.map((d) => d.category)).toEqual([
+      "direct_call:end",
+      "direct_call:accept",
+      "direct_call:dial",
+    ]);
     const [dial] = byCall.body.deliveries.slice(-1);
     expect((await deliveries(`event_id=${dial!.event_id}`)).body.deliveries).toHaveLength(1);
     await sleep(20);
@@ -170,9 +203,20 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     expect(older.body.deliveries).toHaveLength(3);
     // The events of one call reached the receiver in the order they happened.
     const ofCall = () =>
-      receiver.received.filter((r) => (r.body.direct_call as { call_id?: string } | undefined)?.call_id === played.body.call_id);
-    await until(async () => ofCall().length, (count) => count >= 3, "the call's events arrive");
-    expect(ofCall().map((r) => r.body.category)).toEqual(["direct_call:dial", "direct_call:accept", "direct_call:end"]);
+      receiver.received.filter(
+        (r) =>
+          (r.body.direct_call as { call_id?: string } | undefined)?.call_id === played.body.call_id,
+      );
+    await until(
+      async () => ofCall().length,
+      (count) => count >= 3,
+      "the call's events arrive",
+    );
+    expect(ofCall().map((r) => r.body.category)).toEqual([
+      "direct_call:dial",
+      "direct_call:accept",
+      "direct_call:end",
+    ]);
   });
 
   it("sends again every delivery a filter selects, to the endpoint configured now", async () => {
@@ -183,12 +227,18 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     expect(resent.body.count).toBe(2);
     const received = await receiver.waitFor(2);
     expect(received.map((r) => r.body.category)).toEqual(["direct_call:end", "direct_call:end"]);
-    expectPlatformError(await call(sandbox, "POST", "/v1/sandbox/deliveries/resend", { outcome: "lost" }), 400, 400111);
+    expectPlatformError(
+      await call(sandbox, "POST", "/v1/sandbox/deliveries/resend", { outcome: "lost" }),
+      400,
+      400111,
+    );
   });
 
   it("records a refusal by the address guard once, as final", async () => {
     await subscribe("http://[2002:a00:1::1]/hook", ["room:delete"]);
-    const emitted = await call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", { category: "room:delete" });
+    const emitted = await call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", {
+      category: "room:delete",
+    });
     const page = await until(
       () => deliveries(`event_id=${emitted.body.event_id}`),
       (p) => p.body.deliveries[0]?.status === "failed",
@@ -198,7 +248,12 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     const [delivery] = (await deliveries(`event_id=${emitted.body.event_id}`)).body.deliveries;
     expect(page.body.deliveries[0]!.outcome).toBe("refused");
     expect(delivery!.attempts).toEqual([
-      expect.objectContaining({ attempt: 1, status: null, outcome: "refused", error: expect.stringMatching(/10\.0\.0\.1/) }),
+      expect.objectContaining({
+        attempt: 1,
+        status: null,
+        outcome: "refused",
+        error: expect.stringMatching(/10\.0\.0\.1/),
+      }),
     ]);
     await subscribe(receiver.url);
   });

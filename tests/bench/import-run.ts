@@ -33,7 +33,10 @@ export async function benchImportRun(): Promise<string> {
   let unlimited: ChildResult;
   try {
     raw = await sandboxUsersPerSecond(open, seconds);
-    unlimited = await runJobInChild(open, Math.min(30_000, Math.max(2_000, Math.round(raw * seconds))));
+    unlimited = await runJobInChild(
+      open,
+      Math.min(30_000, Math.max(2_000, Math.round(raw * seconds))),
+    );
   } finally {
     await open.stop();
   }
@@ -89,7 +92,12 @@ async function sandboxUsersPerSecond(sandbox: SandboxServer, duration: number): 
 
 function runJobInChild(sandbox: SandboxServer, users: number): Promise<ChildResult> {
   return runBenchChild<ChildResult>("tests/bench/import-run.ts", {
-    IMPORT_BENCH_CHILD: JSON.stringify({ baseUrl: sandbox.baseUrl, token: sandbox.token, appId: sandbox.appId, users }),
+    IMPORT_BENCH_CHILD: JSON.stringify({
+      baseUrl: sandbox.baseUrl,
+      token: sandbox.token,
+      appId: sandbox.appId,
+      users,
+    }),
   });
 }
 
@@ -105,7 +113,13 @@ async function child(config: { baseUrl: string; token: string; appId: string; us
   const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
   const { db } = handle;
   const client = (hooks = {}) =>
-    createPlatformClient({ appId: config.appId, chatBaseUrl: config.baseUrl, callsBaseUrl: config.baseUrl, apiToken: config.token, ...hooks });
+    createPlatformClient({
+      appId: config.appId,
+      chatBaseUrl: config.baseUrl,
+      callsBaseUrl: config.baseUrl,
+      apiToken: config.token,
+      ...hooks,
+    });
   const prefix = `bench_${Date.now().toString(36)}`;
   const job = await createJob(db, {
     resource: "users",
@@ -127,18 +141,32 @@ async function child(config: { baseUrl: string; token: string; appId: string; us
   const planStarted = performance.now();
   await planJob(db, client(), job.id);
   const planSeconds = (performance.now() - planStarted) / 1000;
-  const runner = startImportRunner({ getDb: async () => db, createClient: async (hooks) => client(hooks), pollMs: 50, log: () => {} });
+  const runner = startImportRunner({
+    getDb: async () => db,
+    createClient: async (hooks) => client(hooks),
+    pollMs: 50,
+    log: () => {},
+  });
   const started = performance.now();
   await controlJob(db, job.id, "run");
   runner.nudge();
-  while ((await requireJob(db, job.id)).status !== "completed") await new Promise((resolve) => setTimeout(resolve, 25));
+  while ((await requireJob(db, job.id)).status !== "completed")
+    await new Promise((resolve) => setTimeout(resolve, 25));
   const elapsed = (performance.now() - started) / 1000;
   await runner.stop();
   const counts = await rowCounts(db, job.id);
   const { responses, rateLimited } = runner.pacers.write.stats;
   await handle.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const result: ChildResult = { users: config.users, created: counts.created, seconds: elapsed, responses, rateLimited, planSeconds, uploadSeconds };
+  const result: ChildResult = {
+    users: config.users,
+    created: counts.created,
+    seconds: elapsed,
+    responses,
+    rateLimited,
+    planSeconds,
+    uploadSeconds,
+  };
   console.log(JSON.stringify(result));
 }
 

@@ -13,8 +13,21 @@ import autocannon from "autocannon";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
 import { machine, root, today } from "./support";
 
-type ChildResult = { messages: number; created: number; seconds: number; responses: number; rateLimited: number; requests: number };
-type ChildConfig = { baseUrl: string; token: string; appId: string; messages: number; channels: number };
+type ChildResult = {
+  messages: number;
+  created: number;
+  seconds: number;
+  responses: number;
+  rateLimited: number;
+  requests: number;
+};
+type ChildConfig = {
+  baseUrl: string;
+  token: string;
+  appId: string;
+  messages: number;
+  channels: number;
+};
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const CHANNELS = 50;
@@ -25,7 +38,11 @@ export async function benchMessageImportRun(): Promise<string> {
   let unlimited: ChildResult;
   try {
     raw = await sandboxMessagesPerSecond(open, seconds);
-    unlimited = await runJobInChild(open, Math.min(200_000, Math.max(10_000, Math.round(raw * seconds))), CHANNELS);
+    unlimited = await runJobInChild(
+      open,
+      Math.min(200_000, Math.max(10_000, Math.round(raw * seconds))),
+      CHANNELS,
+    );
   } finally {
     await open.stop();
   }
@@ -56,9 +73,17 @@ export async function benchMessageImportRun(): Promise<string> {
 
 async function sandboxMessagesPerSecond(sandbox: SandboxServer, duration: number): Promise<number> {
   const headers = { "content-type": "application/json", "Api-Token": sandbox.token };
-  await fetch(`${sandbox.baseUrl}/v3/users`, { method: "POST", headers, body: JSON.stringify({ user_id: "raw_sender", nickname: "Raw", profile_url: "" }) });
+  await fetch(`${sandbox.baseUrl}/v3/users`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ user_id: "raw_sender", nickname: "Raw", profile_url: "" }),
+  });
   for (let c = 0; c < 10; c++) {
-    await fetch(`${sandbox.baseUrl}/v3/group_channels`, { method: "POST", headers, body: JSON.stringify({ channel_url: `raw_${c}`, user_ids: ["raw_sender"] }) });
+    await fetch(`${sandbox.baseUrl}/v3/group_channels`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ channel_url: `raw_${c}`, user_ids: ["raw_sender"] }),
+    });
   }
   let counter = 0;
   const result = await autocannon({
@@ -78,7 +103,11 @@ async function sandboxMessagesPerSecond(sandbox: SandboxServer, duration: number
             timestamp: 1_700_000_000_000 + batch * 100 + n,
             dedup_id: `raw-${batch}-${n}`,
           }));
-          return { ...request, path: `/sandbox/${sandbox.appId}/v3/migration/raw_${batch % 10}`, body: JSON.stringify({ messages }) };
+          return {
+            ...request,
+            path: `/sandbox/${sandbox.appId}/v3/migration/raw_${batch % 10}`,
+            body: JSON.stringify({ messages }),
+          };
         },
       },
     ],
@@ -86,13 +115,27 @@ async function sandboxMessagesPerSecond(sandbox: SandboxServer, duration: number
   return result.requests.average * 100;
 }
 
-function runJobInChild(sandbox: SandboxServer, messages: number, channels: number): Promise<ChildResult> {
-  const config: ChildConfig = { baseUrl: sandbox.baseUrl, token: sandbox.token, appId: sandbox.appId, messages, channels };
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "tests/bench/message-import-run.ts"], {
-    cwd: root,
-    env: { ...process.env, MESSAGE_BENCH_CHILD: JSON.stringify(config) },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+function runJobInChild(
+  sandbox: SandboxServer,
+  messages: number,
+  channels: number,
+): Promise<ChildResult> {
+  const config: ChildConfig = {
+    baseUrl: sandbox.baseUrl,
+    token: sandbox.token,
+    appId: sandbox.appId,
+    messages,
+    channels,
+  };
+  const child = spawn(
+    process.execPath,
+    ["--conditions=react-server", "--import", "tsx", "tests/bench/message-import-run.ts"],
+    {
+      cwd: root,
+      env: { ...process.env, MESSAGE_BENCH_CHILD: JSON.stringify(config) },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   return new Promise((resolve, reject) =>
@@ -117,24 +160,51 @@ async function child(config: ChildConfig) {
   const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
   const { db } = handle;
   const client = (hooks = {}) =>
-    createPlatformClient({ appId: config.appId, chatBaseUrl: config.baseUrl, callsBaseUrl: config.baseUrl, apiToken: config.token, rateLimitRetries: 5, ...hooks });
+    createPlatformClient({
+      appId: config.appId,
+      chatBaseUrl: config.baseUrl,
+      callsBaseUrl: config.baseUrl,
+      apiToken: config.token,
+      rateLimitRetries: 5,
+      ...hooks,
+    });
   const prefix = `mb_${Date.now().toString(36)}`;
   const senders = [`${prefix}_a`, `${prefix}_b`];
-  for (const id of senders) await client().users.create({ user_id: id, nickname: id, profile_url: "" });
+  for (const id of senders)
+    await client().users.create({ user_id: id, nickname: id, profile_url: "" });
   const channels = Array.from({ length: config.channels }, (_, n) => `${prefix}_c${n}`);
-  for (const url of channels) await client().groupChannels.create({ channel_url: url, user_ids: senders });
-  const file = messagesFile(channels, senders, Math.floor(config.messages / config.channels), { prefix });
-  const job = await createJob(db, { resource: "messages", fileName: "bench.ndjson", columns: file.columns, mapping: messagesMapping, totalRows: file.rows.length });
+  for (const url of channels)
+    await client().groupChannels.create({ channel_url: url, user_ids: senders });
+  const file = messagesFile(channels, senders, Math.floor(config.messages / config.channels), {
+    prefix,
+  });
+  const job = await createJob(db, {
+    resource: "messages",
+    fileName: "bench.ndjson",
+    columns: file.columns,
+    mapping: messagesMapping,
+    totalRows: file.rows.length,
+  });
   for (let start = 0; start < file.rows.length; start += 5000) {
-    await appendRows(db, job.id, file.rows.slice(start, start + 5000).map((values, i) => ({ index: start + i, values })));
+    await appendRows(
+      db,
+      job.id,
+      file.rows.slice(start, start + 5000).map((values, i) => ({ index: start + i, values })),
+    );
   }
   await requestPlan(db, job.id);
   await planJob(db, client(), job.id);
-  const runner = startImportRunner({ getDb: async () => db, createClient: async (hooks) => client(hooks), pollMs: 50, log: () => {} });
+  const runner = startImportRunner({
+    getDb: async () => db,
+    createClient: async (hooks) => client(hooks),
+    pollMs: 50,
+    log: () => {},
+  });
   const started = performance.now();
   await controlJob(db, job.id, "run");
   runner.nudge();
-  while ((await requireJob(db, job.id)).status !== "completed") await new Promise((resolve) => setTimeout(resolve, 25));
+  while ((await requireJob(db, job.id)).status !== "completed")
+    await new Promise((resolve) => setTimeout(resolve, 25));
   const elapsed = (performance.now() - started) / 1000;
   await runner.stop();
   const counts = await rowCounts(db, job.id);

@@ -23,13 +23,26 @@ type Run = {
   mainHeapMb: number;
 };
 
-const launchArgs = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--enable-precise-memory-info"];
+const launchArgs = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--enable-precise-memory-info",
+];
 
-export async function benchPreview(sizes: readonly number[] = [100_000, 1_000_000]): Promise<string> {
+export async function benchPreview(
+  sizes: readonly number[] = [100_000, 1_000_000],
+): Promise<string> {
   if (!isBuilt()) throw new Error("The console is not built: run `npx next build` first.");
   const server = await startConsoleServer();
   const marker = `--switchboard-bench=${randomUUID()}`;
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: [...launchArgs, marker] });
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: [...launchArgs, marker],
+  });
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-preview-"));
   const runs: Run[] = [];
   try {
@@ -38,7 +51,8 @@ export async function benchPreview(sizes: readonly number[] = [100_000, 1_000_00
       const tasks: Array<{ start: number; duration: number }> = [];
       (window as unknown as { __longTasks: typeof tasks }).__longTasks = tasks;
       new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) tasks.push({ start: entry.startTime, duration: entry.duration });
+        for (const entry of list.getEntries())
+          tasks.push({ start: entry.startTime, duration: entry.duration });
       }).observe({ type: "longtask", buffered: true });
     });
     const page = await context.newPage();
@@ -61,7 +75,13 @@ export async function benchPreview(sizes: readonly number[] = [100_000, 1_000_00
   return table(runs);
 }
 
-async function measure(page: Page, origin: string, file: string, rows: number, marker: string): Promise<Run> {
+async function measure(
+  page: Page,
+  origin: string,
+  file: string,
+  rows: number,
+  marker: string,
+): Promise<Run> {
   // The previous run's file is kept as a draft (IndexedDB, idb-keyval's store): each run starts fresh.
   await page.evaluate(
     () =>
@@ -74,17 +94,27 @@ async function measure(page: Page, origin: string, file: string, rows: number, m
   await page.getByRole("radio", { name: /Users/ }).check();
   await page.getByRole("button", { name: "Continue" }).click();
   await page.evaluate(() => {
-    const marks = ((window as unknown as { __marks: Record<string, number> }).__marks = {} as Record<string, number>);
-    document.addEventListener("change", () => (marks.picked ??= performance.now()), { capture: true });
-    document.addEventListener("click", (event) => {
-      if ((event.target as HTMLElement).closest("button")?.textContent?.startsWith("Validate")) marks.validate = performance.now();
-    }, { capture: true });
+    const marks = ((window as unknown as { __marks: Record<string, number> }).__marks =
+      {} as Record<string, number>);
+    document.addEventListener("change", () => (marks.picked ??= performance.now()), {
+      capture: true,
+    });
+    document.addEventListener(
+      "click",
+      (event) => {
+        if ((event.target as HTMLElement).closest("button")?.textContent?.startsWith("Validate"))
+          marks.validate = performance.now();
+      },
+      { capture: true },
+    );
   });
   const sampler = sampleRendererMemory(marker);
   await page.getByLabel("File to import").setInputFiles(file);
   const ready = await page.waitForFunction(
     () => {
-      const button = [...document.querySelectorAll("button")].find((element) => element.textContent === "Continue to mapping");
+      const button = [...document.querySelectorAll("button")].find(
+        (element) => element.textContent === "Continue to mapping",
+      );
       return button && !button.disabled ? performance.now() : null;
     },
     undefined,
@@ -92,13 +122,18 @@ async function measure(page: Page, origin: string, file: string, rows: number, m
   );
   const readyAt = (await ready.jsonValue()) as number;
   const refusal = page.getByRole("alert").filter({ hasText: "cannot be imported" });
-  if ((await refusal.count()) > 0) throw new Error(`The preview refused the file: ${await refusal.first().textContent()}`);
+  if ((await refusal.count()) > 0)
+    throw new Error(`The preview refused the file: ${await refusal.first().textContent()}`);
   await page.getByRole("button", { name: "Continue to mapping" }).click();
   await page.getByRole("button", { name: /^Validate/ }).click();
-  const done = await page.waitForFunction(() => (document.querySelector('[data-testid="count-rows"]') ? performance.now() : null), undefined, {
-    polling: "raf",
-    timeout: 600_000,
-  });
+  const done = await page.waitForFunction(
+    () => (document.querySelector('[data-testid="count-rows"]') ? performance.now() : null),
+    undefined,
+    {
+      polling: "raf",
+      timeout: 600_000,
+    },
+  );
   const doneAt = (await done.jsonValue()) as number;
   // Scroll the table end to end, as an administrator would, while still watching for long tasks.
   await page.getByTestId("preview-scroller").evaluate(async (scroller) => {
@@ -109,14 +144,25 @@ async function measure(page: Page, origin: string, file: string, rows: number, m
   });
   const peakRendererMb = await sampler.stop();
   const result = await page.evaluate(() => {
-    const { __marks: marks, __longTasks: tasks } = window as unknown as { __marks: Record<string, number>; __longTasks: Array<{ start: number; duration: number }> };
+    const { __marks: marks, __longTasks: tasks } = window as unknown as {
+      __marks: Record<string, number>;
+      __longTasks: Array<{ start: number; duration: number }>;
+    };
     const during = tasks.filter((task) => task.start >= (marks.picked ?? 0));
     const memory = (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory;
-    return { marks, during, longest: Math.max(0, ...during.map((task) => task.duration)), count: during.length, heap: memory?.usedJSHeapSize ?? 0 };
+    return {
+      marks,
+      during,
+      longest: Math.max(0, ...during.map((task) => task.duration)),
+      count: during.length,
+      heap: memory?.usedJSHeapSize ?? 0,
+    };
   });
-  if (process.env.BENCH_DEBUG) console.log(JSON.stringify({ marks: result.marks, readyAt, doneAt, tasks: result.during }));
+  if (process.env.BENCH_DEBUG)
+    console.log(JSON.stringify({ marks: result.marks, readyAt, doneAt, tasks: result.during }));
   const counted = (await page.getByTestId("count-rows").textContent())?.replaceAll(",", "");
-  if (Number(counted) !== rows) throw new Error(`The preview counted ${counted} rows, not ${rows}.`);
+  if (Number(counted) !== rows)
+    throw new Error(`The preview counted ${counted} rows, not ${rows}.`);
   return {
     rows,
     megabytes: fs.statSync(file).size / 2 ** 20,
@@ -152,7 +198,8 @@ function rendererRssKb(marker: string): number {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
       parents.set(pid, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-      if (browserPid < 0 && fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker)) browserPid = pid;
+      if (browserPid < 0 && fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker))
+        browserPid = pid;
     } catch {
       // Processes come and go while we look.
     }
@@ -160,11 +207,14 @@ function rendererRssKb(marker: string): number {
   let total = 0;
   for (const pid of parents.keys()) {
     let ancestor = parents.get(pid);
-    while (ancestor !== undefined && ancestor > 1 && ancestor !== browserPid) ancestor = parents.get(ancestor);
+    while (ancestor !== undefined && ancestor > 1 && ancestor !== browserPid)
+      ancestor = parents.get(ancestor);
     if (ancestor !== browserPid) continue;
     try {
       if (!fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--type=renderer")) continue;
-      total += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+      total += Number(
+        /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0,
+      );
     } catch {
       // Gone.
     }
@@ -179,8 +229,9 @@ function table(runs: Run[]): string {
     "",
     "| rows | file (MB) | read (ms) | validate (ms) | read + validate (ms) | longest main-thread task (ms) | tasks over 50 ms | peak renderer memory (MB) | main-thread JS heap after (MB) |",
     "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ...runs.map((run) =>
-      `| ${run.rows.toLocaleString("en-US")} | ${run.megabytes.toFixed(1)} | ${format(run.readMs)} | ${format(run.validateMs)} | ${format(run.readMs + run.validateMs)} | ${format(run.longestTaskMs)} | ${run.longTasks} | ${format(run.peakRendererMb)} | ${run.mainHeapMb.toFixed(1)} |`,
+    ...runs.map(
+      (run) =>
+        `| ${run.rows.toLocaleString("en-US")} | ${run.megabytes.toFixed(1)} | ${format(run.readMs)} | ${format(run.validateMs)} | ${format(run.readMs + run.validateMs)} | ${format(run.longestTaskMs)} | ${run.longTasks} | ${format(run.peakRendererMb)} | ${run.mainHeapMb.toFixed(1)} |`,
     ),
   ];
   return lines.join("\n");
@@ -188,7 +239,10 @@ function table(runs: Run[]): string {
 
 // `npx tsx tests/bench/preview.ts [rows...]` runs it alone.
 if (process.argv[1] && import.meta.filename === path.resolve(process.argv[1])) {
-  const sizes = process.argv.slice(2).map(Number).filter((value) => value > 0);
+  const sizes = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((value) => value > 0);
   console.log(await benchPreview(sizes.length > 0 ? sizes : undefined));
   process.exit(0);
 }

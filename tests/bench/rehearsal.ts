@@ -11,7 +11,14 @@ import path from "node:path";
 import type { Rehearsal } from "@/lib/imports/types";
 import { machine, runBenchChild, today } from "./support";
 
-type ChildResult = { users: number; uploadSeconds: number; planSeconds: number; rehearsalSeconds: number; created: number; failed: number };
+type ChildResult = {
+  users: number;
+  uploadSeconds: number;
+  planSeconds: number;
+  rehearsalSeconds: number;
+  created: number;
+  failed: number;
+};
 
 export async function benchRehearsal(): Promise<string> {
   const sizes = (process.env.BENCH_REHEARSAL_USERS ?? "100000").split(",").map(Number);
@@ -30,7 +37,9 @@ export async function benchRehearsal(): Promise<string> {
 }
 
 function runInChild(users: number): Promise<ChildResult> {
-  return runBenchChild<ChildResult>("tests/bench/rehearsal.ts", { REHEARSAL_BENCH_CHILD: String(users) });
+  return runBenchChild<ChildResult>("tests/bench/rehearsal.ts", {
+    REHEARSAL_BENCH_CHILD: String(users),
+  });
 }
 
 async function child(users: number) {
@@ -48,11 +57,23 @@ async function child(users: number) {
   // The console's own sandbox, called in process as the console's plans call it.
   const sandbox = createSandboxApp({
     getDb: async () => db,
-    config: { defaultAppId: "local", defaultApiToken: token, rateLimit: null, faults: parseFaults(undefined), webhookTimeoutMs: 5000 },
+    config: {
+      defaultAppId: "local",
+      defaultApiToken: token,
+      rateLimit: null,
+      faults: parseFaults(undefined),
+      webhookTimeoutMs: 5000,
+    },
   });
   await sandbox.ready();
   const baseUrl = "http://sandbox.internal/sandbox/local";
-  const target = createPlatformClient({ appId: "local", chatBaseUrl: baseUrl, callsBaseUrl: baseUrl, apiToken: token, fetch: inProcessTransport(() => sandbox) });
+  const target = createPlatformClient({
+    appId: "local",
+    chatBaseUrl: baseUrl,
+    callsBaseUrl: baseUrl,
+    apiToken: token,
+    fetch: inProcessTransport(() => sandbox),
+  });
 
   const job = await createJob(db, {
     resource: "users",
@@ -79,10 +100,18 @@ async function child(users: number) {
   await runRehearsal(db, target, job.id);
   const rehearsalSeconds = (performance.now() - rehearsalStarted) / 1000;
   const outcome = (await requireJob(db, job.id)).rehearsal as Rehearsal;
-  if (outcome.state !== "done") throw new Error(`The rehearsal ended ${outcome.state}: ${outcome.error ?? ""}`);
+  if (outcome.state !== "done")
+    throw new Error(`The rehearsal ended ${outcome.state}: ${outcome.error ?? ""}`);
   await handle.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const result: ChildResult = { users, uploadSeconds, planSeconds, rehearsalSeconds, created: outcome.created ?? 0, failed: outcome.failed ?? 0 };
+  const result: ChildResult = {
+    users,
+    uploadSeconds,
+    planSeconds,
+    rehearsalSeconds,
+    created: outcome.created ?? 0,
+    failed: outcome.failed ?? 0,
+  };
   console.log(JSON.stringify(result));
 }
 

@@ -8,7 +8,12 @@ const connections = 10;
 
 type Row = { target: string; requestsPerSecond: number; p99Ms: number; non2xx: number };
 
-async function createUsers(url: string, token: string | undefined, prefix: string, seconds: number) {
+async function createUsers(
+  url: string,
+  token: string | undefined,
+  prefix: string,
+  seconds: number,
+) {
   let counter = 0;
   const result = await autocannon({
     url,
@@ -21,7 +26,11 @@ async function createUsers(url: string, token: string | undefined, prefix: strin
         // A new user every time, so every request is a real creation.
         setupRequest: (request) => ({
           ...request,
-          body: JSON.stringify({ user_id: `${prefix}_${counter++}`, nickname: "Bench", profile_url: "" }),
+          body: JSON.stringify({
+            user_id: `${prefix}_${counter++}`,
+            nickname: "Bench",
+            profile_url: "",
+          }),
         }),
       },
     ],
@@ -57,14 +66,16 @@ async function migrateMessages(baseUrl: string, token: string, seconds: number) 
       headers,
       body: JSON.stringify({ user_id: userId, nickname: userId, profile_url: "" }),
     });
-    if (!response.ok) throw new Error(`creating ${userId}: ${response.status} ${await response.text()}`);
+    if (!response.ok)
+      throw new Error(`creating ${userId}: ${response.status} ${await response.text()}`);
   }
   const channel = await fetch(`${baseUrl}/v3/open_channels`, {
     method: "POST",
     headers,
     body: JSON.stringify({ channel_url: "bench_history", name: "History" }),
   });
-  if (!channel.ok) throw new Error(`creating the channel: ${channel.status} ${await channel.text()}`);
+  if (!channel.ok)
+    throw new Error(`creating the channel: ${channel.status} ${await channel.text()}`);
   const body = JSON.stringify({
     messages: Array.from({ length: messagesPerRequest }, (_, index) => ({
       user_id: senders[index % senders.length],
@@ -112,7 +123,12 @@ async function withDatabase<T>(url: string | undefined, body: () => Promise<T>):
 
 async function measureDatabase(name: string, seconds: number): Promise<DatabaseRows> {
   const sandbox = await startSandboxServer();
-  const users = await createUsers(`${sandbox.baseUrl}/v3/users`, sandbox.token, "standalone", seconds);
+  const users = await createUsers(
+    `${sandbox.baseUrl}/v3/users`,
+    sandbox.token,
+    "standalone",
+    seconds,
+  );
   const migration = await migrateMessages(sandbox.baseUrl, sandbox.token, seconds);
   await sandbox.stop();
   const rows: DatabaseRows = {
@@ -125,7 +141,12 @@ async function measureDatabase(name: string, seconds: number): Promise<DatabaseR
     const consoleServer = await startConsoleServer({ SANDBOX_API_TOKEN: token });
     rows.console = {
       target: `console's own port (\`npm start\`, \`/sandbox/...\`), ${name}`,
-      ...(await createUsers(`${consoleServer.origin}/sandbox/local/v3/users`, token, "console", seconds)),
+      ...(await createUsers(
+        `${consoleServer.origin}/sandbox/local/v3/users`,
+        token,
+        "console",
+        seconds,
+      )),
     };
     await consoleServer.stop();
   } else {
@@ -140,7 +161,10 @@ async function measureDatabase(name: string, seconds: number): Promise<DatabaseR
  */
 export async function benchSandboxHttp(seconds: number): Promise<string> {
   const echo = await startEcho();
-  const echoRow: Row = { target: "bare node:http JSON echo", ...(await createUsers(echo.url, undefined, "echo", seconds)) };
+  const echoRow: Row = {
+    target: "bare node:http JSON echo",
+    ...(await createUsers(echo.url, undefined, "echo", seconds)),
+  };
   echo.stop();
 
   const databases = [await withDatabase(undefined, () => measureDatabase("PGlite", seconds))];
@@ -161,7 +185,9 @@ export async function benchSandboxHttp(seconds: number): Promise<string> {
     return [
       `| ${db.name}: standalone users/s ÷ echo | ${(users / echoRate).toFixed(3)} | ${db.name === "PGlite" ? "≥ 0.12" : "≥ 0.15"} |`,
       ...(db.console
-        ? [`| ${db.name}: console's port ÷ standalone | ${(db.console.requestsPerSecond / users).toFixed(2)} | ≥ 0.8 |`]
+        ? [
+            `| ${db.name}: console's port ÷ standalone | ${(db.console.requestsPerSecond / users).toFixed(2)} | ≥ 0.8 |`,
+          ]
         : []),
       `| ${db.name}: messages stored/s ÷ users/s | ${(messages / users).toFixed(1)} | ≥ 50 |`,
     ];
@@ -173,9 +199,19 @@ export async function benchSandboxHttp(seconds: number): Promise<string> {
     "|---|---:|---:|---:|---:|",
     line(echoRow, String(echoRate), "1.000"),
     ...databases.flatMap((db) => [
-      line(db.users, `${db.users.requestsPerSecond} users`, (db.users.requestsPerSecond / echoRate).toFixed(3)),
+      line(
+        db.users,
+        `${db.users.requestsPerSecond} users`,
+        (db.users.requestsPerSecond / echoRate).toFixed(3),
+      ),
       ...(db.console
-        ? [line(db.console, `${db.console.requestsPerSecond} users`, (db.console.requestsPerSecond / echoRate).toFixed(3))]
+        ? [
+            line(
+              db.console,
+              `${db.console.requestsPerSecond} users`,
+              (db.console.requestsPerSecond / echoRate).toFixed(3),
+            ),
+          ]
         : []),
       line(
         db.migration,

@@ -13,7 +13,10 @@ export function writeSection(name: string, markdown: string) {
   const end = `<!-- /bench:${name} -->`;
   const block = `${begin}\n${markdown.trim()}\n${end}`;
   const pattern = new RegExp(`${begin}[\\s\\S]*?${end}`);
-  fs.writeFileSync(file, pattern.test(text) ? text.replace(pattern, () => block) : `${text.trimEnd()}\n\n${block}\n`);
+  fs.writeFileSync(
+    file,
+    pattern.test(text) ? text.replace(pattern, () => block) : `${text.trimEnd()}\n\n${block}\n`,
+  );
 }
 
 export function machine(): string {

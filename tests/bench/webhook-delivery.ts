@@ -15,7 +15,13 @@ async function emitLoad(baseUrl: string, token: string, seconds: number) {
     headers: { "content-type": "application/json", "Api-Token": token },
     body: JSON.stringify({ category: "direct_call:dial" }),
   });
-  return { perSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, non2xx: result.non2xx + result.errors };
+  return {
+    perSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    non2xx: result.non2xx + result.errors,
+  };
 }
 
 /** How fast the receiver takes POSTs from a bare load tool: the ceiling delivery is measured against. */
@@ -26,7 +32,11 @@ async function receiverCeiling(url: string, seconds: number) {
     connections: 32,
     duration: seconds,
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ category: "room:create", occurred_at: Date.now(), room: { room_id: "bench" } }),
+    body: JSON.stringify({
+      category: "room:create",
+      occurred_at: Date.now(),
+      room: { room_id: "bench" },
+    }),
   });
   return Math.round(result.requests.average);
 }
@@ -58,7 +68,9 @@ export async function benchWebhookDelivery(seconds: number): Promise<string> {
   const started = performance.now();
   for (let sent = 0; sent < burst; sent += 50) {
     await Promise.all(
-      Array.from({ length: 50 }, () => call(sandbox, "POST", "/v1/sandbox/events", { category: "room:create" })),
+      Array.from({ length: 50 }, () =>
+        call(sandbox, "POST", "/v1/sandbox/events", { category: "room:create" }),
+      ),
     );
   }
   const emitted = performance.now();
@@ -67,7 +79,12 @@ export async function benchWebhookDelivery(seconds: number): Promise<string> {
   const lagMs = Math.round(performance.now() - emitted);
   receiver.received.length = 0;
   const queued = performance.now();
-  const resent = await call<{ count: number }>(sandbox, "POST", "/v1/sandbox/deliveries/resend", {});
+  const resent = await call<{ count: number }>(
+    sandbox,
+    "POST",
+    "/v1/sandbox/deliveries/resend",
+    {},
+  );
   await receiver.waitFor(resent.body.count, 300_000);
   const deliveredPerSecond = Math.round(resent.body.count / ((performance.now() - queued) / 1000));
   receiver.received.length = 0;

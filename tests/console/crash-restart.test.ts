@@ -58,51 +58,78 @@ describe("a crash (SIGKILL) and an immediate restart", () => {
     await writer;
     await restarted;
     const servingAfterMs = await untilHealthy(server.origin, killedAt);
-    console.log(`serving again ${servingAfterMs} ms after SIGKILL (${acknowledged.length} writes acknowledged)`);
+    console.log(
+      `serving again ${servingAfterMs} ms after SIGKILL (${acknowledged.length} writes acknowledged)`,
+    );
     expect(servingAfterMs).toBeLessThan(10_000);
     for (let i = 0; i < acknowledged.length; i += 100) {
       const ids = acknowledged.slice(i, i + 100);
-      const response = await fetch(`${server.origin}/sandbox/local/v3/users?limit=100&user_ids=${ids.join(",")}`, { headers });
+      const response = await fetch(
+        `${server.origin}/sandbox/local/v3/users?limit=100&user_ids=${ids.join(",")}`,
+        { headers },
+      );
       expect(((await response.json()) as { users: unknown[] }).users).toHaveLength(ids.length);
     }
   }, 90_000);
 
   // The job is created in the console's own database by the test, which PGlite (one process) cannot share.
-  it.skipIf(!databaseUrl)("during an import: serves within 10 s and the import completes, each user created once", async () => {
-    const USERS = 3000;
-    const schemaName = `t_${randomBytes(6).toString("hex")}`;
-    const token = `crashimport_${randomBytes(12).toString("hex")}`;
-    const server = await startConsoleServer({ DATABASE_URL: databaseUrl!, DATABASE_SCHEMA: schemaName, SANDBOX_API_TOKEN: token });
-    servers.push(server);
-    const handle = await openDatabase({ url: databaseUrl, schemaName });
-    try {
-      const target = { baseUrl: `${server.origin}/sandbox/local`, token, appId: "local" };
-      const prefix = `crash_${randomBytes(4).toString("hex")}`;
-      const planned = await createPlannedJob(handle, target, "users", usersFile(USERS, prefix), usersMapping, { clientTimeoutMs: 1000 });
-      await controlJob(handle.db, planned.id, "run");
-      const deadline = Date.now() + 120_000;
-      const done = async () => {
-        const counts = await rowCounts(handle.db, planned.id);
-        return counts.created + counts.existed + counts.failed;
-      };
-      while ((await done()) < USERS / 3) {
-        if (Date.now() > deadline) throw new Error("the console did not start the job");
-        await new Promise((resolve) => setTimeout(resolve, 50));
+  it.skipIf(!databaseUrl)(
+    "during an import: serves within 10 s and the import completes, each user created once",
+    async () => {
+      const USERS = 3000;
+      const schemaName = `t_${randomBytes(6).toString("hex")}`;
+      const token = `crashimport_${randomBytes(12).toString("hex")}`;
+      const server = await startConsoleServer({
+        DATABASE_URL: databaseUrl!,
+        DATABASE_SCHEMA: schemaName,
+        SANDBOX_API_TOKEN: token,
+      });
+      servers.push(server);
+      const handle = await openDatabase({ url: databaseUrl, schemaName });
+      try {
+        const target = { baseUrl: `${server.origin}/sandbox/local`, token, appId: "local" };
+        const prefix = `crash_${randomBytes(4).toString("hex")}`;
+        const planned = await createPlannedJob(
+          handle,
+          target,
+          "users",
+          usersFile(USERS, prefix),
+          usersMapping,
+          { clientTimeoutMs: 1000 },
+        );
+        await controlJob(handle.db, planned.id, "run");
+        const deadline = Date.now() + 120_000;
+        const done = async () => {
+          const counts = await rowCounts(handle.db, planned.id);
+          return counts.created + counts.existed + counts.failed;
+        };
+        while ((await done()) < USERS / 3) {
+          if (Date.now() > deadline) throw new Error("the console did not start the job");
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const killedAt = Date.now();
+        await server.restart({ kill: true });
+        const servingAfterMs = await untilHealthy(server.origin, killedAt);
+        expect(servingAfterMs).toBeLessThan(10_000);
+        while ((await requireJob(handle.db, planned.id)).status !== "completed") {
+          if (Date.now() > deadline)
+            throw new Error(`the job did not complete:\n${server.output().slice(-2000)}`);
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        expect(await rowCounts(handle.db, planned.id)).toMatchObject({
+          created: USERS,
+          failed: 0,
+          pending: 0,
+        });
+      } finally {
+        await handle.close();
+        const client = new pg.Client({ connectionString: databaseUrl });
+        await client.connect();
+        await client
+          .query(`drop schema if exists ${schemaName} cascade`)
+          .finally(() => client.end());
       }
-      const killedAt = Date.now();
-      await server.restart({ kill: true });
-      const servingAfterMs = await untilHealthy(server.origin, killedAt);
-      expect(servingAfterMs).toBeLessThan(10_000);
-      while ((await requireJob(handle.db, planned.id)).status !== "completed") {
-        if (Date.now() > deadline) throw new Error(`the job did not complete:\n${server.output().slice(-2000)}`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      expect(await rowCounts(handle.db, planned.id)).toMatchObject({ created: USERS, failed: 0, pending: 0 });
-    } finally {
-      await handle.close();
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`drop schema if exists ${schemaName} cascade`).finally(() => client.end());
-    }
-  }, 150_000);
+    },
+    150_000,
+  );
 });

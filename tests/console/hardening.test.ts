@@ -42,7 +42,11 @@ function request(
 function expectJsonRefusal(answer: Answer, status: number): void {
   expect(answer.status, answer.text.slice(0, 200)).toBe(status);
   expect(answer.headers["content-type"]).toContain("application/json");
-  expect(JSON.parse(answer.text)).toMatchObject({ message: expect.any(String), code: 400111, error: true });
+  expect(JSON.parse(answer.text)).toMatchObject({
+    message: expect.any(String),
+    code: 400111,
+    error: true,
+  });
 }
 
 describe("/healthz", () => {
@@ -51,9 +55,12 @@ describe("/healthz", () => {
     expect(answer.status).toBe(200);
     const health = JSON.parse(answer.text);
     expect(health).toMatchObject({ ok: true, database: { ok: true } });
-    expect(health.workers.map((worker: { name: string }) => worker.name).sort()).toEqual(
-      ["import-jobs", "import-plans", "import-rehearsals", "webhook-outbox"],
-    );
+    expect(health.workers.map((worker: { name: string }) => worker.name).sort()).toEqual([
+      "import-jobs",
+      "import-plans",
+      "import-rehearsals",
+      "webhook-outbox",
+    ]);
     expect(health.workers.every((worker: { alive: boolean }) => worker.alive)).toBe(true);
     expect(answer.text).not.toMatch(/postgres:\/\/|api_token|password/i);
   });
@@ -61,13 +68,22 @@ describe("/healthz", () => {
 
 describe("hostile requests at every layer", () => {
   it("refuses undecodable percent-encoding, NUL and surrogates in paths and queries with 400111", async () => {
-    for (const target of ["/sandbox/local/v3/users/%zz", "/sandbox/local/v3/users/a%00b", "/settings?next=%ED%A0%80", "/sign-in/%E0%A4", "/imports?x=%"]) {
+    for (const target of [
+      "/sandbox/local/v3/users/%zz",
+      "/sandbox/local/v3/users/a%00b",
+      "/settings?next=%ED%A0%80",
+      "/sign-in/%E0%A4",
+      "/imports?x=%",
+    ]) {
       expectJsonRefusal(await request(target), 400);
     }
   });
 
   it("refuses a URL over 8 KB with 414, and over 16 KB too, in the JSON error shape", async () => {
-    expectJsonRefusal(await request(`/sandbox/local/v3/users?user_ids=${"a".repeat(9 * 1024)}`), 414);
+    expectJsonRefusal(
+      await request(`/sandbox/local/v3/users?user_ids=${"a".repeat(9 * 1024)}`),
+      414,
+    );
     expectJsonRefusal(await request(`/sign-in?next=${"a".repeat(20 * 1024)}`), 414);
   });
 
@@ -79,7 +95,9 @@ describe("hostile requests at every layer", () => {
 });
 
 describe("sign-in throttling", () => {
-  const manifest = JSON.parse(fs.readFileSync(path.join(root, ".next/server/server-reference-manifest.json"), "utf8")) as {
+  const manifest = JSON.parse(
+    fs.readFileSync(path.join(root, ".next/server/server-reference-manifest.json"), "utf8"),
+  ) as {
     node: Record<string, { filename: string; exportedName: string }>;
   };
   const signInAction = Object.entries(manifest.node).find(
@@ -109,7 +127,9 @@ describe("sign-in throttling", () => {
   it("checks at most 3 of 50 parallel wrong guesses, whatever X-Forwarded-For says", async () => {
     expect(signInAction).toBeDefined();
     const outcomes = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => signIn(`wrong-${i}`, "127.0.0.2", { "x-forwarded-for": `198.51.100.${i}` })),
+      Array.from({ length: 50 }, (_, i) =>
+        signIn(`wrong-${i}`, "127.0.0.2", { "x-forwarded-for": `198.51.100.${i}` }),
+      ),
     );
     expect(outcomes.filter((outcome) => outcome === "checked").length).toBeLessThanOrEqual(3);
     expect(outcomes.filter((outcome) => outcome === "throttled").length).toBeGreaterThanOrEqual(47);
@@ -140,10 +160,23 @@ describe("sign-in throttling", () => {
 async function startExpectingExit(env: Record<string, string>) {
   const child = spawn(
     process.execPath,
-    [path.join(root, "node_modules/next/dist/bin/next"), "start", "--hostname", "127.0.0.1", "--port", String(await freePort())],
+    [
+      path.join(root, "node_modules/next/dist/bin/next"),
+      "start",
+      "--hostname",
+      "127.0.0.1",
+      "--port",
+      String(await freePort()),
+    ],
     {
       cwd: root,
-      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", DATA_DIR: fs.mkdtempSync("/tmp/switchboard-badconfig-"), ...env },
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        DATA_DIR: fs.mkdtempSync("/tmp/switchboard-badconfig-"),
+        ...env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -176,7 +209,9 @@ describe("fatal start-up errors", () => {
   });
 
   it("an unreachable database exits non-zero naming the database", async () => {
-    const { code, output } = await startExpectingExit({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/none" });
+    const { code, output } = await startExpectingExit({
+      DATABASE_URL: "postgres://postgres@127.0.0.1:1/none",
+    });
     expect(code, output).toBe(1);
     expect(output).toContain("Switchboard cannot start. The database cannot be used");
   });

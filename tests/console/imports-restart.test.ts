@@ -41,48 +41,54 @@ describe.skipIf(!databaseUrl)("an import survives a console restart", () => {
     await client.query(`drop schema if exists ${schemaName} cascade`).finally(() => client.end());
   });
 
-  it(
-    "completes after the restart with every valid user created once",
-    async () => {
-      const target = { baseUrl: `${server.origin}/sandbox/local`, token, appId: "local" };
-      const prefix = `restart_${randomBytes(4).toString("hex")}`;
-      const file = usersFile(USERS, prefix);
-      file.rows.push(["", "No id", "true"]);
-      const planned = await createPlannedJob(handle, target, "users", file, usersMapping, { clientTimeoutMs: 1000 });
-      expect(planned.plan).toMatchObject({ toCreate: USERS, invalid: 1 });
-      await controlJob(handle.db, planned.id, "run");
+  it("completes after the restart with every valid user created once", async () => {
+    const target = { baseUrl: `${server.origin}/sandbox/local`, token, appId: "local" };
+    const prefix = `restart_${randomBytes(4).toString("hex")}`;
+    const file = usersFile(USERS, prefix);
+    file.rows.push(["", "No id", "true"]);
+    const planned = await createPlannedJob(handle, target, "users", file, usersMapping, {
+      clientTimeoutMs: 1000,
+    });
+    expect(planned.plan).toMatchObject({ toCreate: USERS, invalid: 1 });
+    await controlJob(handle.db, planned.id, "run");
 
-      const deadline = Date.now() + 150_000;
-      const done = async () => {
-        const counts = await rowCounts(handle.db, planned.id);
-        return counts.created + counts.existed + counts.failed;
-      };
-      while ((await done()) < USERS / 3) {
-        if (Date.now() > deadline) throw new Error("the console did not start the job");
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      await server.restart();
-      while ((await requireJob(handle.db, planned.id)).status !== "completed") {
-        if (Date.now() > deadline) throw new Error(`the job did not complete:\n${server.output().slice(-2000)}`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      expect(await rowCounts(handle.db, planned.id)).toMatchObject({ created: USERS, existed: 0, failed: 0, invalid: 1, pending: 0 });
+    const deadline = Date.now() + 150_000;
+    const done = async () => {
+      const counts = await rowCounts(handle.db, planned.id);
+      return counts.created + counts.existed + counts.failed;
+    };
+    while ((await done()) < USERS / 3) {
+      if (Date.now() > deadline) throw new Error("the console did not start the job");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await server.restart();
+    while ((await requireJob(handle.db, planned.id)).status !== "completed") {
+      if (Date.now() > deadline)
+        throw new Error(`the job did not complete:\n${server.output().slice(-2000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(await rowCounts(handle.db, planned.id)).toMatchObject({
+      created: USERS,
+      existed: 0,
+      failed: 0,
+      invalid: 1,
+      pending: 0,
+    });
 
-      const client = clientFor(target, { timeoutMs: 1000 });
-      let found = 0;
-      for (let i = 0; i < USERS; i += 100) {
-        const ids = Array.from({ length: 100 }, (_, k) => `${prefix}_${i + k}`);
-        for (let attempt = 1; ; attempt++) {
-          try {
-            found += (await client.users.list({ userIds: ids, limit: 100, activeMode: "all" })).users.length;
-            break;
-          } catch (error) {
-            if (attempt >= 10) throw error;
-          }
+    const client = clientFor(target, { timeoutMs: 1000 });
+    let found = 0;
+    for (let i = 0; i < USERS; i += 100) {
+      const ids = Array.from({ length: 100 }, (_, k) => `${prefix}_${i + k}`);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          found += (await client.users.list({ userIds: ids, limit: 100, activeMode: "all" })).users
+            .length;
+          break;
+        } catch (error) {
+          if (attempt >= 10) throw error;
         }
       }
-      expect(found).toBe(USERS);
-    },
-    180_000,
-  );
+    }
+    expect(found).toBe(USERS);
+  }, 180_000);
 });

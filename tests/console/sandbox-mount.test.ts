@@ -14,18 +14,30 @@ describe("the sandbox mounted inside the console at /sandbox", () => {
 
   it("creates a user over the mount exactly as the standalone server does", async () => {
     const userId = uniqueId();
-    const created = await call(target, "POST", "/v3/users", { user_id: userId, nickname: "Mount", profile_url: "" });
+    const created = await call(target, "POST", "/v3/users", {
+      user_id: userId,
+      nickname: "Mount",
+      profile_url: "",
+    });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ user_id: userId, is_active: true, is_created: true });
     expectPlatformError(
-      await call(target, "POST", "/v3/users", { user_id: userId, nickname: "Mount", profile_url: "" }),
+      await call(target, "POST", "/v3/users", {
+        user_id: userId,
+        nickname: "Mount",
+        profile_url: "",
+      }),
       400,
       400202,
     );
   });
 
   it("answers unknown applications and routes with the platform's codes", async () => {
-    expectPlatformError(await call({ ...target, baseUrl: `${origin}/sandbox/nope` }, "GET", "/v3/users"), 404, 400304);
+    expectPlatformError(
+      await call({ ...target, baseUrl: `${origin}/sandbox/nope` }, "GET", "/v3/users"),
+      404,
+      400304,
+    );
     expectPlatformError(await call(target, "DELETE", "/v9/whatever"), 404, 400404);
   });
 

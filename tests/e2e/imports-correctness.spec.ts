@@ -17,7 +17,10 @@ async function platform(page: Page, request: APIRequestContext) {
   return {
     get: async (path: string) => {
       const response = await request.get(`${base}${path}`, { headers });
-      return { status: response.status(), body: (await response.json()) as Record<string, unknown> };
+      return {
+        status: response.status(),
+        body: (await response.json()) as Record<string, unknown>,
+      };
     },
     post: (path: string, data: unknown) => request.post(`${base}${path}`, { headers, data }),
   };
@@ -35,13 +38,18 @@ async function pickFile(page: Page, resource: RegExp, name: string, content: str
   await openImportWizard(page);
   await page.getByRole("radio", { name: resource }).check();
   await page.getByRole("button", { name: "Continue" }).click();
-  await page.getByLabel("File to import").setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(content) });
+  await page
+    .getByLabel("File to import")
+    .setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(content) });
 }
 
 async function downloadFailures(page: Page): Promise<string[]> {
   const downloading = page.waitForEvent("download");
   await page.getByRole("link", { name: "Download failures (CSV)" }).click();
-  return fs.readFileSync((await (await downloading).path())!, "utf8").trim().split("\r\n");
+  return fs
+    .readFileSync((await (await downloading).path())!, "utf8")
+    .trim()
+    .split("\r\n");
 }
 
 test("a paced users import cancelled halfway: inactive users are inactive, every row not done is in the failures CSV", async ({
@@ -67,9 +75,17 @@ test("a paced users import cancelled halfway: inactive users are inactive, every
     await page.getByRole("alertdialog").getByRole("button", { name: "Run import" }).click();
     // Halfway, by the fixed total of the plan.
     await expect
-      .poll(async () => Number((await page.getByTestId("rows-done").textContent())?.split(" of ")[0]?.replace(/,/g, "") ?? 0), {
-        timeout: 60_000,
-      })
+      .poll(
+        async () =>
+          Number(
+            (await page.getByTestId("rows-done").textContent())
+              ?.split(" of ")[0]
+              ?.replace(/,/g, "") ?? 0,
+          ),
+        {
+          timeout: 60_000,
+        },
+      )
       .toBeGreaterThanOrEqual(40);
     await expect(page.getByTestId("rows-done")).toContainText("of 120");
     await page.getByRole("button", { name: "Cancel import" }).click();
@@ -107,34 +123,60 @@ test("a paced users import cancelled halfway: inactive users are inactive, every
     const row = byId.get(user.id);
     expect(row, `${user.id} (line ${line}) is not done`).toBeDefined();
     expect(row!.endsWith(`,${line}`), row).toBe(true);
-    expect(row).toMatch(user.name === "" ? /Nickname is required/ : /Not sent: the import was cancelled/);
+    expect(row).toMatch(
+      user.name === "" ? /Nickname is required/ : /Not sent: the import was cancelled/,
+    );
   });
 
   // The report names the invalid row by the same line, 12.
   await page.getByLabel("Show").selectOption("invalid");
   const report = page.getByRole("table", { name: "Report" });
-  await expect(report.getByRole("row").filter({ hasText: "Nickname is required" }).getByRole("cell").first()).toHaveText("12");
+  await expect(
+    report.getByRole("row").filter({ hasText: "Nickname is required" }).getByRole("cell").first(),
+  ).toHaveText("12");
 
   // The rows not done become a new job, planned at once.
   await page.getByRole("button", { name: "New job from the rows not done" }).click();
   await page.getByRole("alertdialog").getByRole("button", { name: "Make the new job" }).click();
-  await expect(page.getByRole("heading", { name: "Import of paced.csv (rows not done)" })).toBeVisible({ timeout: 20_000 });
-  await expect(page.getByTestId("plan-create")).toHaveText(String(120 - created.size), { timeout: 30_000 });
+  await expect(
+    page.getByRole("heading", { name: "Import of paced.csv (rows not done)" }),
+  ).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByTestId("plan-create")).toHaveText(String(120 - created.size), {
+    timeout: 30_000,
+  });
 });
 
 test("a CSV with a quote never closed on line 7 gets a message naming line 7", async ({ page }) => {
-  const content = ["id,Name", "a1,Ann", "a2,Bo", 'a3,"Cy', 'd"', "a4,Di", 'a5,"never closed', "a6,Fay", "a7,Gus"].join("\n");
+  const content = [
+    "id,Name",
+    "a1,Ann",
+    "a2,Bo",
+    'a3,"Cy',
+    'd"',
+    "a4,Di",
+    'a5,"never closed',
+    "a6,Fay",
+    "a7,Gus",
+  ].join("\n");
   await pickFile(page, /Users/, "quotes.csv", content);
   // Row 6 as a spreadsheet counts (a3's cell spans lines 4 and 5), line 7 of the text.
-  await expect(page.getByText("Row 6 (line 7 of the file) opens a quote that is never closed")).toBeVisible({ timeout: 20_000 });
+  await expect(
+    page.getByText("Row 6 (line 7 of the file) opens a quote that is never closed"),
+  ).toBeVisible({ timeout: 20_000 });
 });
 
-test("a 250-member supergroup is created with 100 and the rest invited: it ends with 250 members", async ({ page, request }) => {
+test("a 250-member supergroup is created with 100 and the rest invited: it ends with 250 members", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(180_000);
   const prefix = `sg${Date.now().toString(36)}`;
   const api = await platform(page, request);
   const ids = Array.from({ length: 250 }, (_, at) => `${prefix}-${at}`);
-  for (const id of ids) expect((await api.post("/users", { user_id: id, nickname: id, profile_url: "" })).status()).toBe(200);
+  for (const id of ids)
+    expect(
+      (await api.post("/users", { user_id: id, nickname: id, profile_url: "" })).status(),
+    ).toBe(200);
   const rows = [
     ["channel_url", "name", "members", "operators", "is_super"],
     [`${prefix}-super`, "Everyone", ids.join(";"), ids[200]!, "true"],
@@ -143,7 +185,9 @@ test("a 250-member supergroup is created with 100 and the rest invited: it ends 
   await pickFile(page, /Group channels/, "super.csv", csv(rows));
   await page.getByRole("button", { name: "Continue to mapping" }).click();
   await page.getByRole("button", { name: "Validate 2 rows" }).click();
-  await expect(page.getByText("101 member ids, but a group channel holds at most 100")).toBeVisible();
+  await expect(
+    page.getByText("101 member ids, but a group channel holds at most 100"),
+  ).toBeVisible();
   await page.getByRole("button", { name: "Continue to plan" }).click();
   await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout: 30_000 });
   await expect(page.getByTestId("plan-create")).toHaveText("1", { timeout: 30_000 });
@@ -157,7 +201,9 @@ test("a 250-member supergroup is created with 100 and the rest invited: it ends 
   const members = new Set<string>();
   let token = "";
   do {
-    const page_ = await api.get(`/group_channels/${prefix}-super/members?limit=100${token ? `&token=${token}` : ""}`);
+    const page_ = await api.get(
+      `/group_channels/${prefix}-super/members?limit=100${token ? `&token=${token}` : ""}`,
+    );
     for (const member of page_.body.members as Array<{ user_id: string; role: string }>) {
       members.add(member.user_id);
       if (member.user_id === ids[200]) expect(member.role).toBe("operator");

@@ -9,14 +9,18 @@ import { openImportWizard, revealApiToken } from "./support/console";
  */
 
 function previewRow(page: Page, number: number) {
-  return page.getByRole("row").filter({ has: page.getByRole("cell", { name: String(number), exact: true }) });
+  return page
+    .getByRole("row")
+    .filter({ has: page.getByRole("cell", { name: String(number), exact: true }) });
 }
 
 async function upload(page: Page, resource: RegExp, name: string, content: string, rows: number) {
   await openImportWizard(page);
   await page.getByRole("radio", { name: resource }).check();
   await page.getByRole("button", { name: "Continue" }).click();
-  await page.getByLabel("File to import").setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(content) });
+  await page
+    .getByLabel("File to import")
+    .setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(content) });
   await page.getByRole("button", { name: "Continue to mapping" }).click();
   await page.getByRole("button", { name: `Validate ${rows} rows` }).click();
 }
@@ -51,12 +55,18 @@ async function platform(page: Page, request: APIRequestContext): Promise<Platfor
     token,
     get: async (path) => {
       const response = await request.get(`${base}${path}`, { headers: { "Api-Token": token } });
-      return { status: response.status(), body: (await response.json()) as Record<string, unknown> };
+      return {
+        status: response.status(),
+        body: (await response.json()) as Record<string, unknown>,
+      };
     },
   };
 }
 
-test("users then group channels: previewed, fixed, planned, run, and exactly on the platform", async ({ page, request }) => {
+test("users then group channels: previewed, fixed, planned, run, and exactly on the platform", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(180_000);
   const p = `mig${Date.now().toString(36)}`;
   const api = await platform(page, request);
@@ -88,12 +98,18 @@ test("users then group channels: previewed, fixed, planned, run, and exactly on 
   await expect(page.getByTestId("plan-invalid")).toHaveText("2");
   await expect(page.getByText("After creation: 1 deactivations")).toBeVisible();
   await runToCompletion(page);
-  await expect(page.getByTestId("report-counts")).toContainText("4 created · 1 existed · 0 failed · 2 invalid · 0 excluded");
+  await expect(page.getByTestId("report-counts")).toContainText(
+    "4 created · 1 existed · 0 failed · 2 invalid · 0 excluded",
+  );
 
-  for (const id of [1, 3, 4, 5]) expect((await api.get(`/users/${p}-${id}`)).status, `${p}-${id}`).toBe(200);
+  for (const id of [1, 3, 4, 5])
+    expect((await api.get(`/users/${p}-${id}`)).status, `${p}-${id}`).toBe(200);
   expect((await api.get(`/users/${p}-5`)).body).toMatchObject({ nickname: "Barbara" });
   expect((await api.get(`/users/${p}-4`)).body).toMatchObject({ is_active: false });
-  expect((await api.get(`/users/${p}-1`)).body).toMatchObject({ is_active: true, metadata: { team: "red" } });
+  expect((await api.get(`/users/${p}-1`)).body).toMatchObject({
+    is_active: true,
+    metadata: { team: "red" },
+  });
   expect((await api.get(`/users/${p}-2`)).body).toMatchObject({ nickname: "Before" });
   expect((await api.get(`/users/${p}-6`)).status).toBe(400);
 
@@ -105,33 +121,59 @@ test("users then group channels: previewed, fixed, planned, run, and exactly on 
     ["bad url!", "Fixed", `${p}-3`, "", "no"],
   ]);
   await upload(page, /Group channels/, "channels.csv", channels, 3);
-  await expect(previewRow(page, 4)).toContainText("Channel URL may contain only letters, digits, underscore and hyphen.");
+  await expect(previewRow(page, 4)).toContainText(
+    "Channel URL may contain only letters, digits, underscore and hyphen.",
+  );
   await fixCell(page, 4, "channel_url", `${p}-fixed`);
   await expect(page.getByTestId("count-valid")).toHaveText("3");
   await planAndRun(page);
   await expect(page.getByTestId("plan-create")).toHaveText("3");
   await expect(page.getByText("After creation: 1 freezes")).toBeVisible();
   await runToCompletion(page);
-  await expect(page.getByTestId("report-counts")).toContainText("3 created · 0 existed · 0 failed · 0 invalid · 0 excluded");
+  await expect(page.getByTestId("report-counts")).toContainText(
+    "3 created · 0 existed · 0 failed · 0 invalid · 0 excluded",
+  );
 
   const general = (await api.get(`/group_channels/${p}-general`)).body as {
     members: Array<{ user_id: string; role: string; is_active: boolean }>;
     freeze: boolean;
   };
-  expect(general.members.map((member) => member.user_id).sort()).toEqual([`${p}-1`, `${p}-3`, `${p}-4`]);
+  expect(general.members.map((member) => member.user_id).sort()).toEqual([
+    `${p}-1`,
+    `${p}-3`,
+    `${p}-4`,
+  ]);
   expect(general.members.find((member) => member.user_id === `${p}-1`)?.role).toBe("operator");
   expect(general.members.find((member) => member.user_id === `${p}-4`)?.is_active).toBe(false);
   expect(general.freeze).toBe(false);
-  expect((await api.get(`/group_channels/${p}-archive`)).body).toMatchObject({ freeze: true, member_count: 2 });
-  expect((await api.get(`/group_channels/${p}-fixed`)).body).toMatchObject({ name: "Fixed", freeze: false });
+  expect((await api.get(`/group_channels/${p}-archive`)).body).toMatchObject({
+    freeze: true,
+    member_count: 2,
+  });
+  expect((await api.get(`/group_channels/${p}-fixed`)).body).toMatchObject({
+    name: "Fixed",
+    freeze: false,
+  });
 });
 
-test("messages after users and channels: bad rows kept back, each channel's history in order, a second run adds nothing", async ({ page, request }) => {
+test("messages after users and channels: bad rows kept back, each channel's history in order, a second run adds nothing", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(240_000);
   const p = `msg${Date.now().toString(36)}`;
   const api = await platform(page, request);
 
-  await upload(page, /Users/, "people.csv", usersCsv([{ id: `${p}-ann`, name: "Ann" }, { id: `${p}-bob`, name: "Bob" }]), 2);
+  await upload(
+    page,
+    /Users/,
+    "people.csv",
+    usersCsv([
+      { id: `${p}-ann`, name: "Ann" },
+      { id: `${p}-bob`, name: "Bob" },
+    ]),
+    2,
+  );
   await planAndRun(page);
   await runToCompletion(page);
 
@@ -151,20 +193,73 @@ test("messages after users and channels: bad rows kept back, each channel's hist
   const line = (fields: Record<string, unknown>) => JSON.stringify(fields);
   const ndjson = [
     line({ channel: `${p}-sales`, type: "admin", text: "Imported", ts: "2024-03-01T09:00:00Z" }),
-    line({ channel: `${p}-sales`, type: "file", from: `${p}-bob`, url: "https://files.example/q1.pdf", ts: 1709283720, id: "m2" }),
-    line({ channel: `${p}-sales`, type: "text", from: `${p}-ann`, text: "Morning", ts: 1709283660, id: "m1" }),
-    line({ channel: `${p}-old-room`, type: "text", from: `${p}-bob`, text: "Hello", ts: 1709283600000, id: "m3" }),
-    line({ channel: `${p}-old-room`, type: "text", from: `${p}-ann`, text: "Hi Bob", ts: 1709283601000, id: "m4" }),
+    line({
+      channel: `${p}-sales`,
+      type: "file",
+      from: `${p}-bob`,
+      url: "https://files.example/q1.pdf",
+      ts: 1709283720,
+      id: "m2",
+    }),
+    line({
+      channel: `${p}-sales`,
+      type: "text",
+      from: `${p}-ann`,
+      text: "Morning",
+      ts: 1709283660,
+      id: "m1",
+    }),
+    line({
+      channel: `${p}-old-room`,
+      type: "text",
+      from: `${p}-bob`,
+      text: "Hello",
+      ts: 1709283600000,
+      id: "m3",
+    }),
+    line({
+      channel: `${p}-old-room`,
+      type: "text",
+      from: `${p}-ann`,
+      text: "Hi Bob",
+      ts: 1709283601000,
+      id: "m4",
+    }),
     line({ channel: `${p}-sales`, type: "file", from: `${p}-ann`, ts: 1709283800, id: "b1" }), // FILE without url
-    line({ channel: `${p}-sales`, type: "poll", from: `${p}-ann`, text: "?", ts: 1709283801, id: "b2" }), // unknown type
-    line({ channel: `${p}-sales`, type: "text", from: `${p}-ghost`, text: "boo", ts: 1709283802, id: "b3" }), // not a user
-    line({ channel: `${p}-nowhere`, type: "text", from: `${p}-ann`, text: "lost", ts: 1709283803, id: "b4" }), // no channel
+    line({
+      channel: `${p}-sales`,
+      type: "poll",
+      from: `${p}-ann`,
+      text: "?",
+      ts: 1709283801,
+      id: "b2",
+    }), // unknown type
+    line({
+      channel: `${p}-sales`,
+      type: "text",
+      from: `${p}-ghost`,
+      text: "boo",
+      ts: 1709283802,
+      id: "b3",
+    }), // not a user
+    line({
+      channel: `${p}-nowhere`,
+      type: "text",
+      from: `${p}-ann`,
+      text: "lost",
+      ts: 1709283803,
+      id: "b4",
+    }), // no channel
   ].join("\n");
   const uploadMessages = async () => {
     await openImportWizard(page);
     await page.getByRole("radio", { name: /Messages/ }).check();
     await page.getByRole("button", { name: "Continue" }).click();
-    await page.getByLabel("File to import").setInputFiles({ name: "messages.ndjson", mimeType: "application/x-ndjson", buffer: Buffer.from(ndjson) });
+    await page.getByLabel("File to import").setInputFiles({
+      name: "messages.ndjson",
+      mimeType: "application/x-ndjson",
+      buffer: Buffer.from(ndjson),
+    });
     await page.getByRole("button", { name: "Continue to mapping" }).click();
   };
   await uploadMessages();
@@ -178,19 +273,38 @@ test("messages after users and channels: bad rows kept back, each channel's hist
   await expect(page.getByTestId("plan-invalid")).toHaveText("4");
   await expect(page.getByTestId("message-plan")).toContainText("2 channels, 2 migration requests");
   await runToCompletion(page);
-  await expect(page.getByTestId("report-counts")).toContainText("5 created · 0 existed · 0 failed · 4 invalid");
+  await expect(page.getByTestId("report-counts")).toContainText(
+    "5 created · 0 existed · 0 failed · 4 invalid",
+  );
 
-  type Listed = { messages: Array<{ type: string; message: string; created_at: number; file?: { url: string } }> };
+  type Listed = {
+    messages: Array<{ type: string; message: string; created_at: number; file?: { url: string } }>;
+  };
   const history = async (channelUrl: string) =>
-    ((await api.get(`/group_channels/${channelUrl}/messages?message_ts=0&prev_limit=0&next_limit=200`)).body as Listed).messages;
+    (
+      (
+        await api.get(
+          `/group_channels/${channelUrl}/messages?message_ts=0&prev_limit=0&next_limit=200`,
+        )
+      ).body as Listed
+    ).messages;
   const sales = await history(`${p}-sales`);
   expect(sales.map((message) => message.type)).toEqual(["ADMM", "MESG", "FILE"]);
-  expect(sales.map((message) => message.created_at)).toEqual([1709283600000, 1709283660000, 1709283720000]);
+  expect(sales.map((message) => message.created_at)).toEqual([
+    1709283600000, 1709283660000, 1709283720000,
+  ]);
   expect(sales[2]!.file?.url).toBe("https://files.example/q1.pdf");
-  const listed = (await api.get(`/group_channels?limit=100`)).body as { channels: Array<{ channel_url: string; name: string }> };
-  const support = listed.channels.find((channel) => channel.name === "Support" && channel.channel_url.startsWith("imp_"));
+  const listed = (await api.get(`/group_channels?limit=100`)).body as {
+    channels: Array<{ channel_url: string; name: string }>;
+  };
+  const support = listed.channels.find(
+    (channel) => channel.name === "Support" && channel.channel_url.startsWith("imp_"),
+  );
   expect(support).toBeDefined();
-  expect((await history(support!.channel_url)).map((message) => message.message)).toEqual(["Hello", "Hi Bob"]);
+  expect((await history(support!.channel_url)).map((message) => message.message)).toEqual([
+    "Hello",
+    "Hi Bob",
+  ]);
 
   // The same file again is planned and run, and the platform holds nothing more.
   await uploadMessages();

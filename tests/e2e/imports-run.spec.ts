@@ -3,7 +3,10 @@ import { expect, test } from "@playwright/test";
 import { usersCsv, usersWithMistakes } from "../fixtures/imports";
 import { openImportWizard, revealApiToken } from "./support/console";
 
-test("a users import is planned, inspected, run and reported; the failures CSV downloads", async ({ page, request }) => {
+test("a users import is planned, inspected, run and reported; the failures CSV downloads", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(90_000);
   const prefix = `run${Date.now().toString(36)}`;
   await page.goto("/settings");
@@ -11,14 +14,21 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
   const base = `${new URL(page.url()).origin}/sandbox/local/v3`;
   const headers = { "Api-Token": token };
   // A user that is already on the platform: the plan skips it and nothing is overwritten.
-  await request.post(`${base}/users`, { headers, data: { user_id: `${prefix}-2`, nickname: "Before", profile_url: "" } });
+  await request.post(`${base}/users`, {
+    headers,
+    data: { user_id: `${prefix}-2`, nickname: "Before", profile_url: "" },
+  });
 
   // Through the wizard: four valid rows, four with mistakes.
   await openImportWizard(page);
   await page.getByRole("radio", { name: /Users/ }).check();
   await page.getByRole("button", { name: "Continue" }).click();
   const { users } = usersWithMistakes(prefix);
-  await page.getByLabel("File to import").setInputFiles({ name: "people.csv", mimeType: "text/csv", buffer: Buffer.from(usersCsv(users)) });
+  await page.getByLabel("File to import").setInputFiles({
+    name: "people.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(usersCsv(users)),
+  });
   await page.getByRole("button", { name: "Continue to mapping" }).click();
   await page.getByRole("button", { name: "Validate 8 rows" }).click();
   await page.getByRole("button", { name: "Continue to plan" }).click();
@@ -41,7 +51,9 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
 
   // A rehearsal in a scratch sandbox application reports what would fail, and sends nothing here.
   await page.getByRole("button", { name: "Rehearse in a scratch application" }).click();
-  await expect(page.getByTestId("rehearsal")).toContainText("3 created, 0 existed, 0 would fail", { timeout: 20_000 });
+  await expect(page.getByTestId("rehearsal")).toContainText("3 created, 0 existed, 0 would fail", {
+    timeout: 20_000,
+  });
   expect((await request.get(`${base}/users/${prefix}-1`, { headers })).status()).toBe(400);
 
   // Run it and follow it to the end.
@@ -52,7 +64,9 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
   await expect(confirm.getByTestId("run-plan-counts")).toContainText("3 to create");
   await confirm.getByRole("button", { name: "Run import" }).click();
   await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 30_000 });
-  await expect(page.getByTestId("report-counts")).toContainText("3 created · 1 existed · 0 failed · 4 invalid · 0 excluded");
+  await expect(page.getByTestId("report-counts")).toContainText(
+    "3 created · 1 existed · 0 failed · 4 invalid · 0 excluded",
+  );
   await expect(page.getByTestId("rows-done")).toHaveText("3 of 3");
 
   // The report lists the invalid rows with their reasons.
@@ -66,24 +80,34 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
   await page.getByRole("link", { name: "Download failures (CSV)" }).click();
   const download = await downloading;
   expect(download.suggestedFilename()).toBe("people-failures.csv");
-  const csv = fs.readFileSync((await download.path())!, "utf8").trim().split("\r\n");
+  const csv = fs
+    .readFileSync((await download.path())!, "utf8")
+    .trim()
+    .split("\r\n");
   expect(csv[0]).toBe("id,Name,Avatar,metadata.team,active,reason,row");
   expect(csv).toHaveLength(5);
-  expect(csv.find((line) => line.startsWith(`${prefix}-maybe,`))).toMatch(/maybe.*Active must be true or false/);
+  expect(csv.find((line) => line.startsWith(`${prefix}-maybe,`))).toMatch(
+    /maybe.*Active must be true or false/,
+  );
 
   // The platform holds exactly the valid users; the existing one kept its nickname.
   for (const id of [`${prefix}-1`, `${prefix}-3`, `${prefix}-4`]) {
     expect((await request.get(`${base}/users/${id}`, { headers })).status()).toBe(200);
   }
-  expect(await (await request.get(`${base}/users/${prefix}-2`, { headers })).json()).toMatchObject({ nickname: "Before" });
+  expect(await (await request.get(`${base}/users/${prefix}-2`, { headers })).json()).toMatchObject({
+    nickname: "Before",
+  });
   expect((await request.get(`${base}/users/${prefix}-no-name`, { headers })).status()).toBe(400);
 
   // Reopened later, the page shows the same.
   await page.goto("/imports");
   // The list shows each job's outcome counts.
-  await expect(page.getByRole("row", { name: /people\.csv/ }).first().getByTestId("job-outcome")).toHaveText(
-    "3 created · 1 existed · 4 invalid",
-  );
+  await expect(
+    page
+      .getByRole("row", { name: /people\.csv/ })
+      .first()
+      .getByTestId("job-outcome"),
+  ).toHaveText("3 created · 1 existed · 4 invalid");
   await page.getByRole("link", { name: "people.csv" }).first().click();
   await expect(page.getByTestId("report-counts")).toContainText("3 created · 1 existed");
 });

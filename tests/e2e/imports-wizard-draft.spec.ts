@@ -22,13 +22,11 @@ function previewRow(page: Page, number: number) {
 async function previewMistakes(page: Page) {
   const { users } = usersWithMistakes(`d${Date.now().toString(36)}`);
   await startUsersImport(page);
-  await page
-    .getByLabel("File to import")
-    .setInputFiles({
-      name: "users.csv",
-      mimeType: "text/csv",
-      buffer: Buffer.from(usersCsv(users)),
-    });
+  await page.getByLabel("File to import").setInputFiles({
+    name: "users.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(usersCsv(users)),
+  });
   await page.getByRole("button", { name: "Continue to mapping" }).click();
   await page.getByRole("button", { name: "Validate 8 rows" }).click();
   await expect(count(page, "with-errors")).toHaveText("4");
@@ -121,13 +119,11 @@ test("an XLSX workbook: a sheet is picked, columns show their fill rate, a metad
       ],
     },
   ]);
-  await page
-    .getByLabel("File to import")
-    .setInputFiles({
-      name: "people.xlsx",
-      mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-      buffer: Buffer.from(workbook),
-    });
+  await page.getByLabel("File to import").setInputFiles({
+    name: "people.xlsx",
+    mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    buffer: Buffer.from(workbook),
+  });
   await expect(page.getByText("people.xlsx: XLSX")).toContainText('sheet "Read me"');
   await page.getByLabel("Sheet").selectOption("People");
   await expect(page.getByText("people.xlsx: XLSX")).toContainText(

@@ -1,6 +1,13 @@
 import { openImportWizard } from "./support/console";
 import { expect, test, type Page } from "@playwright/test";
-import { latin1Csv, pngFile, raggedCsv, usersCsv, usersWithMistakes, utf16Csv } from "../fixtures/imports";
+import {
+  latin1Csv,
+  pngFile,
+  raggedCsv,
+  usersCsv,
+  usersWithMistakes,
+  utf16Csv,
+} from "../fixtures/imports";
 
 async function startUsersImport(page: Page) {
   await openImportWizard(page);
@@ -9,7 +16,9 @@ async function startUsersImport(page: Page) {
 }
 
 async function pick(page: Page, name: string, content: string | Buffer) {
-  await page.getByLabel("File to import").setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(content) });
+  await page
+    .getByLabel("File to import")
+    .setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(content) });
 }
 
 function count(page: Page, label: string) {
@@ -17,10 +26,14 @@ function count(page: Page, label: string) {
 }
 
 function previewRow(page: Page, number: number) {
-  return page.getByRole("row").filter({ has: page.getByRole("cell", { name: String(number), exact: true }) });
+  return page
+    .getByRole("row")
+    .filter({ has: page.getByRole("cell", { name: String(number), exact: true }) });
 }
 
-test("a users CSV is mapped and previewed: each problem on its row, a fix and an exclusion change the counts", async ({ page }) => {
+test("a users CSV is mapped and previewed: each problem on its row, a fix and an exclusion change the counts", async ({
+  page,
+}) => {
   const { users, problems } = usersWithMistakes(`e2e${Date.now().toString(36)}`);
   await startUsersImport(page);
   await pick(page, "users.csv", usersCsv(users));
@@ -40,7 +53,10 @@ test("a users CSV is mapped and previewed: each problem on its row, a fix and an
   await expect(count(page, "with-errors")).toHaveText("4");
   await expect(count(page, "excluded")).toHaveText("0");
   // The preview opens on the rows with errors, each message beside its cell.
-  await expect(page.getByRole("button", { name: /With errors/ })).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByRole("button", { name: /With errors/ })).toHaveAttribute(
+    "aria-pressed",
+    "true",
+  );
   for (const [row, message] of Object.entries(problems)) {
     await expect(previewRow(page, Number(row))).toContainText(message);
   }
@@ -77,8 +93,16 @@ test("a users CSV is mapped and previewed: each problem on its row, a fix and an
 
 const badFiles: Array<{ name: string; content: string | Buffer; message: RegExp }> = [
   { name: "empty.csv", content: "", message: /The file is empty \(0 bytes\)/ },
-  { name: "photo.csv", content: pngFile, message: /not a CSV, TSV, JSON or XLSX file: its content is a PNG image/ },
-  { name: "ragged.csv", content: raggedCsv, message: /Rows 3, 4 have a different number of cells than the header \(3\)/ },
+  {
+    name: "photo.csv",
+    content: pngFile,
+    message: /not a CSV, TSV, JSON or XLSX file: its content is a PNG image/,
+  },
+  {
+    name: "ragged.csv",
+    content: raggedCsv,
+    message: /Rows 3, 4 have a different number of cells than the header \(3\)/,
+  },
   { name: "latin1.csv", content: latin1Csv, message: /not UTF-8 text/ },
   { name: "utf16.csv", content: utf16Csv, message: /saved as UTF-16/ },
 ];
@@ -93,9 +117,15 @@ for (const bad of badFiles) {
   });
 }
 
-test("a title line above the header: the header row is suggested and can be chosen", async ({ page }) => {
+test("a title line above the header: the header row is suggested and can be chosen", async ({
+  page,
+}) => {
   await startUsersImport(page);
-  await pick(page, "titled.csv", "Export of users\nuser_id,nickname,profile_url\nu1,Ann,\nu2,Bob,\n");
+  await pick(
+    page,
+    "titled.csv",
+    "Export of users\nuser_id,nickname,profile_url\nu1,Ann,\nu2,Bob,\n",
+  );
   await expect(page.getByLabel("Header row")).toHaveValue("1");
   await expect(page.getByText("titled.csv: CSV")).toContainText("2 rows and 3 columns");
 });
@@ -127,7 +157,11 @@ test("a file dropped on the upload area is read like a picked one", async ({ pag
 test("group channels: each platform rule on its row", async ({ page }) => {
   await openImportWizard(page);
   await page.getByRole("radio", { name: /Group channels/ }).check();
-  await expect(page.getByText("A migration follows the platform's order: users, then channels, then messages.")).toBeVisible();
+  await expect(
+    page.getByText(
+      "A migration follows the platform's order: users, then channels, then messages.",
+    ),
+  ).toBeVisible();
   await page.getByRole("button", { name: "Continue" }).click();
   const members = (count: number) => Array.from({ length: count }, (_, at) => `m${at}`).join(";");
   const rows = [
@@ -145,7 +179,13 @@ test("group channels: each platform rule on its row", async ({ page }) => {
   await expect(count(page, "valid")).toHaveText("1");
   await expect(count(page, "with-errors")).toHaveText("4");
   await expect(previewRow(page, 3)).toContainText("A supergroup cannot be distinct");
-  await expect(previewRow(page, 4)).toContainText("An access code is allowed only on a public channel");
-  await expect(previewRow(page, 5)).toContainText("101 member ids, but a group channel holds at most 100");
-  await expect(previewRow(page, 6)).toContainText("Channel URL may contain only letters, digits, underscore and hyphen.");
+  await expect(previewRow(page, 4)).toContainText(
+    "An access code is allowed only on a public channel",
+  );
+  await expect(previewRow(page, 5)).toContainText(
+    "101 member ids, but a group channel holds at most 100",
+  );
+  await expect(previewRow(page, 6)).toContainText(
+    "Channel URL may contain only letters, digits, underscore and hyphen.",
+  );
 });

@@ -7,12 +7,16 @@ const pages = [
   { link: "Settings", path: "/settings", heading: "Settings" },
 ];
 
-test("every console page opens from the navigation, marked as the current page", async ({ page }) => {
+test("every console page opens from the navigation, marked as the current page", async ({
+  page,
+}) => {
   await page.goto("/");
   const nav = page.getByRole("navigation", { name: "Console" });
   for (const { link, path, heading } of pages) {
     await nav.getByRole("link", { name: link }).click();
-    await expect(page).toHaveURL(path === "/" ? new RegExp(`:${process.env.E2E_PORT ?? 3210}/$`) : new RegExp(`${path}$`));
+    await expect(page).toHaveURL(
+      path === "/" ? new RegExp(`:${process.env.E2E_PORT ?? 3210}/$`) : new RegExp(`${path}$`),
+    );
     await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
     await expect(nav.getByRole("link", { name: link })).toHaveAttribute("aria-current", "page");
     await expect(nav.locator("[aria-current=page]")).toHaveCount(1);
@@ -41,10 +45,13 @@ test("the skip link moves focus to the page content", async ({ page }) => {
   await expect(page.locator("main#main")).toBeFocused();
 });
 
-test("every page loads with an empty browser console, and the favicon is served", async ({ page }) => {
+test("every page loads with an empty browser console, and the favicon is served", async ({
+  page,
+}) => {
   const messages: string[] = [];
   page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") messages.push(`${page.url()}: ${message.text()}`);
+    if (message.type() === "error" || message.type() === "warning")
+      messages.push(`${page.url()}: ${message.text()}`);
   });
   page.on("pageerror", (error) => messages.push(`${page.url()}: ${error.message}`));
   for (const path of [...pages.map((entry) => entry.path), "/webhooks/reference"]) {

@@ -71,30 +71,46 @@ test("against a remote platform: settings say so, webhooks are saved there, and 
   const stored = await fetch(`${remote.baseUrl}/v1/applications/${remote.appId}/settings/webhook`, {
     headers: { "Api-Token": remote.token },
   }).then((response) => response.json() as Promise<{ webhook: Record<string, unknown> }>);
-  expect(stored.webhook).toMatchObject({ enabled: true, url: receiver.url, enabled_events: ["room:create"] });
+  expect(stored.webhook).toMatchObject({
+    enabled: true,
+    url: receiver.url,
+    enabled_events: ["room:create"],
+  });
   expect(await page.content()).not.toContain(remote.token);
 
   const panel = page.getByRole("region", { name: "Test event" });
   await panel.getByLabel("Category").selectOption("room:create");
   await expect(panel).toContainText("The console itself posts this payload");
-  const expected = JSON.parse((await panel.getByTestId("test-event-preview").textContent())!) as Record<string, unknown>;
+  const expected = JSON.parse(
+    (await panel.getByTestId("test-event-preview").textContent())!,
+  ) as Record<string, unknown>;
   await panel.getByRole("button", { name: "Send test event" }).click();
   const [hook] = await receiver.waitFor(1);
   expect(hook!.body).toEqual(expected);
   expect(hook!.headers["content-type"]).toBe("application/json");
   // Signed the way the platform signs its own deliveries, with the application's API token.
-  expect(hook!.headers["x-sendbird-signature"]).toBe(createHmac("sha256", remote.token).update(hook!.raw).digest("hex"));
-  await expect(page.getByRole("region", { name: "Verifying deliveries" })).toContainText("signed the same way");
-  await expect(page.getByRole("listitem", { name: "Delivery of room:create" }).first()).toContainText("Delivered (2xx)");
+  expect(hook!.headers["x-sendbird-signature"]).toBe(
+    createHmac("sha256", remote.token).update(hook!.raw).digest("hex"),
+  );
+  await expect(page.getByRole("region", { name: "Verifying deliveries" })).toContainText(
+    "signed the same way",
+  );
+  await expect(
+    page.getByRole("listitem", { name: "Delivery of room:create" }).first(),
+  ).toContainText("Delivered (2xx)");
 });
 
-test("a plan the remote platform cannot answer says why, and is made once it answers again", async ({ page }) => {
+test("a plan the remote platform cannot answer says why, and is made once it answers again", async ({
+  page,
+}) => {
   await signInOnConsole(page, "/imports/new");
   await page.locator('[data-testid="import-wizard"][data-hydrated="true"]').waitFor();
   await page.getByRole("radio", { name: /Users/ }).check();
   await page.getByRole("button", { name: "Continue" }).click();
   const csv = usersCsv(validUsers(2, `paused_${Date.now().toString(36)}`));
-  await page.getByLabel("File to import").setInputFiles({ name: "two.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page
+    .getByLabel("File to import")
+    .setInputFiles({ name: "two.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await page.getByRole("button", { name: "Continue to mapping" }).click();
   await page.getByRole("button", { name: "Validate 2 rows" }).click();
 
@@ -104,9 +120,13 @@ test("a plan the remote platform cannot answer says why, and is made once it ans
     await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout: 20_000 });
     // While the look-ups wait for the platform, the page shows the plan being made.
     await expect(page.getByText("Planning", { exact: true })).toBeVisible();
-    await expect(page.getByRole("progressbar", { name: "Asking the platform which users already exist" })).toBeVisible();
+    await expect(
+      page.getByRole("progressbar", { name: "Asking the platform which users already exist" }),
+    ).toBeVisible();
     await expect(page.getByText("0 of 2 rows checked.", { exact: false })).toBeVisible();
-    await expect(page.getByRole("alert").filter({ hasText: "The plan could not be made" })).toBeVisible({ timeout: 60_000 });
+    await expect(
+      page.getByRole("alert").filter({ hasText: "The plan could not be made" }),
+    ).toBeVisible({ timeout: 60_000 });
     await expect(page.getByText("Draft", { exact: true })).toBeVisible();
   } finally {
     remote.resume();

@@ -6,15 +6,21 @@ import {
   webhookSettingsUrl,
 } from "./support/console";
 
-test("the settings page shows the sandbox target and its default application with a masked token", async ({ page }) => {
+test("the settings page shows the sandbox target and its default application with a masked token", async ({
+  page,
+}) => {
   await page.goto("/settings");
   const platform = page.getByRole("region", { name: "Platform" });
   await expect(platform.getByText("Embedded sandbox")).toBeVisible();
-  await expect(platform.getByText(`http://127.0.0.1:${process.env.E2E_PORT ?? 3210}/sandbox/local`).first()).toBeVisible();
+  await expect(
+    platform.getByText(`http://127.0.0.1:${process.env.E2E_PORT ?? 3210}/sandbox/local`).first(),
+  ).toBeVisible();
 
   const local = application(page, "local");
   await expect(local).toContainText("Default");
-  await expect(local).toContainText(`http://127.0.0.1:${process.env.E2E_PORT ?? 3210}/sandbox/local`);
+  await expect(local).toContainText(
+    `http://127.0.0.1:${process.env.E2E_PORT ?? 3210}/sandbox/local`,
+  );
   await expect(local.getByTestId("api-token")).toHaveText(/^•{8}[0-9a-f]{4}$/);
   await expect(local.getByRole("button", { name: /Delete/ })).toHaveCount(0);
 
@@ -33,18 +39,24 @@ test("the connection check succeeds against the embedded sandbox", async ({ page
   );
 });
 
-test("the compatibility check lists every read-only operation of the sandbox as expected", async ({ page }) => {
+test("the compatibility check lists every read-only operation of the sandbox as expected", async ({
+  page,
+}) => {
   await page.goto("/settings");
   await page.getByRole("button", { name: "Check compatibility" }).click();
   await expect(page.getByRole("status").filter({ hasText: "answered as expected" })).toContainText(
     /Every operation tried answered as expected \(\d+ checked\)/,
   );
   const results = page.getByRole("table", { name: "Compatibility check results" });
-  await expect(results.getByRole("row", { name: /GET \/v3\/users \(paging with token\)/ })).toBeVisible();
+  await expect(
+    results.getByRole("row", { name: /GET \/v3\/users \(paging with token\)/ }),
+  ).toBeVisible();
   await expect(results.getByText("Unexpected")).toHaveCount(0);
 });
 
-test("a scratch application can be created, answers its own API, and can be deleted", async ({ page }) => {
+test("a scratch application can be created, answers its own API, and can be deleted", async ({
+  page,
+}) => {
   const appId = `scratch-${Date.now().toString(36)}`;
   await page.goto("/settings");
   const form = page.getByRole("form", { name: "Create a sandbox application" });
@@ -75,9 +87,13 @@ test("a scratch application can be created, answers its own API, and can be dele
   await form.getByLabel("Application id").fill(appId);
   await form.getByLabel("Name").fill("Again");
   await form.getByRole("button", { name: "Create application" }).click();
-  await expect(form.getByText(`An application with the id "${appId}" already exists.`)).toBeVisible();
+  await expect(
+    form.getByText(`An application with the id "${appId}" already exists.`),
+  ).toBeVisible();
 
-  await application(page, appId).getByRole("button", { name: `Delete application ${appId}` }).click();
+  await application(page, appId)
+    .getByRole("button", { name: `Delete application ${appId}` })
+    .click();
   const dialog = page.getByRole("alertdialog");
   await expect(dialog).toContainText("deleted for good");
   await dialog.getByRole("button", { name: "Delete application" }).click();
@@ -87,7 +103,9 @@ test("a scratch application can be created, answers its own API, and can be dele
   expect(gone.status()).toBe(404);
 });
 
-test("a rate limit set on an application is enforced by the sandbox, and cleared again", async ({ page }) => {
+test("a rate limit set on an application is enforced by the sandbox, and cleared again", async ({
+  page,
+}) => {
   const appId = await createSandboxApplication(page, "limited", "Rate limit rehearsal");
 
   const limits = page.getByRole("form", { name: `Rate limit of ${appId}` });
@@ -117,11 +135,15 @@ test("rotating a token asks first, then the old token stops working", async ({ p
   const appId = await createSandboxApplication(page, "rotate", "Rotation");
   const oldToken = await revealApiToken(page, appId);
 
-  await application(page, appId).getByRole("button", { name: `Rotate API token of ${appId}` }).click();
+  await application(page, appId)
+    .getByRole("button", { name: `Rotate API token of ${appId}` })
+    .click();
   const dialog = page.getByRole("alertdialog");
   await dialog.getByRole("button", { name: "Cancel" }).click();
   await expect(dialog).toBeHidden();
-  await application(page, appId).getByRole("button", { name: `Rotate API token of ${appId}` }).click();
+  await application(page, appId)
+    .getByRole("button", { name: `Rotate API token of ${appId}` })
+    .click();
   await dialog.getByRole("button", { name: "Rotate token" }).click();
   await expect(dialog).toBeHidden();
 

@@ -4,7 +4,9 @@ import { signIn } from "./support/console";
 // These tests start signed out, whatever the project's stored session.
 test.use({ storageState: { cookies: [], origins: [] } });
 
-test("a signed-out visitor is sent to the sign-in page, which remembers where they were going", async ({ page }) => {
+test("a signed-out visitor is sent to the sign-in page, which remembers where they were going", async ({
+  page,
+}) => {
   await page.goto("/settings");
   await expect(page).toHaveURL(/\/sign-in\?next=%2Fsettings$/);
   await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
@@ -22,7 +24,9 @@ test("a wrong password is refused with a message", async ({ page }) => {
   await expect(page).toHaveURL(/\/sign-in/);
 });
 
-test("signing in opens the page asked for, and signing out returns to the sign-in page", async ({ page }) => {
+test("signing in opens the page asked for, and signing out returns to the sign-in page", async ({
+  page,
+}) => {
   await signIn(page, "/imports");
   await expect(page.getByRole("heading", { level: 1, name: "Imports" })).toBeVisible();
   await expect(page).toHaveURL(/\/imports$/);
@@ -50,6 +54,8 @@ test("server actions refuse to work once the session is gone", async ({ page }) 
   await page.getByRole("button", { name: "Check connection" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "Your session has ended" })).toBeVisible();
   await page.getByRole("button", { name: "Reveal API token of local" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: "Your session has ended" })).toHaveCount(2);
+  await expect(page.getByRole("alert").filter({ hasText: "Your session has ended" })).toHaveCount(
+    2,
+  );
   await expect(page.getByTestId("api-token").first()).toHaveText(/^•{8}/);
 });

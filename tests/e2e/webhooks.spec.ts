@@ -27,7 +27,10 @@ async function sandboxSettings(page: Page, body?: Record<string, unknown>) {
   const url = "/sandbox/local/v1/applications/local/settings/webhook";
   const headers = { "Api-Token": token };
   if (body) {
-    const answer = await page.request.put(url, { headers, data: { application_id: "local", ...body } });
+    const answer = await page.request.put(url, {
+      headers,
+      data: { application_id: "local", ...body },
+    });
     expect(answer.status()).toBe(200);
   }
   const answer = await page.request.get(url, { headers });
@@ -51,7 +54,12 @@ async function reviewAndConfirm(page: Page) {
 
 test.beforeEach(async ({ page }) => {
   receiver.received.length = 0;
-  await sandboxSettings(page, { enabled: false, url: "", include_members: false, enabled_events: [] });
+  await sandboxSettings(page, {
+    enabled: false,
+    url: "",
+    include_members: false,
+    enabled_events: [],
+  });
 });
 
 test("enable webhooks with three categories, play a direct call: the receiver gets exactly those, and the log shows them", async ({
@@ -85,22 +93,33 @@ test("enable webhooks with three categories, play a direct call: the receiver ge
   const received = await receiver.waitFor(2);
   // The accept event is not subscribed: give it time to show up if it wrongly were sent.
   await page.waitForTimeout(1000);
-  expect(received.map((hook) => hook.body.category)).toEqual(["direct_call:dial", "direct_call:end"]);
+  expect(received.map((hook) => hook.body.category)).toEqual([
+    "direct_call:dial",
+    "direct_call:end",
+  ]);
   for (const hook of received) {
     expect(hook.headers["content-type"]).toBe("application/json");
     // Exactly section 6's keys, in its order.
-    expect(Object.keys(hook.body)).toEqual(topLevelKeys(hook.body.category as (typeof webhookCategories)[number]));
+    expect(Object.keys(hook.body)).toEqual(
+      topLevelKeys(hook.body.category as (typeof webhookCategories)[number]),
+    );
     expect(hook.body.application_id).toBe("local");
   }
 
   const log = page.getByRole("list", { name: "Deliveries" });
   const dial = log.getByRole("listitem", { name: "Delivery of direct_call:dial" }).first();
   await expect(dial).toContainText("Delivered (2xx)");
-  await expect(log.getByRole("listitem", { name: "Delivery of direct_call:end" }).first()).toContainText("HTTP 200");
-  await expect(log.getByRole("listitem", { name: "Delivery of direct_call:accept" })).toHaveCount(0);
+  await expect(
+    log.getByRole("listitem", { name: "Delivery of direct_call:end" }).first(),
+  ).toContainText("HTTP 200");
+  await expect(log.getByRole("listitem", { name: "Delivery of direct_call:accept" })).toHaveCount(
+    0,
+  );
   await dial.getByRole("button", { expanded: false }).click();
   await expect(dial.getByRole("table")).toContainText("HTTP 200");
-  await expect(dial).toContainText(`"call_id": "${(received[0]!.body.direct_call as { call_id: string }).call_id}"`);
+  await expect(dial).toContainText(
+    `"call_id": "${(received[0]!.body.direct_call as { call_id: string }).call_id}"`,
+  );
 
   // Send again: a new delivery of the same payload.
   await dial.getByRole("button", { name: /Send again/ }).click();
@@ -108,7 +127,9 @@ test("enable webhooks with three categories, play a direct call: the receiver ge
   expect(receiver.received[2]!.body).toEqual(received[0]!.body);
 });
 
-test("All events sends * and the page then shows the 13 concrete categories the platform answered", async ({ page }) => {
+test("All events sends * and the page then shows the 13 concrete categories the platform answered", async ({
+  page,
+}) => {
   await openWebhooks(page);
   await page.getByRole("radio", { name: "All events" }).check();
   const dialog = await reviewAndConfirm(page);
@@ -122,8 +143,14 @@ test("All events sends * and the page then shows the 13 concrete categories the 
   expect((await sandboxSettings(page)).enabled_events).toEqual([...webhookCategories]);
 });
 
-test("an empty selection warns, before saving, that nothing will be delivered", async ({ page }) => {
-  await sandboxSettings(page, { enabled: true, url: receiver.url, enabled_events: ["room:create", "room:delete"] });
+test("an empty selection warns, before saving, that nothing will be delivered", async ({
+  page,
+}) => {
+  await sandboxSettings(page, {
+    enabled: true,
+    url: receiver.url,
+    enabled_events: ["room:create", "room:delete"],
+  });
   await openWebhooks(page);
   const groupAll = page.getByRole("checkbox", { name: "Select all Group calls" });
   await expect(groupAll).toHaveAttribute("aria-checked", "mixed");
@@ -131,7 +158,9 @@ test("an empty selection warns, before saving, that nothing will be delivered", 
   await expect(groupAll).toBeChecked();
   await groupAll.click();
   await expect(groupAll).not.toBeChecked();
-  await expect(page.getByText("No category is selected: once saved, nothing will be delivered.")).toBeVisible();
+  await expect(
+    page.getByText("No category is selected: once saved, nothing will be delivered."),
+  ).toBeVisible();
 
   const dialog = await reviewAndConfirm(page);
   await expect(dialog).toContainText("No category is subscribed: nothing will be delivered.");
@@ -142,7 +171,11 @@ test("an empty selection warns, before saving, that nothing will be delivered", 
 });
 
 test("a test event with edited ids reaches the receiver exactly as previewed", async ({ page }) => {
-  await sandboxSettings(page, { enabled: true, url: receiver.url, enabled_events: ["room:invitation_send"] });
+  await sandboxSettings(page, {
+    enabled: true,
+    url: receiver.url,
+    enabled_events: ["room:invitation_send"],
+  });
   await openWebhooks(page);
   const panel = page.getByRole("region", { name: "Test event" });
   await panel.getByLabel("Category").selectOption("room:invitation_send");
@@ -153,15 +186,19 @@ test("a test event with edited ids reaches the receiver exactly as previewed", a
   const expected = JSON.parse((await preview.textContent())!) as Record<string, unknown>;
 
   await panel.getByRole("button", { name: "Send test event" }).click();
-  await expect(panel.getByText("accepted the room:invitation_send event for delivery")).toBeVisible();
+  await expect(
+    panel.getByText("accepted the room:invitation_send event for delivery"),
+  ).toBeVisible();
   const [hook] = await receiver.waitFor(1);
   expect(hook!.body).toEqual(expected);
-  await expect(page.getByRole("listitem", { name: "Delivery of room:invitation_send" }).first()).toContainText(
-    "Delivered (2xx)",
-  );
+  await expect(
+    page.getByRole("listitem", { name: "Delivery of room:invitation_send" }).first(),
+  ).toContainText("Delivered (2xx)");
 });
 
-test("a platform refusal is shown beside the field; plain http is warned about", async ({ page }) => {
+test("a platform refusal is shown beside the field; plain http is warned about", async ({
+  page,
+}) => {
   await openWebhooks(page);
   const url = page.getByLabel("Endpoint URL");
   await url.fill("https://hooks.example.com/calls");
@@ -172,7 +209,9 @@ test("a platform refusal is shown beside the field; plain http is warned about",
   // The form refuses what the shared schema refuses, before asking.
   await url.fill("not a url");
   await page.getByRole("button", { name: "Review and save" }).click();
-  await expect(page.getByText('"url" must be an absolute http or https URL, or empty.')).toBeVisible();
+  await expect(
+    page.getByText('"url" must be an absolute http or https URL, or empty.'),
+  ).toBeVisible();
   await expect(page.getByRole("alertdialog")).toHaveCount(0);
 });
 
@@ -186,7 +225,10 @@ test("the category checkboxes work by keyboard", async ({ page }) => {
   await expect(category(page, "direct_call:accept")).toBeFocused();
   await page.keyboard.press("Space");
   await expect(category(page, "direct_call:accept")).toBeChecked();
-  await expect(page.getByRole("checkbox", { name: "Select all Direct calls" })).toHaveAttribute("aria-checked", "mixed");
+  await expect(page.getByRole("checkbox", { name: "Select all Direct calls" })).toHaveAttribute(
+    "aria-checked",
+    "mixed",
+  );
 
   await page.getByRole("searchbox", { name: "Search categories" }).fill("invitation");
   await expect(category(page, "direct_call:dial")).toHaveCount(0);
@@ -194,11 +236,14 @@ test("the category checkboxes work by keyboard", async ({ page }) => {
   await expect(page.getByText("2 of 13 selected")).toBeVisible();
 });
 
-test("the payload reference shows every category with its fields and an example", async ({ page }) => {
+test("the payload reference shows every category with its fields and an example", async ({
+  page,
+}) => {
   await openWebhooks(page);
   await page.getByRole("link", { name: "Payload reference" }).click();
   await expect(page.getByRole("heading", { name: "Webhook payload reference" })).toBeVisible();
-  for (const name of webhookCategories) await expect(page.getByRole("region", { name, exact: true })).toBeVisible();
+  for (const name of webhookCategories)
+    await expect(page.getByRole("region", { name, exact: true })).toBeVisible();
   const end = page.getByRole("region", { name: "direct_call:end", exact: true });
   await expect(end).toContainText("The caller or callee ends a direct call.");
   await expect(end.getByRole("cell", { name: "direct_call.duration" })).toBeVisible();
@@ -208,11 +253,20 @@ test("the payload reference shows every category with its fields and an example"
 test("a save from a page loaded before the platform changed shows the platform's values and writes nothing old unchosen", async ({
   page,
 }) => {
-  await sandboxSettings(page, { enabled: true, url: receiver.url, include_members: false, enabled_events: ["direct_call:dial"] });
+  await sandboxSettings(page, {
+    enabled: true,
+    url: receiver.url,
+    include_members: false,
+    enabled_events: ["direct_call:dial"],
+  });
   await openWebhooks(page);
   // Another administrator (or a script) changes the URL and the categories meanwhile.
   const movedUrl = receiver.url.replace("/hooks", "/moved");
-  await sandboxSettings(page, { enabled: true, url: movedUrl, enabled_events: ["room:create", "room:delete"] });
+  await sandboxSettings(page, {
+    enabled: true,
+    url: movedUrl,
+    enabled_events: ["room:create", "room:delete"],
+  });
 
   await page.getByRole("switch", { name: "Include members" }).click();
   const dialog = await reviewAndConfirm(page);
@@ -221,7 +275,9 @@ test("a save from a page loaded before the platform changed shows the platform's
   const urlRow = stale.getByRole("row", { name: "URL changed on the platform" });
   await expect(urlRow).toContainText(receiver.url);
   await expect(urlRow).toContainText(movedUrl);
-  await expect(stale.getByRole("row", { name: "Categories changed on the platform" })).toContainText("room:create, room:delete");
+  await expect(
+    stale.getByRole("row", { name: "Categories changed on the platform" }),
+  ).toContainText("room:create, room:delete");
   // Fields left alone on the page keep the platform's values unless the administrator picks the old ones.
   await expect(dialog.getByRole("radio", { name: "Keep the platform's URL" })).toBeChecked();
   await expect(dialog.getByRole("radio", { name: "Use my URL" })).not.toBeChecked();
@@ -240,9 +296,17 @@ test("a save from a page loaded before the platform changed shows the platform's
 });
 
 test("a field changed on both sides must be chosen before saving", async ({ page }) => {
-  await sandboxSettings(page, { enabled: true, url: receiver.url, enabled_events: ["room:create"] });
+  await sandboxSettings(page, {
+    enabled: true,
+    url: receiver.url,
+    enabled_events: ["room:create"],
+  });
   await openWebhooks(page);
-  await sandboxSettings(page, { enabled: true, url: `${receiver.url}/theirs`, enabled_events: ["room:create"] });
+  await sandboxSettings(page, {
+    enabled: true,
+    url: `${receiver.url}/theirs`,
+    enabled_events: ["room:create"],
+  });
   await page.getByLabel("Endpoint URL").fill(`${receiver.url}/mine`);
   const dialog = await reviewAndConfirm(page);
   await expect(dialog.getByRole("button", { name: "Confirm and save" })).toBeDisabled();
@@ -252,12 +316,17 @@ test("a field changed on both sides must be chosen before saving", async ({ page
   expect((await sandboxSettings(page)).url).toBe(`${receiver.url}/mine`);
 });
 
-test("the health chart is drawn for a receiver that answered some events 200 and some 500", async ({ page }) => {
+test("the health chart is drawn for a receiver that answered some events 200 and some 500", async ({
+  page,
+}) => {
   const healthReceiver = await startWebhookReceiver();
   try {
     await sandboxSettings(page, { enabled: true, url: healthReceiver.url, enabled_events: ["*"] });
     const emit = () =>
-      page.request.post("/sandbox/local/v1/sandbox/events", { headers: { "Api-Token": token }, data: { category: "room:create" } });
+      page.request.post("/sandbox/local/v1/sandbox/events", {
+        headers: { "Api-Token": token },
+        data: { category: "room:create" },
+      });
     for (let i = 0; i < 4; i++) await emit();
     await healthReceiver.waitFor(4);
     healthReceiver.setBehaviour({ mode: "answer", status: 500 });
@@ -266,9 +335,12 @@ test("the health chart is drawn for a receiver that answered some events 200 and
     // Until both failures are recorded.
     await expect
       .poll(async () => {
-        const answer = await page.request.get("/sandbox/local/v1/sandbox/deliveries/counts?category=room:create", {
-          headers: { "Api-Token": token },
-        });
+        const answer = await page.request.get(
+          "/sandbox/local/v1/sandbox/deliveries/counts?category=room:create",
+          {
+            headers: { "Api-Token": token },
+          },
+        );
         return ((await answer.json()) as { counts: { failed: number } }).counts.failed;
       })
       .toBeGreaterThanOrEqual(2);
@@ -304,20 +376,26 @@ test("the delivery log finds old failures with a filter, pages, and sends a sele
     await filters.getByRole("button", { name: "Apply filters" }).click();
     const log = page.getByRole("list", { name: "Deliveries" });
     await expect(log.getByRole("listitem")).toHaveCount(3);
-    await expect(log.getByRole("listitem").first()).toContainText("Answered with an error (non-2xx)");
-    await expect(page.getByRole("status", { name: "Deliveries per outcome" })).toContainText("Answered with an error (non-2xx): 3");
+    await expect(log.getByRole("listitem").first()).toContainText(
+      "Answered with an error (non-2xx)",
+    );
+    await expect(page.getByRole("status", { name: "Deliveries per outcome" })).toContainText(
+      "Answered with an error (non-2xx): 3",
+    );
 
     await page.getByRole("button", { name: "Send again all 3 selected…" }).click();
     const confirm = page.getByRole("alertdialog", { name: "Send 3 deliveries again?" });
     await confirm.getByRole("button", { name: "Send 3 again" }).click();
     await expect(confirm).toBeHidden();
     await logReceiver.waitFor(6);
-    expect(logReceiver.received.slice(3).map((hook) => hook.body.category).sort()).toEqual([
-      "direct_call:accept",
-      "direct_call:dial",
-      "direct_call:end",
-    ]);
-    for (const hook of logReceiver.received) expect(hook.headers["x-sendbird-signature"]).toMatch(/^[0-9a-f]{64}$/);
+    expect(
+      logReceiver.received
+        .slice(3)
+        .map((hook) => hook.body.category)
+        .sort(),
+    ).toEqual(["direct_call:accept", "direct_call:dial", "direct_call:end"]);
+    for (const hook of logReceiver.received)
+      expect(hook.headers["x-sendbird-signature"]).toMatch(/^[0-9a-f]{64}$/);
 
     // The first delivery opens onto its request and response.
     const first = log.getByRole("listitem").first();

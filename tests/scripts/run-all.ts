@@ -34,16 +34,48 @@ const steps: Step[] = [
   { name: "format", command: ["npx", "prettier", "--check", "."] },
   { name: "typecheck", command: ["npx", "tsc", "--noEmit"] },
   { name: "unit tests", command: ["npx", "vitest", "run", "--project", "unit"], report: "vitest" },
-  { name: "API tests (PGlite)", command: ["npx", "vitest", "run", "--project", "api"], env: withoutPostgres, report: "vitest" },
+  {
+    name: "API tests (PGlite)",
+    command: ["npx", "vitest", "run", "--project", "api"],
+    env: withoutPostgres,
+    report: "vitest",
+  },
   ...(skipPostgres
     ? []
-    : [{ name: "API tests (PostgreSQL)", command: ["npx", "vitest", "run", "--project", "api"], env: onPostgres, report: "vitest" as const }]),
+    : [
+        {
+          name: "API tests (PostgreSQL)",
+          command: ["npx", "vitest", "run", "--project", "api"],
+          env: onPostgres,
+          report: "vitest" as const,
+        },
+      ]),
   { name: "build", command: ["npx", "next", "build"] },
-  { name: "console HTTP tests (PGlite)", command: ["npx", "vitest", "run", "--project", "console"], env: withoutPostgres, report: "vitest", needsBuild: true },
+  {
+    name: "console HTTP tests (PGlite)",
+    command: ["npx", "vitest", "run", "--project", "console"],
+    env: withoutPostgres,
+    report: "vitest",
+    needsBuild: true,
+  },
   ...(skipPostgres
     ? []
-    : [{ name: "console HTTP tests (PostgreSQL)", command: ["npx", "vitest", "run", "--project", "console"], env: onPostgres, report: "vitest" as const, needsBuild: true }]),
-  { name: "browser tests", command: ["npx", "playwright", "test"], env: withoutPostgres, report: "playwright", needsBuild: true },
+    : [
+        {
+          name: "console HTTP tests (PostgreSQL)",
+          command: ["npx", "vitest", "run", "--project", "console"],
+          env: onPostgres,
+          report: "vitest" as const,
+          needsBuild: true,
+        },
+      ]),
+  {
+    name: "browser tests",
+    command: ["npx", "playwright", "test"],
+    env: withoutPostgres,
+    report: "playwright",
+    needsBuild: true,
+  },
 ];
 
 const started = Date.now();
@@ -57,7 +89,8 @@ for (const [index, step] of steps.entries()) {
   const reportFile = path.join(reportDir, `${index}.json`);
   const args = [...step.command.slice(1)];
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...step.env };
-  if (step.report === "vitest") args.push("--reporter=default", "--reporter=json", `--outputFile.json=${reportFile}`);
+  if (step.report === "vitest")
+    args.push("--reporter=default", "--reporter=json", `--outputFile.json=${reportFile}`);
   if (step.report === "playwright") {
     args.push("--reporter=list,json");
     env.PLAYWRIGHT_JSON_OUTPUT_FILE = reportFile;
@@ -70,7 +103,9 @@ for (const [index, step] of steps.entries()) {
   if (result.status === 0) {
     console.log(`=== ${step.name} passed in ${seconds}s`);
   } else {
-    console.error(`\n=== ${step.name} FAILED (exit ${result.status ?? result.signal}) after ${seconds}s`);
+    console.error(
+      `\n=== ${step.name} FAILED (exit ${result.status ?? result.signal}) after ${seconds}s`,
+    );
     failedSteps.push(step.name);
   }
 }

@@ -47,7 +47,9 @@ function trim(value: unknown): unknown {
   const out: Json = {};
   for (const [key, inner] of Object.entries(value)) {
     if (key === "properties") {
-      out.properties = Object.fromEntries(Object.entries(inner as Json).map(([name, schema]) => [name, trim(schema)]));
+      out.properties = Object.fromEntries(
+        Object.entries(inner as Json).map(([name, schema]) => [name, trim(schema)]),
+      );
     } else if (kept.has(key)) {
       out[key] = trim(inner);
       if (key === "$ref") keep(String(inner));
@@ -69,8 +71,12 @@ for (const { method, path: route, undescribed } of contractOperations) {
   const operation = document.paths[route]?.[method];
   if (!operation) throw new Error(`${method.toUpperCase()} ${route} is not in the description`);
   const parameters = (operation.parameters as Json[] | undefined) ?? [];
-  const body = (operation.requestBody as { content?: Record<string, { schema: unknown }> } | undefined)?.content;
-  const answer = (operation.responses as Record<string, { content?: Record<string, { schema: unknown }> }>)["200"];
+  const body = (
+    operation.requestBody as { content?: Record<string, { schema: unknown }> } | undefined
+  )?.content;
+  const answer = (
+    operation.responses as Record<string, { content?: Record<string, { schema: unknown }> }>
+  )["200"];
   paths[route] ??= {};
   paths[route][method] = {
     operationId: operation.operationId,
@@ -82,7 +88,11 @@ for (const { method, path: route, undescribed } of contractOperations) {
         required: parameter.required ?? false,
         schema: trim(parameter.schema),
       })),
-    ...(body && { requestBody: Object.fromEntries(Object.entries(body).map(([type, { schema }]) => [type, trim(schema)])) }),
+    ...(body && {
+      requestBody: Object.fromEntries(
+        Object.entries(body).map(([type, { schema }]) => [type, trim(schema)]),
+      ),
+    }),
     response: trim(answer?.content?.["application/json"]?.schema ?? {}),
   };
 }
@@ -99,4 +109,6 @@ const trimmed = {
 };
 const target = path.join(import.meta.dirname, "../fixtures/platform-openapi.json");
 fs.writeFileSync(target, `${JSON.stringify(trimmed, null, 2)}\n`);
-console.log(`wrote ${target}: ${Object.keys(paths).length} paths, ${Object.keys(schemas).length} schemas`);
+console.log(
+  `wrote ${target}: ${Object.keys(paths).length} paths, ${Object.keys(schemas).length} schemas`,
+);

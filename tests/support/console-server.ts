@@ -33,7 +33,9 @@ export async function freePort(): Promise<number> {
  * Starts the built console as `npm run serve` does (`next build` must have run) on a free loopback
  * port with its own data: a fresh PGlite directory, or a fresh schema of TEST_DATABASE_URL.
  */
-export async function startConsoleServer(extraEnv: Record<string, string> = {}): Promise<ConsoleServer> {
+export async function startConsoleServer(
+  extraEnv: Record<string, string> = {},
+): Promise<ConsoleServer> {
   if (!fs.existsSync(path.join(root, ".next", "BUILD_ID"))) {
     throw new Error("The console is not built: run `npx next build` first (npm test does).");
   }
@@ -59,7 +61,15 @@ export async function startConsoleServer(extraEnv: Record<string, string> = {}):
   async function start() {
     child = spawn(
       process.execPath,
-      ["--import", "tsx", "lib/console-server.ts", "--hostname", "127.0.0.1", "--port", String(port)],
+      [
+        "--import",
+        "tsx",
+        "lib/console-server.ts",
+        "--hostname",
+        "127.0.0.1",
+        "--port",
+        String(port),
+      ],
       { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
     );
     child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -95,7 +105,9 @@ export async function startConsoleServer(extraEnv: Record<string, string> = {}):
       if (databaseUrl && schemaName) {
         const client = new pg.Client({ connectionString: databaseUrl });
         await client.connect();
-        await client.query(`drop schema if exists ${schemaName} cascade`).finally(() => client.end());
+        await client
+          .query(`drop schema if exists ${schemaName} cascade`)
+          .finally(() => client.end());
       }
     },
   };

@@ -65,7 +65,10 @@ export const contractOperations: ContractOperation[] = [
     path: "/v3/users",
     body: createUserSchema,
     response: userResourceSchema,
-    extras: { body: ["issue_session_token", "session_token_expires_at"], response: ["session_tokens"] },
+    extras: {
+      body: ["issue_session_token", "session_token_expires_at"],
+      response: ["session_tokens"],
+    },
   },
   {
     method: "get",
@@ -74,7 +77,12 @@ export const contractOperations: ContractOperation[] = [
     response: userListResponseSchema,
     extras: { query: paging, response: ["users.session_tokens"] },
   },
-  { method: "get", path: "/v3/users/{user_id}", response: userResourceSchema, extras: { response: ["session_tokens"] } },
+  {
+    method: "get",
+    path: "/v3/users/{user_id}",
+    response: userResourceSchema,
+    extras: { response: ["session_tokens"] },
+  },
   {
     method: "put",
     path: "/v3/users/{user_id}",
@@ -87,12 +95,27 @@ export const contractOperations: ContractOperation[] = [
     method: "get",
     path: "/v3/users/{user_id}/metadata",
     response: userMetadataResponseSchema,
-    undescribed: "the platform documents it (all items of a user), its OpenAPI description leaves it out",
+    undescribed:
+      "the platform documents it (all items of a user), its OpenAPI description leaves it out",
   },
-  { method: "post", path: "/v3/users/{user_id}/metadata", body: createUserMetadataSchema, response: userMetadataResponseSchema },
-  { method: "put", path: "/v3/users/{user_id}/metadata", body: updateUserMetadataSchema, response: userMetadataResponseSchema },
+  {
+    method: "post",
+    path: "/v3/users/{user_id}/metadata",
+    body: createUserMetadataSchema,
+    response: userMetadataResponseSchema,
+  },
+  {
+    method: "put",
+    path: "/v3/users/{user_id}/metadata",
+    body: updateUserMetadataSchema,
+    response: userMetadataResponseSchema,
+  },
   { method: "delete", path: "/v3/users/{user_id}/metadata", response: empty },
-  { method: "get", path: "/v3/users/{user_id}/metadata/{key}", response: userMetadataResponseSchema },
+  {
+    method: "get",
+    path: "/v3/users/{user_id}/metadata/{key}",
+    response: userMetadataResponseSchema,
+  },
   {
     method: "put",
     path: "/v3/users/{user_id}/metadata/{key}",
@@ -119,7 +142,12 @@ export const contractOperations: ContractOperation[] = [
   },
   { method: "get", path: "/v3/open_channels/{channel_url}", response: openChannelResourceSchema },
   { method: "delete", path: "/v3/open_channels/{channel_url}", response: empty },
-  { method: "put", path: "/v3/open_channels/{channel_url}/freeze", body: channelFreezeSchema, response: openChannelResourceSchema },
+  {
+    method: "put",
+    path: "/v3/open_channels/{channel_url}/freeze",
+    body: channelFreezeSchema,
+    response: openChannelResourceSchema,
+  },
   {
     method: "post",
     path: "/v3/group_channels",
@@ -136,7 +164,12 @@ export const contractOperations: ContractOperation[] = [
     response: groupChannelListResponseSchema,
     extras: { query: paging, response: ["channels.operators", "channels.channel"] },
   },
-  { method: "get", path: "/v3/group_channels/{channel_url}", response: groupChannelResourceSchema, extras: { response: ["operators"] } },
+  {
+    method: "get",
+    path: "/v3/group_channels/{channel_url}",
+    response: groupChannelResourceSchema,
+    extras: { response: ["operators"] },
+  },
   { method: "delete", path: "/v3/group_channels/{channel_url}", response: empty },
   {
     method: "put",
@@ -276,7 +309,9 @@ function compare(
     // Union members pair up in order (MESG, FILE, ADMM on both sides).
     const branches = ours.oneOf ?? ours.anyOf ?? [];
     if (branches.length !== theirs.oneOf?.length)
-      problems.push(`${at}: ${branches.length} shapes here, ${theirs.oneOf?.length ?? 0} in the description`);
+      problems.push(
+        `${at}: ${branches.length} shapes here, ${theirs.oneOf?.length ?? 0} in the description`,
+      );
     branches.forEach((branch, index) =>
       compare(document, branch, theirs.oneOf?.[index], field, side, operation, problems),
     );
@@ -297,7 +332,9 @@ function compare(
   for (const [name, schema] of Object.entries(ours.properties)) {
     if (extras.has(path(name))) continue;
     if (!(name in theirs.properties)) {
-      problems.push(`${label(side, operation)} field "${path(name)}" is not in the platform's description`);
+      problems.push(
+        `${label(side, operation)} field "${path(name)}" is not in the platform's description`,
+      );
       continue;
     }
     compare(document, schema, theirs.properties[name], path(name), side, operation, problems);
@@ -305,16 +342,22 @@ function compare(
   for (const name of theirs.required ?? []) {
     if (requiredDiffers.has(path(name))) continue;
     if (!(name in ours.properties)) {
-      problems.push(`${label(side, operation)} field "${path(name)}", required by the platform, is missing here`);
+      problems.push(
+        `${label(side, operation)} field "${path(name)}", required by the platform, is missing here`,
+      );
     } else if (side !== "response" && !(ours.required ?? []).includes(name)) {
-      problems.push(`${label(side, operation)} field "${path(name)}" is required by the platform, optional here`);
+      problems.push(
+        `${label(side, operation)} field "${path(name)}" is required by the platform, optional here`,
+      );
     }
   }
   if (side !== "response") {
     for (const name of ours.required ?? []) {
       if (requiredDiffers.has(path(name))) continue;
       if (name in theirs.properties && !(theirs.required ?? []).includes(name))
-        problems.push(`${label(side, operation)} field "${path(name)}" is required here, optional on the platform`);
+        problems.push(
+          `${label(side, operation)} field "${path(name)}" is required here, optional on the platform`,
+        );
     }
   }
 }
@@ -337,11 +380,15 @@ export function checkAgainstDescription(
     const described = document.paths[operation.path]?.[operation.method];
     if (operation.undescribed !== undefined) {
       if (described)
-        problems.push(`${operation.method.toUpperCase()} ${operation.path} is now in the description: check it`);
+        problems.push(
+          `${operation.method.toUpperCase()} ${operation.path} is now in the description: check it`,
+        );
       continue;
     }
     if (!described) {
-      problems.push(`${operation.method.toUpperCase()} ${operation.path} is not in the platform's description`);
+      problems.push(
+        `${operation.method.toUpperCase()} ${operation.path} is not in the platform's description`,
+      );
       continue;
     }
     if (operation.query) {
@@ -351,20 +398,36 @@ export function checkAgainstDescription(
         properties: Object.fromEntries(
           described.parameters.filter((p) => p.in === "query").map((p) => [p.name, p.schema ?? {}]),
         ),
-        required: described.parameters.filter((p) => p.in === "query" && p.required).map((p) => p.name),
+        required: described.parameters
+          .filter((p) => p.in === "query" && p.required)
+          .map((p) => p.name),
       };
       // Query values arrive as text; only names and requiredness are compared, not kinds.
       const names: Schema = {
         type: "object",
-        properties: Object.fromEntries(Object.keys(ours.properties ?? {}).map((name) => [name, {}])),
+        properties: Object.fromEntries(
+          Object.keys(ours.properties ?? {}).map((name) => [name, {}]),
+        ),
         required: ours.required ?? [],
       };
       compare(document, names, theirs, "", "query", operation, problems);
     }
     if (operation.body) {
-      const theirs = described.requestBody?.["application/json"] ?? described.requestBody?.["multipart/form-data"];
-      if (!theirs) problems.push(`${label("body", operation)}: the platform's description has no JSON body`);
-      else compare(document, jsonSchema(operation.body, "input"), theirs, "", "body", operation, problems);
+      const theirs =
+        described.requestBody?.["application/json"] ??
+        described.requestBody?.["multipart/form-data"];
+      if (!theirs)
+        problems.push(`${label("body", operation)}: the platform's description has no JSON body`);
+      else
+        compare(
+          document,
+          jsonSchema(operation.body, "input"),
+          theirs,
+          "",
+          "body",
+          operation,
+          problems,
+        );
     }
     if (operation.response) {
       compare(

@@ -2,12 +2,19 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** `raw` is the body exactly as it arrived, for signature checks. */
-export type ReceivedWebhook = { headers: http.IncomingHttpHeaders; body: Record<string, unknown>; raw: string; at: number };
+export type ReceivedWebhook = {
+  headers: http.IncomingHttpHeaders;
+  body: Record<string, unknown>;
+  raw: string;
+  at: number;
+};
 
 export type ReceiverBehaviour = { mode: "answer"; status: number } | { mode: "hang" };
 
 /** A webhook receiver on loopback that records what it is sent and answers as told. */
-export async function startWebhookReceiver(initial: ReceiverBehaviour = { mode: "answer", status: 200 }) {
+export async function startWebhookReceiver(
+  initial: ReceiverBehaviour = { mode: "answer", status: 200 },
+) {
   let behaviour = initial;
   const received: ReceivedWebhook[] = [];
   const waiters: Array<() => void> = [];
@@ -24,7 +31,9 @@ export async function startWebhookReceiver(initial: ReceiverBehaviour = { mode: 
       received.push({ headers: req.headers, body, raw: text, at: Date.now() });
       for (const wake of waiters.splice(0)) wake();
       if (behaviour.mode === "answer") {
-        res.writeHead(behaviour.status, { "content-type": "text/plain" }).end(`received ${String(body.category)}`);
+        res
+          .writeHead(behaviour.status, { "content-type": "text/plain" })
+          .end(`received ${String(body.category)}`);
       }
       // "hang": never answer; the sender's timeout ends the attempt.
     });

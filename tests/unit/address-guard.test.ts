@@ -23,9 +23,12 @@ describe("refusalReason", () => {
     expect(refusalReason(address, sandboxPolicy)).toMatch(/private|link-local|reserved/);
   });
 
-  it.each(["93.184.216.34", "1.1.1.1", "172.32.0.1", "2606:4700::1111"])("allows the public address %s", (address) => {
-    expect(refusalReason(address, strictPolicy)).toBeNull();
-  });
+  it.each(["93.184.216.34", "1.1.1.1", "172.32.0.1", "2606:4700::1111"])(
+    "allows the public address %s",
+    (address) => {
+      expect(refusalReason(address, strictPolicy)).toBeNull();
+    },
+  );
 
   it.each([
     ["::127.0.0.1", "IPv4-compatible loopback", /loopback/],
@@ -39,9 +42,12 @@ describe("refusalReason", () => {
     expect(refusalReason(address, strictPolicy)).toMatch(reason);
   });
 
-  it.each(["2002:5db8:d822::1", "64:ff9b::808:808", "::ffff:8.8.8.8"])("allows %s, which embeds a public IPv4", (address) => {
-    expect(refusalReason(address, strictPolicy)).toBeNull();
-  });
+  it.each(["2002:5db8:d822::1", "64:ff9b::808:808", "::ffff:8.8.8.8"])(
+    "allows %s, which embeds a public IPv4",
+    (address) => {
+      expect(refusalReason(address, strictPolicy)).toBeNull();
+    },
+  );
 
   it("allows loopback only when the policy does", () => {
     expect(refusalReason("127.0.0.1", sandboxPolicy)).toBeNull();
@@ -56,17 +62,28 @@ describe("refusalReason", () => {
 });
 
 describe("postJson refuses before connecting", () => {
-  it.each(["http://[::127.0.0.1]/hook", "http://[::ffff:0:a00:1]/hook", "http://[2002:a00:1::1]/hook"])(
-    "to %s, marking the refusal as final",
-    async (url) => {
-      const outcome = await postJson(url, "{}", { timeoutMs: 1000, policy: strictPolicy });
-      expect(outcome).toMatchObject({ status: null, refused: true, error: expect.stringMatching(/Refused to connect/) });
-    },
-  );
+  it.each([
+    "http://[::127.0.0.1]/hook",
+    "http://[::ffff:0:a00:1]/hook",
+    "http://[2002:a00:1::1]/hook",
+  ])("to %s, marking the refusal as final", async (url) => {
+    const outcome = await postJson(url, "{}", { timeoutMs: 1000, policy: strictPolicy });
+    expect(outcome).toMatchObject({
+      status: null,
+      refused: true,
+      error: expect.stringMatching(/Refused to connect/),
+    });
+  });
 
   it("to a private IP literal", async () => {
-    const outcome = await postJson("http://10.0.0.1/hook", "{}", { timeoutMs: 1000, policy: sandboxPolicy });
-    expect(outcome).toMatchObject({ status: null, error: expect.stringMatching(/Refused to connect/) });
+    const outcome = await postJson("http://10.0.0.1/hook", "{}", {
+      timeoutMs: 1000,
+      policy: sandboxPolicy,
+    });
+    expect(outcome).toMatchObject({
+      status: null,
+      error: expect.stringMatching(/Refused to connect/),
+    });
   });
 
   it("to the metadata service, in brackets or not", async () => {
@@ -75,17 +92,26 @@ describe("postJson refuses before connecting", () => {
       policy: sandboxPolicy,
     });
     expect(outcome.error).toMatch(/Refused to connect/);
-    const v6 = await postJson("http://[fd00:ec2::254]/", "{}", { timeoutMs: 1000, policy: sandboxPolicy });
+    const v6 = await postJson("http://[fd00:ec2::254]/", "{}", {
+      timeoutMs: 1000,
+      policy: sandboxPolicy,
+    });
     expect(v6.error).toMatch(/Refused to connect/);
   });
 
   it("to a name that resolves to loopback when loopback is not allowed", async () => {
-    const outcome = await postJson("http://localhost:9/hook", "{}", { timeoutMs: 1000, policy: strictPolicy });
+    const outcome = await postJson("http://localhost:9/hook", "{}", {
+      timeoutMs: 1000,
+      policy: strictPolicy,
+    });
     expect(outcome.error).toMatch(/Refused to connect: .*loopback/);
   });
 
   it("to anything but http and https", async () => {
-    const outcome = await postJson("ftp://example.com/", "{}", { timeoutMs: 1000, policy: strictPolicy });
+    const outcome = await postJson("ftp://example.com/", "{}", {
+      timeoutMs: 1000,
+      policy: strictPolicy,
+    });
     expect(outcome.error).toMatch(/Only http and https/);
   });
 });

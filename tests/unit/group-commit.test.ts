@@ -8,20 +8,19 @@ describe("GroupCommit", () => {
       async (items) => {
         groups.push(items);
         await new Promise((resolve) => setTimeout(resolve, 5));
-        return items.map((item) => (item % 3 === 0 ? new Error(`refused ${item}`) : `stored ${item}`));
+        return items.map((item) =>
+          item % 3 === 0 ? new Error(`refused ${item}`) : `stored ${item}`,
+        );
       },
       { maxItems: 100, maxInFlight: 1 },
     );
     const answers = await Promise.allSettled([1, 2, 3, 4, 5, 6].map((item) => commit.submit(item)));
     expect(groups).toEqual([[1], [2, 3, 4, 5, 6]]);
-    expect(answers.map((answer) => (answer.status === "fulfilled" ? answer.value : (answer.reason as Error).message))).toEqual([
-      "stored 1",
-      "stored 2",
-      "refused 3",
-      "stored 4",
-      "stored 5",
-      "refused 6",
-    ]);
+    expect(
+      answers.map((answer) =>
+        answer.status === "fulfilled" ? answer.value : (answer.reason as Error).message,
+      ),
+    ).toEqual(["stored 1", "stored 2", "refused 3", "stored 4", "stored 5", "refused 6"]);
   });
 
   it("answers only after the write that carried the item has finished", async () => {
@@ -51,7 +50,9 @@ describe("GroupCommit", () => {
     await blocker;
     const settled = await answers;
     expect(settled.map((answer) => answer.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-    expect((settled[1] as PromiseRejectedResult).reason).toEqual(new Error("constraint violated by 13"));
+    expect((settled[1] as PromiseRejectedResult).reason).toEqual(
+      new Error("constraint violated by 13"),
+    );
   });
 
   it("never puts more than maxItems into one write", async () => {

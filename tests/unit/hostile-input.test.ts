@@ -24,19 +24,32 @@ describe("storable text", () => {
 
 describe("request targets", () => {
   it("refuses undecodable percent-encoding, encoded NUL and surrogates, with 400", () => {
-    for (const target of ["/v3/users/%zz", "/v3/users/%E0%A4", "/v3/users/a%00b", "/v3/users?user_ids=%ED%A0%80", "/v3/users?x=%"]) {
+    for (const target of [
+      "/v3/users/%zz",
+      "/v3/users/%E0%A4",
+      "/v3/users/a%00b",
+      "/v3/users?user_ids=%ED%A0%80",
+      "/v3/users?x=%",
+    ]) {
       expect(refuseRequestTarget(target), target).toMatchObject({ status: 400 });
     }
   });
 
   it("serves ordinary targets, + and encoded UTF-8 included", () => {
-    for (const target of ["/", "/v3/users/ada?limit=10&next=", "/v3/users/%F0%9F%98%80", "/x?q=a+b%2Bc"]) {
+    for (const target of [
+      "/",
+      "/v3/users/ada?limit=10&next=",
+      "/v3/users/%F0%9F%98%80",
+      "/x?q=a+b%2Bc",
+    ]) {
       expect(refuseRequestTarget(target), target).toBeUndefined();
     }
   });
 
   it("refuses a target over 8 KB with 414", () => {
-    expect(refuseRequestTarget(`/v3/users?user_ids=${"a".repeat(8 * 1024)}`)).toMatchObject({ status: 414 });
+    expect(refuseRequestTarget(`/v3/users?user_ids=${"a".repeat(8 * 1024)}`)).toMatchObject({
+      status: 414,
+    });
     expect(refuseRequestTarget(`/${"a".repeat(8 * 1024 - 1)}`)).toBeUndefined();
   });
 });
@@ -50,7 +63,9 @@ describe("client address", () => {
   });
 
   it("behind trusted proxies, is the first untrusted hop from the right", () => {
-    expect(resolveClientAddress("10.0.0.1", "198.51.100.7, 203.0.113.9, 10.0.0.2", trusted)).toBe("203.0.113.9");
+    expect(resolveClientAddress("10.0.0.1", "198.51.100.7, 203.0.113.9, 10.0.0.2", trusted)).toBe(
+      "203.0.113.9",
+    );
     expect(resolveClientAddress("10.0.0.1", "10.0.0.3", trusted)).toBe("10.0.0.3");
     expect(resolveClientAddress("10.0.0.1", "garbage", trusted)).toBe("10.0.0.1");
     expect(resolveClientAddress("192.0.2.1", "10.0.0.1", trusted)).toBe("192.0.2.1");
@@ -60,18 +75,29 @@ describe("client address", () => {
 describe("user schemas", () => {
   it('refuses the ids "." and ".." and NUL in any field', () => {
     for (const user_id of [".", "..", "a\u0000"]) {
-      expect(createUserSchema.safeParse({ user_id, nickname: "n", profile_url: "" }).success, user_id).toBe(false);
+      expect(
+        createUserSchema.safeParse({ user_id, nickname: "n", profile_url: "" }).success,
+        user_id,
+      ).toBe(false);
     }
-    expect(createUserSchema.safeParse({ user_id: "...", nickname: "n", profile_url: "" }).success).toBe(true);
-    expect(createUserSchema.safeParse({ user_id: "a", nickname: "\ud800", profile_url: "" }).success).toBe(false);
+    expect(
+      createUserSchema.safeParse({ user_id: "...", nickname: "n", profile_url: "" }).success,
+    ).toBe(true);
+    expect(
+      createUserSchema.safeParse({ user_id: "a", nickname: "\ud800", profile_url: "" }).success,
+    ).toBe(false);
   });
 
   it("keeps a __proto__ metadata key as an own item and checks its value", () => {
-    const parsed = updateUserMetadataSchema.parse(JSON.parse('{"metadata":{"__proto__":"x","a":"b"}}'));
+    const parsed = updateUserMetadataSchema.parse(
+      JSON.parse('{"metadata":{"__proto__":"x","a":"b"}}'),
+    );
     expect(Object.getPrototypeOf(parsed.metadata)).toBe(Object.prototype);
     expect(Object.keys(parsed.metadata)).toEqual(["__proto__", "a"]);
     expect(JSON.stringify(parsed.metadata)).toBe('{"__proto__":"x","a":"b"}');
-    const wrong = updateUserMetadataSchema.safeParse(JSON.parse('{"metadata":{"__proto__":{"polluted":true}}}'));
+    const wrong = updateUserMetadataSchema.safeParse(
+      JSON.parse('{"metadata":{"__proto__":{"polluted":true}}}'),
+    );
     expect(wrong.success).toBe(false);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -79,7 +105,13 @@ describe("user schemas", () => {
 
 describe("import preview", () => {
   it("flags a cell with a NUL byte before anything is sent", () => {
-    const row = prepareRow("users", ["user_id", "nickname"], { user_id: "user_id", nickname: "nickname" }, ["ann", "A\u0000nn"], 0);
+    const row = prepareRow(
+      "users",
+      ["user_id", "nickname"],
+      { user_id: "user_id", nickname: "nickname" },
+      ["ann", "A\u0000nn"],
+      0,
+    );
     expect(row.body).toBeNull();
     expect(row.issues).toMatchObject([{ field: "nickname", severity: "error", code: 400111 }]);
   });

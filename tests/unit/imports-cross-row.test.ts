@@ -10,40 +10,82 @@ function rows(resource: ImportResource, columns: string[], values: string[][]): 
 
 describe("crossRowIssues", () => {
   it("a user_id given twice: the later rows are errors naming the first", () => {
-    const prepared = rows("users", ["user_id", "nickname"], [["a", "A"], ["b", "B"], ["a", "A2"], ["a", "A3"]]);
+    const prepared = rows(
+      "users",
+      ["user_id", "nickname"],
+      [
+        ["a", "A"],
+        ["b", "B"],
+        ["a", "A2"],
+        ["a", "A3"],
+      ],
+    );
     const issues = crossRowIssues("users", prepared);
     expect([...issues.keys()]).toEqual([2, 3]);
     expect(issues.get(2)).toEqual([
-      { field: "user_id", severity: "error", code: 400202, message: "The same user id as row 1: each user is created once, so this row would fail." },
+      {
+        field: "user_id",
+        severity: "error",
+        code: 400202,
+        message: "The same user id as row 1: each user is created once, so this row would fail.",
+      },
     ]);
   });
 
   it("excluded rows take no part", () => {
-    const prepared = rows("users", ["user_id", "nickname"], [["a", "A"], ["a", "A2"]]);
+    const prepared = rows(
+      "users",
+      ["user_id", "nickname"],
+      [
+        ["a", "A"],
+        ["a", "A2"],
+      ],
+    );
     prepared[0]!.excluded = true;
     expect(crossRowIssues("users", prepared).size).toBe(0);
   });
 
   it("channel_urls and source ids given twice", () => {
-    const prepared = rows("group_channels", ["channel_url", "source_id", "user_ids"], [
-      ["room-1", "", "a"],
-      ["room-1", "", "a"],
-      ["", "old-1", "a"],
-      ["", "old-1", "a"],
-    ]);
+    const prepared = rows(
+      "group_channels",
+      ["channel_url", "source_id", "user_ids"],
+      [
+        ["room-1", "", "a"],
+        ["room-1", "", "a"],
+        ["", "old-1", "a"],
+        ["", "old-1", "a"],
+      ],
+    );
     const issues = crossRowIssues("group_channels", prepared);
-    expect(issues.get(1)?.[0]).toMatchObject({ field: "channel_url", severity: "error", message: expect.stringContaining("row 1") });
-    expect(issues.get(3)?.[0]).toMatchObject({ field: "source_id", severity: "error", message: expect.stringContaining("row 3") });
+    expect(issues.get(1)?.[0]).toMatchObject({
+      field: "channel_url",
+      severity: "error",
+      message: expect.stringContaining("row 1"),
+    });
+    expect(issues.get(3)?.[0]).toMatchObject({
+      field: "source_id",
+      severity: "error",
+      message: expect.stringContaining("row 3"),
+    });
     expect(issues.has(0)).toBe(false);
     expect(issues.has(2)).toBe(false);
   });
 
   it("members and operators outside this import's users are warnings when the users are known", () => {
-    const prepared = rows("group_channels", ["channel_url", "user_ids", "operator_ids"], [["room-1", "a;x;y;z;w", "a"]]);
+    const prepared = rows(
+      "group_channels",
+      ["channel_url", "user_ids", "operator_ids"],
+      [["room-1", "a;x;y;z;w", "a"]],
+    );
     expect(crossRowIssues("group_channels", prepared).size).toBe(0);
     const issues = crossRowIssues("group_channels", prepared, { importedUserIds: new Set(["a"]) });
     expect(issues.get(0)).toEqual([
-      { field: "user_ids", severity: "warning", message: '"x", "y", "z" and 1 more not in this import\'s users — the plan checks the platform.' },
+      {
+        field: "user_ids",
+        severity: "warning",
+        message:
+          '"x", "y", "z" and 1 more not in this import\'s users — the plan checks the platform.',
+      },
     ]);
   });
 });
@@ -57,7 +99,14 @@ describe("CrossRowIndex", () => {
     // Row 1 is fixed to "b": row 0 is alone again, row 2 now has a twin.
     expect(index.remove({ index: 1, key: "a" })).toEqual([0]);
     expect(index.add({ index: 1, key: "b" })).toEqual([2]);
-    const [row1, row2] = rows("users", ["user_id", "nickname"], [["b", "B"], ["b", "B"]]).map((row, at) => ({ ...row, index: at + 1 }));
+    const [row1, row2] = rows(
+      "users",
+      ["user_id", "nickname"],
+      [
+        ["b", "B"],
+        ["b", "B"],
+      ],
+    ).map((row, at) => ({ ...row, index: at + 1 }));
     expect(index.issuesFor(row1!)).toEqual([]);
     expect(index.issuesFor(row2!)[0]!.message).toContain("row 2");
   });

@@ -12,7 +12,10 @@ describe("deriveChannelUrl", () => {
     expect(deriveChannelUrl("group_channels", "legacy-43")).not.toBe(a);
     expect(deriveChannelUrl("open_channels", "legacy-42")).not.toBe(a);
     expect(channelUrlSchema.safeParse(a).success).toBe(true);
-    expect(channelUrlSchema.safeParse(deriveChannelUrl("open_channels", "ünïcødé / spaces, commas")).success).toBe(true);
+    expect(
+      channelUrlSchema.safeParse(deriveChannelUrl("open_channels", "ünïcødé / spaces, commas"))
+        .success,
+    ).toBe(true);
   });
 });
 
@@ -31,7 +34,12 @@ describe("Pacer", () => {
     let now = 0;
     return { now: () => now, advance: (ms: number) => (now += ms) };
   }
-  const limit = (value: number, remaining = 10) => ({ limit: value, windowSeconds: 1, remaining, retryAfterMs: null });
+  const limit = (value: number, remaining = 10) => ({
+    limit: value,
+    windowSeconds: 1,
+    remaining,
+    retryAfterMs: null,
+  });
 
   it("is unpaced until the platform announces a limit", () => {
     const pacer = new Pacer({ now: clock().now });
@@ -76,10 +84,12 @@ describe("Pacer", () => {
 
 describe("followUpRequests", () => {
   it("deactivates, freezes and sets metadata with the exact requests, in order", () => {
-    expect(followUpRequests("users", "a b", { deactivate: true, metadata: { team: "x" } })).toEqual([
-      { method: "PUT", path: "/v3/users/a%20b", body: { is_active: false } },
-      { method: "PUT", path: "/v3/users/a%20b/metadata", body: { metadata: { team: "x" } } },
-    ]);
+    expect(followUpRequests("users", "a b", { deactivate: true, metadata: { team: "x" } })).toEqual(
+      [
+        { method: "PUT", path: "/v3/users/a%20b", body: { is_active: false } },
+        { method: "PUT", path: "/v3/users/a%20b/metadata", body: { metadata: { team: "x" } } },
+      ],
+    );
     expect(followUpRequests("group_channels", "c1", { freeze: true })).toEqual([
       { method: "PUT", path: "/v3/group_channels/c1/freeze", body: { freeze: true } },
     ]);

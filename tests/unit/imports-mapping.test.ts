@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { importFields, normalizeHeader } from "@/lib/imports/fields";
-import { autoMap, mappingMemoryKey, mappingProblems, metadataColumnKey, recallMapping, rememberMapping } from "@/lib/imports/mapping";
+import {
+  autoMap,
+  mappingMemoryKey,
+  mappingProblems,
+  metadataColumnKey,
+  recallMapping,
+  rememberMapping,
+} from "@/lib/imports/mapping";
 import { importResources } from "@/lib/imports/types";
 
 describe("import fields", () => {
@@ -8,9 +15,13 @@ describe("import fields", () => {
     for (const resource of importResources) {
       const keys = importFields[resource].map((field) => field.key);
       expect(new Set(keys).size).toBe(keys.length);
-      const aliases = importFields[resource].flatMap((field) => [normalizeHeader(field.key), ...field.aliases]);
+      const aliases = importFields[resource].flatMap((field) => [
+        normalizeHeader(field.key),
+        ...field.aliases,
+      ]);
       expect(new Set(aliases).size, resource).toBe(aliases.length);
-      for (const field of importFields[resource]) for (const alias of field.aliases) expect(alias).toBe(normalizeHeader(alias));
+      for (const field of importFields[resource])
+        for (const alias of field.aliases) expect(alias).toBe(normalizeHeader(alias));
     }
   });
 
@@ -59,27 +70,40 @@ describe("autoMap", () => {
 
 describe("mappingProblems", () => {
   it("names the required fields without a column and fields chosen twice", () => {
-    expect(mappingProblems("users", ["a", "b"], { a: "user_id", b: "" })).toEqual(["Choose the column that holds the nickname."]);
-    expect(mappingProblems("users", ["a", "b", "c"], { a: "user_id", b: "nickname", c: "nickname" })).toEqual([
-      'Nickname is chosen for "b" and "c": choose it for one column.',
+    expect(mappingProblems("users", ["a", "b"], { a: "user_id", b: "" })).toEqual([
+      "Choose the column that holds the nickname.",
     ]);
+    expect(
+      mappingProblems("users", ["a", "b", "c"], { a: "user_id", b: "nickname", c: "nickname" }),
+    ).toEqual(['Nickname is chosen for "b" and "c": choose it for one column.']);
     expect(mappingProblems("open_channels", ["n"], { n: "name" })).toEqual([
       "Choose the column that holds the channel URL or the source id: every channel needs one.",
     ]);
-    expect(mappingProblems("users", ["a", "b", "m"], { a: "user_id", b: "nickname", m: "metadata." })).toEqual(['Give the metadata key of column "m".']);
+    expect(
+      mappingProblems("users", ["a", "b", "m"], { a: "user_id", b: "nickname", m: "metadata." }),
+    ).toEqual(['Give the metadata key of column "m".']);
   });
 });
 
 describe("remembered mappings", () => {
   function memory() {
     const items = new Map<string, string>();
-    return { getItem: (key: string) => items.get(key) ?? null, setItem: (key: string, value: string) => void items.set(key, value) };
+    return {
+      getItem: (key: string) => items.get(key) ?? null,
+      setItem: (key: string, value: string) => void items.set(key, value),
+    };
   }
 
   it("are keyed by resource and normalized headers, and recalled for the same headers", () => {
     const storage = memory();
-    rememberMapping(storage, "users", ["User ID", "Full Name"], { "User ID": "user_id", "Full Name": "metadata.full" });
-    expect(recallMapping(storage, "users", ["user_id", "full-name"])).toEqual({ user_id: "user_id", "full-name": "metadata.full" });
+    rememberMapping(storage, "users", ["User ID", "Full Name"], {
+      "User ID": "user_id",
+      "Full Name": "metadata.full",
+    });
+    expect(recallMapping(storage, "users", ["user_id", "full-name"])).toEqual({
+      user_id: "user_id",
+      "full-name": "metadata.full",
+    });
     expect(recallMapping(storage, "open_channels", ["user_id", "full-name"])).toBeNull();
     expect(recallMapping(storage, "users", ["user_id"])).toBeNull();
     expect(mappingMemoryKey("users", ["A b"])).toBe("switchboard:import-mapping:v1:users:ab");

@@ -7,7 +7,8 @@ import { messageColumns, messagesMapping } from "@/tests/fixtures/imports";
 
 const columns = messageColumns;
 const mapping = autoMap("messages", columns);
-const row = (values: string[], index = 0) => prepareRow("messages", columns, mapping, values, index);
+const row = (values: string[], index = 0) =>
+  prepareRow("messages", columns, mapping, values, index);
 
 describe("message rows", () => {
   it("maps common aliases to the platform's fields", () => {
@@ -18,17 +19,40 @@ describe("message rows", () => {
     const text = row(["general", "text", "alice", "hi", "1700000000", "m1", ""]);
     expect(text.issues).toEqual([]);
     expect(text.key).toBe("general");
-    expect(text.body).toMatchObject({ message_type: "MESG", user_id: "alice", message: "hi", timestamp: 1_700_000_000_000 });
+    expect(text.body).toMatchObject({
+      message_type: "MESG",
+      user_id: "alice",
+      message: "hi",
+      timestamp: 1_700_000_000_000,
+    });
     expect(text.body?.dedup_id).toMatch(/^src-/);
-    expect(row(["general", "text", "alice", "hi", "1700000000", "m1", ""]).body?.dedup_id).toBe(text.body?.dedup_id);
+    expect(row(["general", "text", "alice", "hi", "1700000000", "m1", ""]).body?.dedup_id).toBe(
+      text.body?.dedup_id,
+    );
 
-    const file = row(["general", "file", "bob", "", "2024-03-01T09:30:00Z", "", "https://files.example/a.png"]);
-    expect(file.body).toMatchObject({ message_type: "FILE", url: "https://files.example/a.png", timestamp: Date.parse("2024-03-01T09:30:00Z") });
+    const file = row([
+      "general",
+      "file",
+      "bob",
+      "",
+      "2024-03-01T09:30:00Z",
+      "",
+      "https://files.example/a.png",
+    ]);
+    expect(file.body).toMatchObject({
+      message_type: "FILE",
+      url: "https://files.example/a.png",
+      timestamp: Date.parse("2024-03-01T09:30:00Z"),
+    });
     expect(file.body?.dedup_id).toMatch(/^msg-/);
     expect(file.body).not.toHaveProperty("message");
 
     const admin = row(["general", "admin", "", "Welcome", "1700000000123", "", ""]);
-    expect(admin.body).toMatchObject({ message_type: "ADMM", message: "Welcome", timestamp: 1_700_000_000_123 });
+    expect(admin.body).toMatchObject({
+      message_type: "ADMM",
+      message: "Welcome",
+      timestamp: 1_700_000_000_123,
+    });
   });
 
   it("reports each broken rule beside its cell", () => {
@@ -38,10 +62,18 @@ describe("message rows", () => {
     expect(row(["general", "text", "", "hi", "1700000000", "", ""]).issues).toEqual([
       expect.objectContaining({ field: "user_id", severity: "error" }),
     ]);
-    expect(row(["general", "poll", "alice", "hi", "1700000000", "", ""]).issues[0]).toMatchObject({ field: "message_type" });
-    expect(row(["general", "text", "alice", "hi", "yesterday", "", ""]).issues[0]).toMatchObject({ field: "timestamp" });
-    expect(row(["", "text", "alice", "hi", "1700000000", "", ""]).issues[0]).toMatchObject({ field: "channel_url" });
-    expect(row(["general", "text", "alice", "x".repeat(5001), "1700000000", "", ""]).issues[0]).toMatchObject({ field: "message" });
+    expect(row(["general", "poll", "alice", "hi", "1700000000", "", ""]).issues[0]).toMatchObject({
+      field: "message_type",
+    });
+    expect(row(["general", "text", "alice", "hi", "yesterday", "", ""]).issues[0]).toMatchObject({
+      field: "timestamp",
+    });
+    expect(row(["", "text", "alice", "hi", "1700000000", "", ""]).issues[0]).toMatchObject({
+      field: "channel_url",
+    });
+    expect(
+      row(["general", "text", "alice", "x".repeat(5001), "1700000000", "", ""]).issues[0],
+    ).toMatchObject({ field: "message" });
   });
 
   it("finds a dedup id used twice in one channel, not across channels", () => {
@@ -52,16 +84,28 @@ describe("message rows", () => {
     ];
     const issues = crossRowIssues("messages", rows);
     expect([...issues.keys()]).toEqual([2]);
-    expect(issues.get(2)![0]).toMatchObject({ field: "dedup_id", message: expect.stringContaining("row 1") });
+    expect(issues.get(2)![0]).toMatchObject({
+      field: "dedup_id",
+      message: expect.stringContaining("row 1"),
+    });
   });
 });
 
 describe("timestamps", () => {
   it("reads milliseconds, seconds and ISO 8601, and names the unit", () => {
-    expect(parseTimestamp("1700000000123")).toEqual({ ms: 1_700_000_000_123, unit: "milliseconds" });
+    expect(parseTimestamp("1700000000123")).toEqual({
+      ms: 1_700_000_000_123,
+      unit: "milliseconds",
+    });
     expect(parseTimestamp("1700000000.5")).toEqual({ ms: 1_700_000_000_500, unit: "seconds" });
-    expect(parseTimestamp("2024-03-01 09:30:00")).toEqual({ ms: Date.parse("2024-03-01T09:30:00Z"), unit: "ISO 8601" });
-    expect(parseTimestamp("2024-03-01T10:30:00+01:00")).toEqual({ ms: Date.parse("2024-03-01T09:30:00Z"), unit: "ISO 8601" });
+    expect(parseTimestamp("2024-03-01 09:30:00")).toEqual({
+      ms: Date.parse("2024-03-01T09:30:00Z"),
+      unit: "ISO 8601",
+    });
+    expect(parseTimestamp("2024-03-01T10:30:00+01:00")).toEqual({
+      ms: Date.parse("2024-03-01T09:30:00Z"),
+      unit: "ISO 8601",
+    });
     expect(parseTimestamp("March 1st")).toHaveProperty("error");
     expect(detectTimestampUnit(["1700000000", "", "1700000001", "2024-03-01"])).toBe("seconds");
     expect(detectTimestampUnit(["x"])).toBeNull();

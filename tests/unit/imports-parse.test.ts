@@ -2,19 +2,47 @@ import { describe, expect, it } from "vitest";
 import { autoMap } from "@/lib/imports/mapping";
 import { PreviewSession } from "@/lib/imports/parse/preview-session";
 import { FileProblem, readRecords } from "@/lib/imports/parse/read-file";
-import { JsonColumns, raggedMessage, raggedRows, suggestHeaderRow, UnclosedQuoteFinder, unclosedQuoteMessage, uniqueHeaders } from "@/lib/imports/parse/records";
-import { firstInvalidUtf8, notUtf8Message, sniffFile, Utf8Checker } from "@/lib/imports/parse/sniff";
+import {
+  JsonColumns,
+  raggedMessage,
+  raggedRows,
+  suggestHeaderRow,
+  UnclosedQuoteFinder,
+  unclosedQuoteMessage,
+  uniqueHeaders,
+} from "@/lib/imports/parse/records";
+import {
+  firstInvalidUtf8,
+  notUtf8Message,
+  sniffFile,
+  Utf8Checker,
+} from "@/lib/imports/parse/sniff";
 import { latin1Csv, pngFile, utf16Csv } from "@/tests/fixtures/imports";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 describe("sniffFile", () => {
   it("refuses empty, binary and UTF-16 files with a reason", () => {
-    expect(sniffFile("a.csv", 0, new Uint8Array())).toMatchObject({ ok: false, message: expect.stringContaining("empty (0 bytes)") });
-    expect(sniffFile("a.csv", 16, pngFile)).toMatchObject({ ok: false, message: expect.stringContaining("a PNG image") });
-    expect(sniffFile("a.csv", 40, utf16Csv)).toMatchObject({ ok: false, message: expect.stringContaining("UTF-16") });
-    expect(sniffFile("a.csv", 4, new Uint8Array([0x61, 0, 0x62, 0x0a]))).toMatchObject({ ok: false, message: expect.stringContaining("binary data") });
-    expect(sniffFile("a.zip", 4, new Uint8Array([0x50, 0x4b, 3, 4]))).toMatchObject({ ok: false, message: expect.stringContaining("a ZIP archive") });
+    expect(sniffFile("a.csv", 0, new Uint8Array())).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("empty (0 bytes)"),
+    });
+    expect(sniffFile("a.csv", 16, pngFile)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("a PNG image"),
+    });
+    expect(sniffFile("a.csv", 40, utf16Csv)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("UTF-16"),
+    });
+    expect(sniffFile("a.csv", 4, new Uint8Array([0x61, 0, 0x62, 0x0a]))).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("binary data"),
+    });
+    expect(sniffFile("a.zip", 4, new Uint8Array([0x50, 0x4b, 3, 4]))).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("a ZIP archive"),
+    });
   });
 
   it("tells the formats apart by content and name", () => {
@@ -22,7 +50,10 @@ describe("sniffFile", () => {
     expect(sniffFile("a.tsv", 10, bytes("a\tb\n"))).toEqual({ ok: true, format: "tsv" });
     expect(sniffFile("a.txt", 10, bytes("a\tb\n"))).toEqual({ ok: true, format: "tsv" });
     expect(sniffFile("a.json", 10, bytes(' [{"a":1}]'))).toEqual({ ok: true, format: "json" });
-    expect(sniffFile("a.json", 10, bytes('{"a":1}\n{"a":2}'))).toEqual({ ok: true, format: "ndjson" });
+    expect(sniffFile("a.json", 10, bytes('{"a":1}\n{"a":2}'))).toEqual({
+      ok: true,
+      format: "ndjson",
+    });
     expect(sniffFile("a.json", 10, bytes('{\n "a": 1\n}'))).toEqual({ ok: true, format: "json" });
     expect(sniffFile("a.jsonl", 10, bytes('{"a":1}'))).toEqual({ ok: true, format: "ndjson" });
     expect(sniffFile("a.json", 10, bytes("a,b"))).toMatchObject({ ok: false });
@@ -43,7 +74,9 @@ describe("exact file errors", () => {
     expect(checker.decode(latin1Csv, true)).toBeNull();
     // "user_id,nickname\nu1,Ren" is 23 bytes: the é (0xe9) is byte 23, on line 2.
     expect([checker.failedAt, checker.failedLine]).toEqual([23, 2]);
-    expect(notUtf8Message(checker.failedAt, checker.failedLine)).toContain("at byte 23 (counting from 0), on line 2");
+    expect(notUtf8Message(checker.failedAt, checker.failedLine)).toContain(
+      "at byte 23 (counting from 0), on line 2",
+    );
   });
 
   it("finds the bad byte across chunks, after a character split between them", () => {
@@ -62,11 +95,14 @@ describe("exact file errors", () => {
   it("names the row and line where a quote that is never closed starts", () => {
     const finder = new UnclosedQuoteFinder(",");
     // Row 3 holds a quoted cell over two lines ("" inside is a quote); the quote on line 7 (row 6) never closes.
-    const text = 'user_id,nickname\nu1,"Ann ""A"""\nu2,"two\nlines"\nu3,x"y\nu4,C\nu5,"open\nu6,F\n';
+    const text =
+      'user_id,nickname\nu1,"Ann ""A"""\nu2,"two\nlines"\nu3,x"y\nu4,C\nu5,"open\nu6,F\n';
     finder.feed(text.slice(0, 20));
     finder.feed(text.slice(20));
     expect(finder.finish()).toEqual({ row: 6, line: 7 });
-    expect(unclosedQuoteMessage({ row: 6, line: 7 })).toContain("Row 6 (line 7 of the file) opens a quote that is never closed");
+    expect(unclosedQuoteMessage({ row: 6, line: 7 })).toContain(
+      "Row 6 (line 7 of the file) opens a quote that is never closed",
+    );
     const closed = new UnclosedQuoteFinder(";");
     closed.feed('a;b\r\n1;"x;y"\r\n');
     expect(closed.finish()).toBeNull();
@@ -75,51 +111,104 @@ describe("exact file errors", () => {
 
 describe("records", () => {
   it("names blank and repeated headers", () => {
-    expect(uniqueHeaders(["\uFEFFid", "", "name", "name"])).toEqual(["id", "Column 2", "name", "name (2)"]);
+    expect(uniqueHeaders(["\uFEFFid", "", "name", "name"])).toEqual([
+      "id",
+      "Column 2",
+      "name",
+      "name (2)",
+    ]);
   });
 
   it("suggests the first row as wide as most rows", () => {
-    expect(suggestHeaderRow([["a", "b"], ["1", "2"]])).toBe(0);
+    expect(
+      suggestHeaderRow([
+        ["a", "b"],
+        ["1", "2"],
+      ]),
+    ).toBe(0);
     expect(suggestHeaderRow([["Export"], [""], ["id", "name"], ["1", "a"], ["2", "b"]])).toBe(2);
   });
 
   it("finds ragged rows and says which", () => {
     const ragged = raggedRows([["a", "b"], ["1", "2"], ["1"], ["1", "2", "3"]], 0);
     expect(ragged).toEqual({ rows: [3, 4], total: 2, width: 2 });
-    expect(raggedMessage(ragged)).toBe("Rows 3, 4 have a different number of cells than the header (2). Check the quotes and separators on those rows, or choose another header row.");
+    expect(raggedMessage(ragged)).toBe(
+      "Rows 3, 4 have a different number of cells than the header (2). Check the quotes and separators on those rows, or choose another header row.",
+    );
   });
 
   it("JSON objects become cells: nested objects as dotted columns, lists joined with ;", () => {
     const columns = new JsonColumns();
-    expect(columns.cells({ id: "a", metadata: { team: "red" }, members: ["x", "y"], active: false, note: null })).toEqual(["a", "red", "x;y", "false", ""]);
+    expect(
+      columns.cells({
+        id: "a",
+        metadata: { team: "red" },
+        members: ["x", "y"],
+        active: false,
+        note: null,
+      }),
+    ).toEqual(["a", "red", "x;y", "false", ""]);
     expect(columns.cells({ extra: 1, id: "b" })).toEqual(["b", "", "", "", "", "1"]);
     expect(columns.columns).toEqual(["id", "metadata.team", "members", "active", "note", "extra"]);
   });
 });
 
 describe("readRecords (JSON and NDJSON)", () => {
-  const file = (name: string, content: string | Uint8Array) => new File([content as BlobPart], name);
+  const file = (name: string, content: string | Uint8Array) =>
+    new File([content as BlobPart], name);
   const noProgress = () => {};
 
   it("reads an array of objects", async () => {
-    const result = await readRecords(file("u.json", JSON.stringify([{ user_id: "a", nickname: "A" }, { user_id: "b", metadata: { t: "1" } }])), noProgress);
-    expect(result).toEqual({ format: "json", headerFixed: true, records: [["user_id", "nickname", "metadata.t"], ["a", "A", ""], ["b", "", "1"]] });
+    const result = await readRecords(
+      file(
+        "u.json",
+        JSON.stringify([
+          { user_id: "a", nickname: "A" },
+          { user_id: "b", metadata: { t: "1" } },
+        ]),
+      ),
+      noProgress,
+    );
+    expect(result).toEqual({
+      format: "json",
+      headerFixed: true,
+      records: [
+        ["user_id", "nickname", "metadata.t"],
+        ["a", "A", ""],
+        ["b", "", "1"],
+      ],
+    });
   });
 
   it("reads NDJSON line by line, skipping blank lines", async () => {
-    const result = await readRecords(file("u.ndjson", '{"user_id":"a"}\r\n\n{"user_id":"b","nickname":"B"}'), noProgress);
-    expect(result.records).toEqual([["user_id", "nickname"], ["a", ""], ["b", "B"]]);
+    const result = await readRecords(
+      file("u.ndjson", '{"user_id":"a"}\r\n\n{"user_id":"b","nickname":"B"}'),
+      noProgress,
+    );
+    expect(result.records).toEqual([
+      ["user_id", "nickname"],
+      ["a", ""],
+      ["b", "B"],
+    ]);
   });
 
   it("says which line or item is wrong", async () => {
-    await expect(readRecords(file("u.ndjson", '{"a":1}\n{oops}\n'), noProgress)).rejects.toThrow("Line 2 is not valid JSON");
-    await expect(readRecords(file("u.json", '[{"a":1}, 2]'), noProgress)).rejects.toThrow("Item 2 of the JSON array is not an object");
+    await expect(readRecords(file("u.ndjson", '{"a":1}\n{oops}\n'), noProgress)).rejects.toThrow(
+      "Line 2 is not valid JSON",
+    );
+    await expect(readRecords(file("u.json", '[{"a":1}, 2]'), noProgress)).rejects.toThrow(
+      "Item 2 of the JSON array is not an object",
+    );
     await expect(readRecords(file("u.json", '[{"a":1},'), noProgress)).rejects.toThrow(FileProblem);
-    await expect(readRecords(file("u.json", '{\n"a":1\n}'), noProgress)).rejects.toThrow("holds one object");
+    await expect(readRecords(file("u.json", '{\n"a":1\n}'), noProgress)).rejects.toThrow(
+      "holds one object",
+    );
   });
 
   it("refuses JSON that is not UTF-8", async () => {
-    await expect(readRecords(file("u.json", new Uint8Array([0x5b, 0x22, 0xe9, 0x22, 0x5d])), noProgress)).rejects.toThrow("not UTF-8");
+    await expect(
+      readRecords(file("u.json", new Uint8Array([0x5b, 0x22, 0xe9, 0x22, 0x5d])), noProgress),
+    ).rejects.toThrow("not UTF-8");
   });
 });
 
@@ -132,14 +221,25 @@ describe("PreviewSession", () => {
   }
 
   it("counts rows, errors and warnings, and filters them", () => {
-    const { preview, counts } = session([["a", "A"], ["b", ""], ["a", "A again"]]);
+    const { preview, counts } = session([
+      ["a", "A"],
+      ["b", ""],
+      ["a", "A again"],
+    ]);
     expect(counts).toEqual({ rows: 3, valid: 1, errors: 2, warnings: 0, excluded: 0 });
     expect(preview.rows("errors", 0, 10).rows.map((row) => row.index)).toEqual([1, 2]);
-    expect(preview.rows("all", 1, 2)).toMatchObject({ total: 3, rows: [{ index: 1, excluded: false }] });
+    expect(preview.rows("all", 1, 2)).toMatchObject({
+      total: 3,
+      rows: [{ index: 1, excluded: false }],
+    });
   });
 
   it("a fixed cell is checked again, with the rows that share its old and new user id", () => {
-    const { preview } = session([["a", "A"], ["a", "B"], ["c", "C"]]);
+    const { preview } = session([
+      ["a", "A"],
+      ["a", "B"],
+      ["c", "C"],
+    ]);
     // Row 2 takes row 3's id: it is valid of row 1, and row 3 becomes the duplicate's first.
     let result = preview.edit(1, 0, "c");
     expect(result.counts).toMatchObject({ valid: 2, errors: 1 });
@@ -151,8 +251,17 @@ describe("PreviewSession", () => {
   });
 
   it("an excluded row is left out of the counts and of the duplicate check", () => {
-    const { preview } = session([["a", "A"], ["a", "B"]]);
-    expect(preview.exclude(0, true)).toEqual({ rows: 2, valid: 1, errors: 0, warnings: 0, excluded: 1 });
+    const { preview } = session([
+      ["a", "A"],
+      ["a", "B"],
+    ]);
+    expect(preview.exclude(0, true)).toEqual({
+      rows: 2,
+      valid: 1,
+      errors: 0,
+      warnings: 0,
+      excluded: 1,
+    });
     expect(preview.rows("excluded", 0, 10).rows.map((row) => row.index)).toEqual([0]);
     expect(preview.exclude(0, false)).toMatchObject({ valid: 1, errors: 1, excluded: 0 });
   });
@@ -160,13 +269,21 @@ describe("PreviewSession", () => {
   it("uploads rows in chunks bounded by rows and by size", () => {
     const { preview } = session(Array.from({ length: 10 }, (_, at) => [`u${at}`, "x".repeat(100)]));
     preview.exclude(3, true);
-    expect(preview.uploadRows(2, 3).map((row) => [row.index, row.excluded])).toEqual([[2, undefined], [3, true], [4, undefined]]);
+    expect(preview.uploadRows(2, 3).map((row) => [row.index, row.excluded])).toEqual([
+      [2, undefined],
+      [3, true],
+      [4, undefined],
+    ]);
     expect(preview.uploadRows(0, 10, 250)).toHaveLength(2);
     expect(preview.uploadRows(9, 10)).toHaveLength(1);
   });
 
   it("refuses ragged files, a header without rows, and says why", () => {
-    expect(() => new PreviewSession("users", [["a", "b"], ["1"]]).chooseHeader(0)).toThrow("Row 2 has a different number of cells");
-    expect(() => new PreviewSession("users", [["a", "b"]]).chooseHeader(0)).toThrow("no rows under it");
+    expect(() => new PreviewSession("users", [["a", "b"], ["1"]]).chooseHeader(0)).toThrow(
+      "Row 2 has a different number of cells",
+    );
+    expect(() => new PreviewSession("users", [["a", "b"]]).chooseHeader(0)).toThrow(
+      "no rows under it",
+    );
   });
 });

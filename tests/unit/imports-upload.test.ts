@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { uploadRows, UploadFailed, type ImportUploadActions, type UploadState } from "@/components/imports/wizard/upload-rows";
+import {
+  uploadRows,
+  UploadFailed,
+  type ImportUploadActions,
+  type UploadState,
+} from "@/components/imports/wizard/upload-rows";
 import type { ActionResult } from "@/lib/actions/action-result";
 import { autoMap } from "@/lib/imports/mapping";
 import type { PreviewRequest, PreviewResults } from "@/lib/imports/parse/protocol";
@@ -10,7 +15,9 @@ function clientOf(session: PreviewSession) {
   return {
     request: async <T extends PreviewRequest>(request: T): Promise<PreviewResults[T["type"]]> => {
       if (request.type !== "upload-rows") throw new Error(`unexpected ${request.type}`);
-      return { rows: session.uploadRows(request.start, request.size, request.maxChars) } as PreviewResults[T["type"]];
+      return {
+        rows: session.uploadRows(request.start, request.size, request.maxChars),
+      } as PreviewResults[T["type"]];
     },
   };
 }
@@ -32,16 +39,31 @@ function fakeServer(failOnCall?: number) {
 }
 
 describe("uploadRows", () => {
-  const session = new PreviewSession("users", [["user_id", "nickname"], ...Array.from({ length: 4500 }, (_, at) => [`u${at}`, `N${at}`])]);
+  const session = new PreviewSession("users", [
+    ["user_id", "nickname"],
+    ...Array.from({ length: 4500 }, (_, at) => [`u${at}`, `N${at}`]),
+  ]);
   session.chooseHeader(0);
   const mapping = autoMap("users", ["user_id", "nickname"]);
   session.validate(mapping);
-  const job = { resource: "users" as const, fileName: "u.csv", columns: ["user_id", "nickname"], mapping, firstRow: 2 };
+  const job = {
+    resource: "users" as const,
+    fileName: "u.csv",
+    columns: ["user_id", "nickname"],
+    mapping,
+    firstRow: 2,
+  };
 
   it("sends every row once, in chunks of at most 2,000", async () => {
     const server = fakeServer();
     const progress: UploadState[] = [];
-    const jobId = await uploadRows(clientOf(session), server.actions, job, { jobId: null, sent: 0, total: 4500 }, (state) => progress.push(state));
+    const jobId = await uploadRows(
+      clientOf(session),
+      server.actions,
+      job,
+      { jobId: null, sent: 0, total: 4500 },
+      (state) => progress.push(state),
+    );
     expect(jobId).toBe("job-1");
     expect(server.stored.size).toBe(4500);
     expect(server.calls()).toBe(3);
@@ -50,7 +72,13 @@ describe("uploadRows", () => {
 
   it("a failed chunk is retried from where it stopped, without sending earlier rows again", async () => {
     const server = fakeServer(2);
-    const failure = await uploadRows(clientOf(session), server.actions, job, { jobId: null, sent: 0, total: 4500 }, () => {}).catch((error: unknown) => error);
+    const failure = await uploadRows(
+      clientOf(session),
+      server.actions,
+      job,
+      { jobId: null, sent: 0, total: 4500 },
+      () => {},
+    ).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UploadFailed);
     const { state } = failure as UploadFailed;
     expect(state).toEqual({ jobId: "job-1", sent: 2000, total: 4500 });

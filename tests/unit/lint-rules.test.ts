@@ -18,10 +18,15 @@ let eslintOnText: ESLint;
 
 beforeAll(() => {
   eslint = new ESLint({ cwd: root, ignore: false });
-  eslintOnText = new ESLint({ cwd: root, ignore: false, overrideConfig: { rules: { "import/no-cycle": "off" } } });
+  eslintOnText = new ESLint({
+    cwd: root,
+    ignore: false,
+    overrideConfig: { rules: { "import/no-cycle": "off" } },
+  });
 });
 
-const ruleIds = (results: ESLint.LintResult[]) => results.flatMap((result) => result.messages.map((message) => message.ruleId));
+const ruleIds = (results: ESLint.LintResult[]) =>
+  results.flatMap((result) => result.messages.map((message) => message.ruleId));
 
 describe("lint rules on fixture files", { timeout: 120_000 }, () => {
   it("fails on an import cycle", async () => {
@@ -31,14 +36,22 @@ describe("lint rules on fixture files", { timeout: 120_000 }, () => {
 
   it("fails on a feature reaching into another feature's internals, and allows the shared modules", async () => {
     const filePath = path.join(root, "lib/imports/lint-fixture.ts");
-    const crossing = await eslintOnText.lintText('import { diffWebhookSettings } from "@/lib/webhooks/settings-diff";\n\nexport const x = diffWebhookSettings;\n', { filePath });
+    const crossing = await eslintOnText.lintText(
+      'import { diffWebhookSettings } from "@/lib/webhooks/settings-diff";\n\nexport const x = diffWebhookSettings;\n',
+      { filePath },
+    );
     expect(ruleIds(crossing)).toContain("import/no-restricted-paths");
-    const shared = await eslintOnText.lintText('import { env } from "@/lib/env";\nimport { platformRetries } from "@/lib/platform/retries";\n\nexport const x = [env, platformRetries];\n', { filePath });
+    const shared = await eslintOnText.lintText(
+      'import { env } from "@/lib/env";\nimport { platformRetries } from "@/lib/platform/retries";\n\nexport const x = [env, platformRetries];\n',
+      { filePath },
+    );
     expect(ruleIds(shared)).toEqual([]);
   });
 
   it("fails on a file name that is not kebab-case", async () => {
-    const results = await eslintOnText.lintText("export const x = 1;\n", { filePath: path.join(root, "lib/imports/jobPlan.ts") });
+    const results = await eslintOnText.lintText("export const x = 1;\n", {
+      filePath: path.join(root, "lib/imports/jobPlan.ts"),
+    });
     expect(ruleIds(results)).toContain("check-file/filename-naming-convention");
   });
 

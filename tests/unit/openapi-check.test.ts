@@ -13,7 +13,9 @@ import {
 
 const fixture = path.join(import.meta.dirname, "../fixtures/platform-openapi.json");
 const description = () =>
-  JSON.parse(fs.readFileSync(fixture, "utf8")) as OpenApiDocument & { "x-source": { commit: string } };
+  JSON.parse(fs.readFileSync(fixture, "utf8")) as OpenApiDocument & {
+    "x-source": { commit: string };
+  };
 
 describe("the sandbox's schemas against the platform's OpenAPI description", () => {
   it("names its source: the vendor's repository, file and commit", () => {
@@ -40,7 +42,8 @@ describe("the sandbox's schemas against the platform's OpenAPI description", () 
     });
     const served = new Set(
       app.routes.map(
-        (route) => `${route.method} ${route.path.replace("/sandbox/:appId", "").replace(/:[a-z_]+/g, ":param")}`,
+        (route) =>
+          `${route.method} ${route.path.replace("/sandbox/:appId", "").replace(/:[a-z_]+/g, ":param")}`,
       ),
     );
     const missing = contractOperations.flatMap((operation) =>
@@ -61,7 +64,10 @@ describe("the checker", () => {
     const renamed = description();
     const user = renamed.components.schemas.SendbirdUser!;
     user.properties = Object.fromEntries(
-      Object.entries(user.properties ?? {}).map(([name, schema]) => [name === "nickname" ? "nick_name" : name, schema]),
+      Object.entries(user.properties ?? {}).map(([name, schema]) => [
+        name === "nickname" ? "nick_name" : name,
+        schema,
+      ]),
     );
     expect(checkAgainstDescription(renamed, [users])).toEqual([
       'GET /v3/users response field "users.nickname" is not in the platform\'s description',

@@ -18,7 +18,13 @@ describe("administrator password hashing", () => {
   });
 
   it("never matches a malformed or foreign hash", async () => {
-    for (const stored of ["", "plain-text", "bcrypt$10$abc$def", "scrypt$0$8$1$c2FsdA$aGFzaA", "scrypt$32768$8$1$c2FsdA$"]) {
+    for (const stored of [
+      "",
+      "plain-text",
+      "bcrypt$10$abc$def",
+      "scrypt$0$8$1$c2FsdA$aGFzaA",
+      "scrypt$32768$8$1$c2FsdA$",
+    ]) {
       await expect(verifyPassword("anything", stored)).resolves.toBe(false);
     }
   });

@@ -18,9 +18,14 @@ describe("inProcessTransport", () => {
 
   it("gives up when the caller's signal fires, and passes the request through", async () => {
     const seen: Request[] = [];
-    const hanging = { fetch: (request: Request) => (seen.push(request), new Promise<Response>(() => {})) } as unknown as SandboxApp;
+    const hanging = {
+      fetch: (request: Request) => (seen.push(request), new Promise<Response>(() => {})),
+    } as unknown as SandboxApp;
     const transport = inProcessTransport(() => hanging);
-    const request = transport("http://sandbox.internal/v3/users/u1", { method: "GET", signal: AbortSignal.timeout(20) });
+    const request = transport("http://sandbox.internal/v3/users/u1", {
+      method: "GET",
+      signal: AbortSignal.timeout(20),
+    });
     await expect(request).rejects.toThrow(/timeout|aborted/i);
     expect(seen.map((r) => `${r.method} ${new URL(r.url).pathname}`)).toEqual(["GET /v3/users/u1"]);
   });

@@ -14,7 +14,9 @@ describe("parseRateLimitHeaders", () => {
   });
 
   it("assumes a one-second window when none is given", () => {
-    expect(parseRateLimitHeaders(new Headers({ "X-RateLimit-Limit": "50" }))?.windowSeconds).toBe(1);
+    expect(parseRateLimitHeaders(new Headers({ "X-RateLimit-Limit": "50" }))?.windowSeconds).toBe(
+      1,
+    );
   });
 });
 
@@ -31,7 +33,9 @@ describe("parseRetryAfter", () => {
 
   it("reads an HTTP date", () => {
     const now = Date.parse("2026-11-21T10:00:00Z");
-    expect(parseRetryAfter(new Headers({ "Retry-After": "Sat, 21 Nov 2026 10:00:04 GMT" }), now)).toBe(4000);
+    expect(
+      parseRetryAfter(new Headers({ "Retry-After": "Sat, 21 Nov 2026 10:00:04 GMT" }), now),
+    ).toBe(4000);
   });
 
   it("ignores garbage", () => {

@@ -8,8 +8,10 @@ import { PlatformError } from "@/lib/platform/errors";
 import { isTransientPlatformError, platformRetries, rateLimitWaits } from "@/lib/platform/retries";
 import { nextRetry, retryDelay, retryPolicy, withRetries, type RetryPolicy } from "@/lib/retry";
 
-const transient = () => new PlatformError({ kind: "http", status: 503, message: "Service unavailable" });
-const permanent = () => new PlatformError({ kind: "http", status: 400, code: 400100, message: "Bad request" });
+const transient = () =>
+  new PlatformError({ kind: "http", status: 503, message: "Service unavailable" });
+const permanent = () =>
+  new PlatformError({ kind: "http", status: 400, code: 400100, message: "Bad request" });
 const noWait = () => Promise.resolve();
 const always = retryPolicy({ isTransient: () => true });
 
@@ -31,11 +33,15 @@ describe("retryDelay", () => {
     expect(retryDelay(policy, 4, null, () => 1)).toBe(800);
     expect(retryDelay(policy, 30, null, () => 1)).toBe(5000);
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 60 }), fc.double({ min: 0, max: 1, noNaN: true }), (attempt, r) => {
-        const ceiling = Math.min(5000, 100 * 2 ** (attempt - 1));
-        const delay = retryDelay(policy, attempt, null, () => r);
-        return delay >= Math.floor(ceiling / 2) && delay <= ceiling;
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 60 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (attempt, r) => {
+          const ceiling = Math.min(5000, 100 * 2 ** (attempt - 1));
+          const delay = retryDelay(policy, attempt, null, () => r);
+          return delay >= Math.floor(ceiling / 2) && delay <= ceiling;
+        },
+      ),
     );
   });
 
@@ -52,8 +58,14 @@ describe("retryDelay", () => {
 
 describe("nextRetry", () => {
   it("never retries a permanent failure", () => {
-    expect(nextRetry(platformRetries(), 1, permanent())).toEqual({ retry: false, reason: "permanent" });
-    expect(nextRetry(platformRetries(), 1, new Error("a bug"))).toEqual({ retry: false, reason: "permanent" });
+    expect(nextRetry(platformRetries(), 1, permanent())).toEqual({
+      retry: false,
+      reason: "permanent",
+    });
+    expect(nextRetry(platformRetries(), 1, new Error("a bug"))).toEqual({
+      retry: false,
+      reason: "permanent",
+    });
   });
 
   it("gives up once the attempts are used", () => {
@@ -65,28 +77,52 @@ describe("nextRetry", () => {
 
   it("gives up when the peer asks for a longer wait than the policy allows", () => {
     const policy = rateLimitWaits(3, 30_000);
-    const tooLong = new PlatformError({ kind: "http", status: 429, message: "slow down", retryAfterMs: 60_000 });
-    const fine = new PlatformError({ kind: "http", status: 429, message: "slow down", retryAfterMs: 2_000 });
+    const tooLong = new PlatformError({
+      kind: "http",
+      status: 429,
+      message: "slow down",
+      retryAfterMs: 60_000,
+    });
+    const fine = new PlatformError({
+      kind: "http",
+      status: 429,
+      message: "slow down",
+      retryAfterMs: 2_000,
+    });
     expect(nextRetry(policy, 1, tooLong)).toEqual({ retry: false, reason: "wait-too-long" });
     expect(nextRetry(policy, 1, fine)).toMatchObject({ retry: true });
-    expect((nextRetry(policy, 1, fine) as { delayMs: number }).delayMs).toBeGreaterThanOrEqual(2_000);
+    expect((nextRetry(policy, 1, fine) as { delayMs: number }).delayMs).toBeGreaterThanOrEqual(
+      2_000,
+    );
   });
 });
 
 describe("which platform failures are transient", () => {
   it("timeouts, lost connections, 429 and 5xx; never 4xx or our own errors", () => {
-    expect(isTransientPlatformError(new PlatformError({ kind: "timeout", message: "t" }))).toBe(true);
-    expect(isTransientPlatformError(new PlatformError({ kind: "network", message: "n" }))).toBe(true);
-    expect(isTransientPlatformError(new PlatformError({ kind: "http", status: 429, message: "r" }))).toBe(true);
+    expect(isTransientPlatformError(new PlatformError({ kind: "timeout", message: "t" }))).toBe(
+      true,
+    );
+    expect(isTransientPlatformError(new PlatformError({ kind: "network", message: "n" }))).toBe(
+      true,
+    );
+    expect(
+      isTransientPlatformError(new PlatformError({ kind: "http", status: 429, message: "r" })),
+    ).toBe(true);
     expect(isTransientPlatformError(transient())).toBe(true);
     expect(isTransientPlatformError(permanent())).toBe(false);
-    expect(isTransientPlatformError(new PlatformError({ kind: "invalid_response", status: 200, message: "x" }))).toBe(false);
+    expect(
+      isTransientPlatformError(
+        new PlatformError({ kind: "invalid_response", status: 200, message: "x" }),
+      ),
+    ).toBe(false);
     expect(isTransientPlatformError(new Error("x"))).toBe(false);
   });
 
   it("the client waits out only 429s", () => {
     const policy = rateLimitWaits(2, 30_000);
-    expect(policy.isTransient(new PlatformError({ kind: "http", status: 429, message: "r" }))).toBe(true);
+    expect(policy.isTransient(new PlatformError({ kind: "http", status: 429, message: "r" }))).toBe(
+      true,
+    );
     expect(policy.isTransient(transient())).toBe(false);
     expect(policy.attempts).toBe(3);
   });
@@ -135,7 +171,9 @@ describe("withRetries", () => {
     const call = vi.fn(async () => {
       throw permanent();
     });
-    await expect(withRetries(call, platformRetries(), { sleep: noWait })).rejects.toThrow("Bad request");
+    await expect(withRetries(call, platformRetries(), { sleep: noWait })).rejects.toThrow(
+      "Bad request",
+    );
     expect(call).toHaveBeenCalledTimes(1);
   });
 
@@ -171,10 +209,20 @@ describe("withRetries", () => {
 function platformThatCannotConfirm(calls: string[]) {
   const fetch: FetchLike = async (url, init) => {
     calls.push(`${init.method} ${new URL(url).pathname}`);
-    if (init.method === "POST") return Response.json({ error: true, code: 400202, message: "The user already exists." }, { status: 400 });
+    if (init.method === "POST")
+      return Response.json(
+        { error: true, code: 400202, message: "The user already exists." },
+        { status: 400 },
+      );
     return Response.json({ error: true, code: 500901, message: "Unavailable." }, { status: 503 });
   };
-  return createPlatformClient({ appId: "a", chatBaseUrl: "http://peer/a", callsBaseUrl: "http://peer/a", apiToken: "t", fetch });
+  return createPlatformClient({
+    appId: "a",
+    chatBaseUrl: "http://peer/a",
+    callsBaseUrl: "http://peer/a",
+    apiToken: "t",
+    fetch,
+  });
 }
 
 describe("the import's retries are bounded", () => {
@@ -192,24 +240,49 @@ describe("the import's retries are bounded", () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const calls: string[] = [];
     const client = platformThatCannotConfirm(calls);
-    const input = { resource: "users" as const, key: "ada", body: { user_id: "ada" }, earlierAttempts: 0, maxAttempts: 3 };
+    const input = {
+      resource: "users" as const,
+      key: "ada",
+      body: { user_id: "ada" },
+      earlierAttempts: 0,
+      maxAttempts: 3,
+    };
 
     const early = await settle(sendCreation(client, pacers(), { ...input, attempt: 1 }));
     expect(early).toMatchObject({ kind: "retry", code: 400202 });
     // The check itself is bounded: the creation, then platformRetries()' six reads.
     expect(calls).toEqual(["POST /a/v3/users", ...Array(6).fill("GET /a/v3/users/ada")]);
 
-    const last = await settle(sendCreation(client, pacers(), { ...input, attempt: 3, earlierAttempts: 2 }));
+    const last = await settle(
+      sendCreation(client, pacers(), { ...input, attempt: 3, earlierAttempts: 2 }),
+    );
     expect(last.kind).toBe("failed");
     expect(last).toMatchObject({ code: 400202 });
-    expect((last as { message: string }).message).toMatch(/^Gave up after 3 tries: .*checking failed: Unavailable\./);
+    expect((last as { message: string }).message).toMatch(
+      /^Gave up after 3 tries: .*checking failed: Unavailable\./,
+    );
   });
 
   it("a transient failure of the creation is final at the last try", async () => {
-    const fetch: FetchLike = async () => Response.json({ code: 500901, message: "Unavailable." }, { status: 503 });
-    const client = createPlatformClient({ appId: "a", chatBaseUrl: "http://peer/a", callsBaseUrl: "http://peer/a", apiToken: "t", fetch });
-    const input = { resource: "users" as const, key: "ada", body: { user_id: "ada" }, earlierAttempts: 0, maxAttempts: 2 };
-    expect(await sendCreation(client, pacers(), { ...input, attempt: 1 })).toMatchObject({ kind: "retry" });
+    const fetch: FetchLike = async () =>
+      Response.json({ code: 500901, message: "Unavailable." }, { status: 503 });
+    const client = createPlatformClient({
+      appId: "a",
+      chatBaseUrl: "http://peer/a",
+      callsBaseUrl: "http://peer/a",
+      apiToken: "t",
+      fetch,
+    });
+    const input = {
+      resource: "users" as const,
+      key: "ada",
+      body: { user_id: "ada" },
+      earlierAttempts: 0,
+      maxAttempts: 2,
+    };
+    expect(await sendCreation(client, pacers(), { ...input, attempt: 1 })).toMatchObject({
+      kind: "retry",
+    });
     expect(await sendCreation(client, pacers(), { ...input, attempt: 2 })).toMatchObject({
       kind: "failed",
       message: "Gave up after 2 tries: Unavailable.",
@@ -220,7 +293,9 @@ describe("the import's retries are bounded", () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const calls: string[] = [];
     const client = platformThatCannotConfirm(calls);
-    const outcome = await settle(sendFollowUps(client, pacers(), "users", "ada", { deactivate: true }, 4));
+    const outcome = await settle(
+      sendFollowUps(client, pacers(), "users", "ada", { deactivate: true }, 4),
+    );
     expect(outcome).toMatchObject({ ok: false, code: 500901 });
     expect(calls).toHaveLength(4);
   });

@@ -36,7 +36,15 @@ describe("session cookie signing", () => {
   });
 
   it("refuses malformed values", () => {
-    for (const value of [undefined, "", "abc", `${id}.123`, `${id}.x.y`, `short.1.sig`, `${id}.1.2.3`]) {
+    for (const value of [
+      undefined,
+      "",
+      "abc",
+      `${id}.123`,
+      `${id}.x.y`,
+      `short.1.sig`,
+      `${id}.1.2.3`,
+    ]) {
       expect(verifySessionCookie(value, secret, now)).toBeNull();
     }
   });

@@ -25,11 +25,23 @@ describe("sign-in throttling", () => {
 
   it("refuses a client until its delay has passed", async () => {
     const { clock, throttle } = throttleWithClock();
-    expect(await throttle.attempt("10.0.0.1", wrong)).toEqual({ outcome: "wrong-password", retryAfterMs: 0 });
-    expect(await throttle.attempt("10.0.0.1", wrong)).toEqual({ outcome: "wrong-password", retryAfterMs: 500 });
-    expect(await throttle.attempt("10.0.0.1", right)).toEqual({ outcome: "throttled", retryAfterMs: 500 });
+    expect(await throttle.attempt("10.0.0.1", wrong)).toEqual({
+      outcome: "wrong-password",
+      retryAfterMs: 0,
+    });
+    expect(await throttle.attempt("10.0.0.1", wrong)).toEqual({
+      outcome: "wrong-password",
+      retryAfterMs: 500,
+    });
+    expect(await throttle.attempt("10.0.0.1", right)).toEqual({
+      outcome: "throttled",
+      retryAfterMs: 500,
+    });
     clock.now += 500;
-    expect(await throttle.attempt("10.0.0.1", wrong)).toEqual({ outcome: "wrong-password", retryAfterMs: 1000 });
+    expect(await throttle.attempt("10.0.0.1", wrong)).toEqual({
+      outcome: "wrong-password",
+      retryAfterMs: 1000,
+    });
   });
 
   it("checks one of many parallel guesses from one address", async () => {
@@ -40,7 +52,9 @@ describe("sign-in throttling", () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       return false;
     };
-    const outcomes = await Promise.all(Array.from({ length: 50 }, () => throttle.attempt("a", slowWrong)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, () => throttle.attempt("a", slowWrong)),
+    );
     expect(checks).toBe(1);
     expect(outcomes.filter((o) => o.outcome === "throttled")).toHaveLength(49);
   });
@@ -63,7 +77,10 @@ describe("sign-in throttling", () => {
     expect(throttle.waitFor("a")).toBe(8000);
     clock.now += failureWindowMs + 1;
     expect(throttle.waitFor("a")).toBe(0);
-    expect(await throttle.attempt("a", wrong)).toEqual({ outcome: "wrong-password", retryAfterMs: 0 });
+    expect(await throttle.attempt("a", wrong)).toEqual({
+      outcome: "wrong-password",
+      retryAfterMs: 0,
+    });
   });
 
   it("queues checks beyond the concurrency bound and never refuses a clean address", async () => {
@@ -77,7 +94,9 @@ describe("sign-in throttling", () => {
       running -= 1;
       return result;
     };
-    const flood = Array.from({ length: 40 }, (_, i) => throttle.attempt(`198.51.100.${i}`, check(false)));
+    const flood = Array.from({ length: 40 }, (_, i) =>
+      throttle.attempt(`198.51.100.${i}`, check(false)),
+    );
     const admin = throttle.attempt("203.0.113.7", check(true));
     expect(await admin).toEqual({ outcome: "signed-in" });
     await Promise.all(flood);

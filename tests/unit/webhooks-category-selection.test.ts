@@ -22,7 +22,11 @@ describe("groupCategories", () => {
 
   it("shows a category the console does not know in a group of its own, with a fallback description", () => {
     const groups = groupCategories([...all, "recording:ready"]);
-    expect(groups.at(-1)).toEqual({ id: "recording", label: "Other (recording)", categories: ["recording:ready"] });
+    expect(groups.at(-1)).toEqual({
+      id: "recording",
+      label: "Other (recording)",
+      categories: ["recording:ready"],
+    });
     expect(categoryDescription("recording:ready")).toMatch(/no description/);
     expect(categoryDescription("room:create")).toBe("A room is created.");
   });
@@ -45,7 +49,10 @@ describe("select-all state", () => {
   it("changes only the given categories and keeps the platform's order", () => {
     expect(setCategories(["room:delete"], direct, true, all)).toEqual([...direct, "room:delete"]);
     expect(setCategories([...direct, "room:delete"], direct, false, all)).toEqual(["room:delete"]);
-    expect(setCategories(["room:create"], ["direct_call:end"], true, all)).toEqual(["direct_call:end", "room:create"]);
+    expect(setCategories(["room:create"], ["direct_call:end"], true, all)).toEqual([
+      "direct_call:end",
+      "room:create",
+    ]);
   });
 });
 
@@ -54,8 +61,15 @@ describe("filterCategories", () => {
     expect(filterCategories(all, "")).toEqual(all);
     expect(filterCategories(all, "DIAL")).toEqual(["direct_call:dial"]);
     // "neither accepts nor declines" mentions accepting too.
-    expect(filterCategories(all, "invitation accept")).toEqual(["room:invitation_accept", "room:invitation_no_answer"]);
-    expect(filterCategories(all, "callee")).toEqual(["direct_call:dial", "direct_call:accept", "direct_call:end"]);
+    expect(filterCategories(all, "invitation accept")).toEqual([
+      "room:invitation_accept",
+      "room:invitation_no_answer",
+    ]);
+    expect(filterCategories(all, "callee")).toEqual([
+      "direct_call:dial",
+      "direct_call:accept",
+      "direct_call:end",
+    ]);
     expect(filterCategories(all, "nothing-like-this")).toEqual([]);
   });
 });

@@ -38,7 +38,11 @@ describe("diffWebhookSettings", () => {
   });
 
   it("reads * as every category the platform listed", () => {
-    const diff = diffWebhookSettings({ ...before, enabled_events: ["room:create"] }, { ...before, enabled_events: ["*"] }, all);
+    const diff = diffWebhookSettings(
+      { ...before, enabled_events: ["room:create"] },
+      { ...before, enabled_events: ["*"] },
+      all,
+    );
     expect(diff.subscribesToAll).toBe(true);
     expect(diff.added).toEqual(all.filter((category) => category !== "room:create"));
     expect(diff.removed).toEqual([]);
@@ -46,12 +50,19 @@ describe("diffWebhookSettings", () => {
 
   it("finds no change when nothing changed, whatever the order of the categories", () => {
     const settings = { ...before, enabled_events: ["room:create", "direct_call:dial"] };
-    const diff = diffWebhookSettings(settings, { ...settings, enabled_events: ["direct_call:dial", "room:create"] }, all);
+    const diff = diffWebhookSettings(
+      settings,
+      { ...settings, enabled_events: ["direct_call:dial", "room:create"] },
+      all,
+    );
     expect(hasChanges(diff)).toBe(false);
   });
 
   it("keeps a category the platform no longer lists, so removing it shows", () => {
-    expect(concreteCategories(["room:create", "room:retired"], all)).toEqual(["room:create", "room:retired"]);
+    expect(concreteCategories(["room:create", "room:retired"], all)).toEqual([
+      "room:create",
+      "room:retired",
+    ]);
     const diff = diffWebhookSettings({ ...before, enabled_events: ["room:retired"] }, before, all);
     expect(diff.removed).toEqual(["room:retired"]);
   });
@@ -60,8 +71,17 @@ describe("diffWebhookSettings", () => {
 describe("warnings", () => {
   it("says why nothing would be delivered", () => {
     expect(nothingDeliveredReason({ ...before, enabled_events: ["room:create"] })).toMatch(/off/);
-    expect(nothingDeliveredReason({ ...before, enabled: true, url: "https://x.test" })).toMatch(/No category/);
-    expect(nothingDeliveredReason({ ...before, enabled: true, url: "https://x.test", enabled_events: ["*"] })).toBeNull();
+    expect(nothingDeliveredReason({ ...before, enabled: true, url: "https://x.test" })).toMatch(
+      /No category/,
+    );
+    expect(
+      nothingDeliveredReason({
+        ...before,
+        enabled: true,
+        url: "https://x.test",
+        enabled_events: ["*"],
+      }),
+    ).toBeNull();
   });
 
   it("spots plain http only", () => {
@@ -74,7 +94,12 @@ describe("warnings", () => {
 
 describe("a save from a stale page", () => {
   const all = ["direct_call:dial", "direct_call:end", "room:create"];
-  const loaded = { enabled: true, url: "https://old.example/hooks", include_members: false, enabled_events: ["direct_call:dial"] };
+  const loaded = {
+    enabled: true,
+    url: "https://old.example/hooks",
+    include_members: false,
+    enabled_events: ["direct_call:dial"],
+  };
   const now = { ...loaded, url: "https://new.example/hooks", enabled_events: ["room:create"] };
 
   it("finds the fields the platform changed, with loaded, current and page values", () => {
@@ -100,10 +125,19 @@ describe("a save from a stale page", () => {
     const stale = staleFields(loaded, now, yours, all);
     expect(stale.find((item) => item.field === "url")).toMatchObject({ editedHere: true });
     expect(initialChoices(stale)).toEqual({ enabled_events: "platform" });
-    expect(resolveStale(yours, now, { url: "yours", enabled_events: "platform" }).url).toBe("https://mine.example/hooks");
+    expect(resolveStale(yours, now, { url: "yours", enabled_events: "platform" }).url).toBe(
+      "https://mine.example/hooks",
+    );
   });
 
   it("sees no change when * and the full list mean the same categories", () => {
-    expect(staleFields({ ...loaded, enabled_events: ["*"] }, { ...loaded, enabled_events: all }, loaded, all)).toEqual([]);
+    expect(
+      staleFields(
+        { ...loaded, enabled_events: ["*"] },
+        { ...loaded, enabled_events: all },
+        loaded,
+        all,
+      ),
+    ).toEqual([]);
   });
 });

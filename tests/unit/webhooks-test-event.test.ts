@@ -2,9 +2,19 @@ import { describe, expect, it } from "vitest";
 import { emitEventSchema } from "@/lib/schemas/sandbox-events";
 import { samplePayload, topLevelKeys } from "@/lib/schemas/webhook-payloads";
 import { webhookCategories } from "@/lib/schemas/webhooks";
-import { deliveryOutcome, hasPendingDeliveries, type DeliveryLogEntry } from "@/lib/webhooks/delivery-log";
+import {
+  deliveryOutcome,
+  hasPendingDeliveries,
+  type DeliveryLogEntry,
+} from "@/lib/webhooks/delivery-log";
 import { describeFields, payloadReference } from "@/lib/webhooks/payload-reference";
-import { buildTestPayload, missingIds, newTestEventDraft, payloadToOverrides, testEventFields } from "@/lib/webhooks/test-event";
+import {
+  buildTestPayload,
+  missingIds,
+  newTestEventDraft,
+  payloadToOverrides,
+  testEventFields,
+} from "@/lib/webhooks/test-event";
 
 describe("test event preview", () => {
   it("is rebuilt exactly from its overrides, for every category (what the sandbox's emit receives)", () => {
@@ -32,12 +42,21 @@ describe("test event preview", () => {
       direct_call: { call_id: "call-1", callee_id: "bob-2", ended_by: "bob-2", duration: 60_000 },
     });
     ids["participant.user_id"] = "zoe";
-    expect(buildTestPayload("room:participant_exit", "app", ids, seed)).toMatchObject({ participant: { user_id: "zoe" } });
+    expect(buildTestPayload("room:participant_exit", "app", ids, seed)).toMatchObject({
+      participant: { user_id: "zoe" },
+    });
   });
 
   it("offers the ids of each category's objects and reports empty ones", () => {
-    expect(testEventFields("direct_call:dial").map((field) => field.label)).toEqual(["call_id", "caller_id", "callee_id"]);
-    expect(testEventFields("room:create").map((field) => field.label)).toEqual(["room_id", "created_by"]);
+    expect(testEventFields("direct_call:dial").map((field) => field.label)).toEqual([
+      "call_id",
+      "caller_id",
+      "callee_id",
+    ]);
+    expect(testEventFields("room:create").map((field) => field.label)).toEqual([
+      "room_id",
+      "created_by",
+    ]);
     expect(testEventFields("room:invitation_send").map((field) => field.label)).toEqual([
       "room_id",
       "created_by",
@@ -77,11 +96,19 @@ describe("delivery outcomes", () => {
     expect(deliveryOutcome(entry({}))).toBe("delivered");
     expect(deliveryOutcome(entry({ attempts: [attempt(500)] }))).toBe("failed");
     expect(deliveryOutcome(entry({ attempts: [attempt(null), attempt(302, 2)] }))).toBe("failed");
-    expect(deliveryOutcome(entry({ status: "failed", attempts: [attempt(null), attempt(null, 2), attempt(null, 3)] }))).toBe(
-      "no_response",
+    expect(
+      deliveryOutcome(
+        entry({ status: "failed", attempts: [attempt(null), attempt(null, 2), attempt(null, 3)] }),
+      ),
+    ).toBe("no_response");
+    expect(
+      deliveryOutcome(
+        entry({ status: "failed", attempts: [{ ...attempt(null), outcome: "refused" }] }),
+      ),
+    ).toBe("refused");
+    expect(deliveryOutcome(entry({ status: "pending", attempts: [attempt(null)] }))).toBe(
+      "pending",
     );
-    expect(deliveryOutcome(entry({ status: "failed", attempts: [{ ...attempt(null), outcome: "refused" }] }))).toBe("refused");
-    expect(deliveryOutcome(entry({ status: "pending", attempts: [attempt(null)] }))).toBe("pending");
   });
 
   it("knows when to keep refreshing", () => {
@@ -96,16 +123,28 @@ describe("payload reference", () => {
     const reference = payloadReference("app");
     expect(reference.map((item) => item.category)).toEqual([...webhookCategories]);
     for (const item of reference) {
-      const topLevel = item.fields.filter((field) => !field.path.includes(".")).map((field) => field.path);
+      const topLevel = item.fields
+        .filter((field) => !field.path.includes("."))
+        .map((field) => field.path);
       expect(topLevel).toEqual(topLevelKeys(item.category));
     }
   });
 
   it("types nested fields and treats custom_items as an open map", () => {
-    const fields = describeFields(payloadReference("app")[2]!.example as unknown as Record<string, unknown>);
-    expect(fields).toContainEqual({ path: "direct_call.started_at", type: "integer (ms timestamp)", note: "" });
-    expect(fields).toContainEqual(expect.objectContaining({ path: "direct_call.is_video", type: "boolean" }));
-    expect(fields).toContainEqual(expect.objectContaining({ path: "direct_call.custom_items", type: "object" }));
+    const fields = describeFields(
+      payloadReference("app")[2]!.example as unknown as Record<string, unknown>,
+    );
+    expect(fields).toContainEqual({
+      path: "direct_call.started_at",
+      type: "integer (ms timestamp)",
+      note: "",
+    });
+    expect(fields).toContainEqual(
+      expect.objectContaining({ path: "direct_call.is_video", type: "boolean" }),
+    );
+    expect(fields).toContainEqual(
+      expect.objectContaining({ path: "direct_call.custom_items", type: "object" }),
+    );
     expect(fields.some((field) => field.path.startsWith("direct_call.custom_items."))).toBe(false);
   });
 });

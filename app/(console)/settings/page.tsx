@@ -21,7 +21,10 @@ export default async function SettingsPage() {
   const target = await getPlatformTarget();
   return (
     <>
-      <PageHeader title="Settings" description="Which platform the console talks to, and the embedded sandbox's applications." />
+      <PageHeader
+        title="Settings"
+        description="Which platform the console talks to, and the embedded sandbox's applications."
+      />
       <div className="space-y-6">
         <Card
           title="Platform"
@@ -39,8 +42,9 @@ export default async function SettingsPage() {
           title="Sandbox applications"
           description={
             <>
-              Each application has its own data and API token, and answers at <code className="font-mono">{"{origin}/sandbox/{id}"}</code>{" "}
-              for both chat (/v3) and calls (/v1).
+              Each application has its own data and API token, and answers at{" "}
+              <code className="font-mono">{"{origin}/sandbox/{id}"}</code> for both chat (/v3) and
+              calls (/v1).
             </>
           }
         >

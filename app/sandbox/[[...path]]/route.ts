@@ -7,4 +7,11 @@ function handle(request: Request): Response | Promise<Response> {
   return getSandboxApp().fetch(request);
 }
 
-export { handle as DELETE, handle as GET, handle as HEAD, handle as PATCH, handle as POST, handle as PUT };
+export {
+  handle as DELETE,
+  handle as GET,
+  handle as HEAD,
+  handle as PATCH,
+  handle as POST,
+  handle as PUT,
+};

@@ -30,8 +30,17 @@ export function JobControls({ progress, target }: JobControlsProps) {
   const pending = (command: Command) => mutation.isPending && mutation.variables === command;
   const busy = mutation.isPending;
   const rehearsing = progress.rehearsal?.state === "running";
-  const button = (command: Command, label: string, variant: "primary" | "secondary" | "danger" = "secondary") => (
-    <Button variant={variant} pending={pending(command)} disabled={busy} onClick={() => mutation.mutate(command)}>
+  const button = (
+    command: Command,
+    label: string,
+    variant: "primary" | "secondary" | "danger" = "secondary",
+  ) => (
+    <Button
+      variant={variant}
+      pending={pending(command)}
+      disabled={busy}
+      onClick={() => mutation.mutate(command)}
+    >
       {label}
     </Button>
   );
@@ -48,12 +57,19 @@ export function JobControls({ progress, target }: JobControlsProps) {
       <div className="flex flex-wrap gap-2">
         {progress.status === "planned" && !rehearsing && (
           <>
-            <RunDialog progress={progress} target={target} disabled={busy} onConfirm={() => confirmed("run")} />
+            <RunDialog
+              progress={progress}
+              target={target}
+              disabled={busy}
+              onConfirm={() => confirmed("run")}
+            />
             {button("rehearse", "Rehearse in a scratch application")}
             {button("plan", "Plan again")}
           </>
         )}
-        {progress.status === "draft" && progress.counts.total === progress.totalRows && button("plan", "Plan again", "primary")}
+        {progress.status === "draft" &&
+          progress.counts.total === progress.totalRows &&
+          button("plan", "Plan again", "primary")}
         {progress.status === "running" && button("pause", "Pause")}
         {progress.status === "paused" && button("resume", "Resume", "primary")}
         {["planning", "planned", "running", "paused"].includes(progress.status) && (
@@ -66,20 +82,24 @@ export function JobControls({ progress, target }: JobControlsProps) {
             description={
               <div className="space-y-2">
                 <p>
-                  A new import is made of this job&apos;s {n(progress.rowsNotDone - progress.counts.invalid)} rows that did not reach their final
-                  state: rows never sent and rows the platform refused are sent again; rows created whose follow-ups failed get their
-                  follow-ups. Each keeps its row number in the file.
+                  A new import is made of this job&apos;s{" "}
+                  {n(progress.rowsNotDone - progress.counts.invalid)} rows that did not reach their
+                  final state: rows never sent and rows the platform refused are sent again; rows
+                  created whose follow-ups failed get their follow-ups. Each keeps its row number in
+                  the file.
                 </p>
                 <p>
                   Its plan is made at once; nothing is sent until you run it.
-                  {progress.counts.invalid > 0 && ` The ${n(progress.counts.invalid)} invalid rows are left out: fix them in the failures CSV first.`}
+                  {progress.counts.invalid > 0 &&
+                    ` The ${n(progress.counts.invalid)} invalid rows are left out: fix them in the failures CSV first.`}
                 </p>
               </div>
             }
             confirmLabel="Make the new job"
             onConfirm={async () => {
               const result = await newJobFromRowsNotDone({ jobId });
-              if (!("data" in result)) return actionErrorMessage(result) ?? "The new job could not be made.";
+              if (!("data" in result))
+                return actionErrorMessage(result) ?? "The new job could not be made.";
               router.push(`/imports/${result.data.jobId}`);
               return null;
             }}
@@ -96,11 +116,20 @@ export function JobControls({ progress, target }: JobControlsProps) {
   );
 }
 
-type DialogProps = { progress: JobProgress; disabled: boolean; onConfirm: () => Promise<string | null> };
+type DialogProps = {
+  progress: JobProgress;
+  disabled: boolean;
+  onConfirm: () => Promise<string | null>;
+};
 
 function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { target: RunTarget }) {
   const plan = progress.plan;
-  const follow = plan ? plan.followUps.deactivate + plan.followUps.freeze + plan.followUps.metadata + (plan.followUps.invitations ?? 0) : 0;
+  const follow = plan
+    ? plan.followUps.deactivate +
+      plan.followUps.freeze +
+      plan.followUps.metadata +
+      (plan.followUps.invitations ?? 0)
+    : 0;
   const where = target.kind === "sandbox" ? "the embedded sandbox" : "a remote platform";
   return (
     <ConfirmDialog
@@ -110,7 +139,8 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
         <div className="space-y-2">
           <p>
             Rows are sent to the application <code className="font-mono">{target.appId}</code> on{" "}
-            <strong data-testid="run-target-kind">{where}</strong> (<span className="font-mono break-all">{target.chatBaseUrl}</span>).
+            <strong data-testid="run-target-kind">{where}</strong> (
+            <span className="font-mono break-all">{target.chatBaseUrl}</span>).
             {target.kind === "remote" && " These are real changes to a production platform."}
           </p>
           {plan && (
@@ -120,7 +150,12 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
               <li>
                 {n(plan.invalid)} invalid and {n(plan.excluded)} excluded, not sent
               </li>
-              {follow > 0 && <li>{n(follow)} follow-up requests (deactivations, freezes, metadata, invitations), each right after its row</li>}
+              {follow > 0 && (
+                <li>
+                  {n(follow)} follow-up requests (deactivations, freezes, metadata, invitations),
+                  each right after its row
+                </li>
+              )}
             </ul>
           )}
           <p>You can pause or cancel while it runs; what is created stays created.</p>
@@ -147,17 +182,20 @@ function CancelDialog({ progress, disabled, onConfirm }: DialogProps) {
           {started ? (
             <>
               <p>
-                No new row is sent. Rows already created keep their follow-ups: those being sent now finish, so a user the file marks
-                inactive is still deactivated.
+                No new row is sent. Rows already created keep their follow-ups: those being sent now
+                finish, so a user the file marks inactive is still deactivated.
               </p>
               <p>
-                Nothing is undone: the {n(progress.counts.created)} rows created so far stay on the platform. The{" "}
-                {n(progress.remaining)} rows not done go into the failures CSV with the reason, and a cancelled job offers a new job
-                from them.
+                Nothing is undone: the {n(progress.counts.created)} rows created so far stay on the
+                platform. The {n(progress.remaining)} rows not done go into the failures CSV with
+                the reason, and a cancelled job offers a new job from them.
               </p>
             </>
           ) : (
-            <p>Nothing has been sent to the platform, and nothing will be: the plan (or rehearsal) stops and the job ends.</p>
+            <p>
+              Nothing has been sent to the platform, and nothing will be: the plan (or rehearsal)
+              stops and the job ends.
+            </p>
           )}
           <p>A cancelled import cannot be resumed.</p>
         </div>

@@ -20,26 +20,31 @@ export function JobList({ jobs, counts }: JobListProps) {
   }
   return (
     <Table aria-label="Imports" columns={["File", "What", "Rows", "Outcome", "Status", "Created"]}>
-        {jobs.map((job) => (
-          <tr key={job.id}>
-            <td className="py-2 pr-4">
-              <Link href={`/imports/${job.id}`} className="font-medium text-indigo-700 hover:underline">
-                {job.fileName}
-              </Link>
-            </td>
-            <td className="py-2 pr-4">{resourceLabels[job.resource] ?? job.resource}</td>
-            <td className="py-2 pr-4 tabular-nums">{job.totalRows.toLocaleString("en")}</td>
-            <td className="py-2 pr-4 text-slate-600 tabular-nums" data-testid="job-outcome">
-              <OutcomeCounts counts={counts.get(job.id)} />
-            </td>
-            <td className="py-2 pr-4">
-              <JobStatusBadge status={job.status} />
-            </td>
-            <td className="py-2 text-slate-600">
-              <time dateTime={job.createdAt.toISOString()}>{job.createdAt.toISOString().slice(0, 16).replace("T", " ")} UTC</time>
-            </td>
-          </tr>
-        ))}
+      {jobs.map((job) => (
+        <tr key={job.id}>
+          <td className="py-2 pr-4">
+            <Link
+              href={`/imports/${job.id}`}
+              className="font-medium text-indigo-700 hover:underline"
+            >
+              {job.fileName}
+            </Link>
+          </td>
+          <td className="py-2 pr-4">{resourceLabels[job.resource] ?? job.resource}</td>
+          <td className="py-2 pr-4 tabular-nums">{job.totalRows.toLocaleString("en")}</td>
+          <td className="py-2 pr-4 text-slate-600 tabular-nums" data-testid="job-outcome">
+            <OutcomeCounts counts={counts.get(job.id)} />
+          </td>
+          <td className="py-2 pr-4">
+            <JobStatusBadge status={job.status} />
+          </td>
+          <td className="py-2 text-slate-600">
+            <time dateTime={job.createdAt.toISOString()}>
+              {job.createdAt.toISOString().slice(0, 16).replace("T", " ")} UTC
+            </time>
+          </td>
+        </tr>
+      ))}
     </Table>
   );
 }
@@ -54,7 +59,11 @@ const outcomeWords: Array<[keyof StageJob["counts"], string]> = [
 
 /** The job's rows by outcome, leaving out the outcomes no row has. */
 function OutcomeCounts({ counts }: { counts: StageJob["counts"] | undefined }) {
-  const parts = counts ? outcomeWords.filter(([key]) => counts[key] > 0).map(([key, word]) => `${counts[key].toLocaleString("en")} ${word}`) : [];
+  const parts = counts
+    ? outcomeWords
+        .filter(([key]) => counts[key] > 0)
+        .map(([key, word]) => `${counts[key].toLocaleString("en")} ${word}`)
+    : [];
   if (parts.length === 0) return <span className="text-slate-400">no rows yet</span>;
   return <>{parts.join(" · ")}</>;
 }

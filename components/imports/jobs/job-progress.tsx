@@ -24,7 +24,10 @@ function useSmoothedRate(progress: JobProgress): number {
   const [smoothed, setSmoothed] = useState({ key, rate: progress.perSecond });
   if (smoothed.key !== key) {
     // Adjusting state while rendering (React's pattern for values derived from a prop's history).
-    const rate = progress.status === "running" && smoothed.rate > 0 ? 0.7 * smoothed.rate + 0.3 * progress.perSecond : progress.perSecond;
+    const rate =
+      progress.status === "running" && smoothed.rate > 0
+        ? 0.7 * smoothed.rate + 0.3 * progress.perSecond
+        : progress.perSecond;
     setSmoothed({ key, rate });
   }
   return smoothed.rate;
@@ -39,8 +42,15 @@ export function JobProgressPanel({ progress }: JobProgressPanelProps) {
   const noun = progress.resource === "messages" ? "Messages" : "Rows";
   return (
     <div className="space-y-3">
-      <Progress label="Import progress" value={toSend === 0 ? 1 : progress.done} max={Math.max(1, toSend)} />
-      <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4" data-testid="job-progress">
+      <Progress
+        label="Import progress"
+        value={toSend === 0 ? 1 : progress.done}
+        max={Math.max(1, toSend)}
+      />
+      <dl
+        className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4"
+        data-testid="job-progress"
+      >
         <div>
           <dt className="text-slate-500">{noun} done</dt>
           <dd className="font-medium tabular-nums" data-testid="rows-done">
@@ -68,13 +78,17 @@ export function JobProgressPanel({ progress }: JobProgressPanelProps) {
         <div>
           <dt className="text-slate-500">Time left</dt>
           <dd className="font-medium tabular-nums">
-            {progress.status === "completed" ? "done" : secondsLeft === null ? "—" : duration(secondsLeft)}
+            {progress.status === "completed"
+              ? "done"
+              : secondsLeft === null
+                ? "—"
+                : duration(secondsLeft)}
           </dd>
         </div>
       </dl>
       <p className="text-sm text-slate-700" data-testid="report-counts">
-        {n(counts.created)} created · {n(counts.existed)} existed · {n(counts.failed)} failed · {n(counts.invalid)} invalid ·{" "}
-        {n(counts.excluded)} excluded
+        {n(counts.created)} created · {n(counts.existed)} existed · {n(counts.failed)} failed ·{" "}
+        {n(counts.invalid)} invalid · {n(counts.excluded)} excluded
         {counts.pending > 0 && ` · ${n(counts.pending)} not sent yet`}
         {counts.followUpsFailed > 0 && ` · ${n(counts.followUpsFailed)} follow-ups failed`}
       </p>

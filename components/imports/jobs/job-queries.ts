@@ -16,7 +16,8 @@ export const importJobKeys = {
   all: (jobId: string) => ["imports", jobId] as const,
   progress: (jobId: string) => ["imports", jobId, "progress"] as const,
   rows: (jobId: string, state: RowState | "all") => ["imports", jobId, "rows", state] as const,
-  requests: (jobId: string, rowNumber: string) => ["imports", jobId, "requests", rowNumber] as const,
+  requests: (jobId: string, rowNumber: string) =>
+    ["imports", jobId, "requests", rowNumber] as const,
 };
 
 async function getJson<T>(url: string): Promise<T> {
@@ -44,13 +45,19 @@ export function jobProgressQuery(jobId: string, initialData?: JobProgress) {
 }
 
 /** `version` changes whenever the counts do, so a running job's report stays current. */
-export function jobRowsQuery(jobId: string, state: RowState | "all", after: number, version: string) {
+export function jobRowsQuery(
+  jobId: string,
+  state: RowState | "all",
+  after: number,
+  version: string,
+) {
   const query = new URLSearchParams({ after: String(after), limit: "100" });
   if (state !== "all") query.set("state", state);
   return queryOptions({
     queryKey: [...importJobKeys.rows(jobId, state), after, version],
     placeholderData: (previous) => previous,
-    queryFn: () => getJson<{ rows: ReportRow[]; nextAfter: number | null }>(`/imports/${jobId}/rows?${query}`),
+    queryFn: () =>
+      getJson<{ rows: ReportRow[]; nextAfter: number | null }>(`/imports/${jobId}/rows?${query}`),
   });
 }
 
@@ -58,7 +65,10 @@ export function jobRowsQuery(jobId: string, state: RowState | "all", after: numb
 export function rowRequestsQuery(jobId: string, rowNumber: string | null) {
   return queryOptions({
     queryKey: importJobKeys.requests(jobId, rowNumber ?? ""),
-    queryFn: () => getJson<RowRequests>(`/imports/${jobId}/rows/${encodeURIComponent(rowNumber ?? "")}/requests`),
+    queryFn: () =>
+      getJson<RowRequests>(
+        `/imports/${jobId}/rows/${encodeURIComponent(rowNumber ?? "")}/requests`,
+      ),
     enabled: rowNumber !== null,
     retry: false,
   });

@@ -16,7 +16,9 @@ export type JobViewProps = { initialProgress: JobProgress; target: RunTarget };
 
 /** The job page: plan, rehearsal, controls, live progress and the per-row report. */
 export function JobView({ initialProgress, target }: JobViewProps) {
-  const { data: progress = initialProgress, error } = useQuery(jobProgressQuery(initialProgress.id, initialProgress));
+  const { data: progress = initialProgress, error } = useQuery(
+    jobProgressQuery(initialProgress.id, initialProgress),
+  );
   const { counts } = progress;
   const version = `${progress.status}:${counts.created}:${counts.existed}:${counts.failed}:${counts.invalid}:${counts.followUpsFailed}`;
   const started = progress.startedAt !== null;
@@ -37,7 +39,10 @@ export function JobView({ initialProgress, target }: JobViewProps) {
       )}
       <PlanCard progress={progress} />
       {progress.rehearsal && (
-        <Card title="Rehearsal" description="The whole plan run against the embedded sandbox first.">
+        <Card
+          title="Rehearsal"
+          description="The whole plan run against the embedded sandbox first."
+        >
           <RehearsalSummary rehearsal={progress.rehearsal} firstRow={progress.firstRow} />
         </Card>
       )}
@@ -74,14 +79,20 @@ export function JobView({ initialProgress, target }: JobViewProps) {
 function PlanCard({ progress }: { progress: JobProgress }) {
   if (progress.status === "planning") {
     return (
-      <Card title="Plan" description="The dry run: asking the platform what already exists. Nothing is sent for it.">
+      <Card
+        title="Plan"
+        description="The dry run: asking the platform what already exists. Nothing is sent for it."
+      >
         <PlanInProgress progress={progress.planProgress} resource={progress.resource} />
       </Card>
     );
   }
   if (progress.plan) {
     return (
-      <Card title="Plan" description="What the dry run found on the platform. Nothing has been sent for it.">
+      <Card
+        title="Plan"
+        description="What the dry run found on the platform. Nothing has been sent for it."
+      >
         <PlanSummary plan={progress.plan} resource={progress.resource} />
       </Card>
     );

@@ -5,7 +5,11 @@ import { JobStatusBadge } from "./job-status-badge";
 
 export type MigrationStagesProps = { stages: MigrationStage[] };
 
-const titles: Record<MigrationStage["stage"], string> = { users: "1. Users", channels: "2. Channels", messages: "3. Messages" };
+const titles: Record<MigrationStage["stage"], string> = {
+  users: "1. Users",
+  channels: "2. Channels",
+  messages: "3. Messages",
+};
 const n = (value: number) => value.toLocaleString("en");
 
 /** The three stages in the platform's order, each with its imports; a stage started before the one before it is done is flagged. */
@@ -25,7 +29,8 @@ export function MigrationStages({ stages }: MigrationStagesProps) {
               </p>
               {early && (
                 <p role="alert" className="text-amber-800">
-                  Started before the {before.stage} stage is done: rows that need its {before.stage} will be left out or fail.
+                  Started before the {before.stage} stage is done: rows that need its {before.stage}{" "}
+                  will be left out or fail.
                 </p>
               )}
               {stage.jobs.length === 0 ? (
@@ -34,7 +39,10 @@ export function MigrationStages({ stages }: MigrationStagesProps) {
                 <ul className="divide-y divide-slate-100">
                   {stage.jobs.map((job) => (
                     <li key={job.id} className="flex items-center justify-between gap-2 py-1.5">
-                      <Link href={`/imports/${job.id}`} className="truncate font-medium text-indigo-700 hover:underline">
+                      <Link
+                        href={`/imports/${job.id}`}
+                        className="truncate font-medium text-indigo-700 hover:underline"
+                      >
                         {job.fileName}
                       </Link>
                       <span className="flex items-center gap-2 text-xs text-slate-600 tabular-nums">

@@ -18,10 +18,15 @@ export function PlanInProgress({ progress, resource }: PlanInProgressProps) {
   }
   return (
     <div className="space-y-2">
-      <ProgressBar label={stepLabels[progress.step](noun)} done={progress.done} total={progress.total} />
-      <p className="text-xs tabular-nums text-slate-600">
-        {n(progress.done)} of {n(progress.total)} {progress.step === "members" ? "member ids" : "rows"} checked. You can
-        leave this page; the plan goes on without it.
+      <ProgressBar
+        label={stepLabels[progress.step](noun)}
+        done={progress.done}
+        total={progress.total}
+      />
+      <p className="text-xs text-slate-600 tabular-nums">
+        {n(progress.done)} of {n(progress.total)}{" "}
+        {progress.step === "members" ? "member ids" : "rows"} checked. You can leave this page; the
+        plan goes on without it.
       </p>
     </div>
   );
@@ -44,14 +49,18 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
     plan.followUps.deactivate && `${n(plan.followUps.deactivate)} deactivations`,
     plan.followUps.freeze && `${n(plan.followUps.freeze)} freezes`,
     plan.followUps.metadata && `${n(plan.followUps.metadata)} metadata updates`,
-    plan.followUps.invitations && `${n(plan.followUps.invitations)} invitation requests (members past the first 100, 100 a request)`,
+    plan.followUps.invitations &&
+      `${n(plan.followUps.invitations)} invitation requests (members past the first 100, 100 a request)`,
   ].filter(Boolean);
   return (
     <div className="space-y-3">
       <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
         {items.map((item) => (
           <div key={item.label} className="rounded-md border border-slate-200 px-3 py-2">
-            <dd className="text-xl font-semibold tabular-nums text-slate-900" data-testid={item.testId}>
+            <dd
+              className="text-xl font-semibold text-slate-900 tabular-nums"
+              data-testid={item.testId}
+            >
               {n(item.value)}
             </dd>
             <dt className="text-xs text-slate-600">{item.label}</dt>
@@ -62,7 +71,8 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
       <p className="text-sm text-slate-700" hidden={Boolean(plan.messages)}>
         After creation: {followUps.length > 0 ? followUps.join(", ") : "no follow-up calls"}.
         {plan.warnings > 0 && ` ${n(plan.warnings)} rows have warnings (see the report).`}
-        {plan.missingMembers > 0 && ` ${n(plan.missingMembers)} member ids are neither in an import nor on the platform.`}
+        {plan.missingMembers > 0 &&
+          ` ${n(plan.missingMembers)} member ids are neither in an import nor on the platform.`}
       </p>
       {plan.orderChecks.map((check) => (
         <p key={check.jobId} role="alert" className="text-sm text-amber-800">
@@ -72,7 +82,8 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
         </p>
       ))}
       <p className="text-xs text-slate-500">
-        Looked up with {n(plan.lookups.requests)} requests in {(plan.lookups.ms / 1000).toFixed(1)} s.
+        Looked up with {n(plan.lookups.requests)} requests in {(plan.lookups.ms / 1000).toFixed(1)}{" "}
+        s.
       </p>
     </div>
   );
@@ -85,15 +96,22 @@ function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }
   return (
     <div className="space-y-2 text-sm text-slate-700" data-testid="message-plan">
       <p>
-        {n(plan.channels)} channels, {n(plan.requests)} migration requests (at most 100 messages of one channel each):{" "}
-        {n(plan.byType.MESG)} text, {n(plan.byType.FILE)} file and {n(plan.byType.ADMM)} admin messages
+        {n(plan.channels)} channels, {n(plan.requests)} migration requests (at most 100 messages of
+        one channel each): {n(plan.byType.MESG)} text, {n(plan.byType.FILE)} file and{" "}
+        {n(plan.byType.ADMM)} admin messages
         {plan.firstTimestamp !== null &&
           plan.lastTimestamp !== null &&
           `, sent from ${minute(plan.firstTimestamp)} to ${minute(plan.lastTimestamp)} UTC`}
         . Every message carries a dedup id, so running the file again adds nothing.
       </p>
-      <MissingList label="Channels neither on the platform nor in a channel import (their messages are left out)" items={plan.missingChannels} />
-      <MissingList label="Senders that are not users (their messages are left out)" items={plan.missingSenders} />
+      <MissingList
+        label="Channels neither on the platform nor in a channel import (their messages are left out)"
+        items={plan.missingChannels}
+      />
+      <MissingList
+        label="Senders that are not users (their messages are left out)"
+        items={plan.missingSenders}
+      />
       {plan.largestChannels.length > 0 && (
         <table className="text-xs">
           <caption className="text-left text-slate-500">The largest channels</caption>
@@ -137,15 +155,29 @@ function MissingList({ label, items }: { label: string; items: string[] }) {
 export type RehearsalSummaryProps = { rehearsal: Rehearsal; firstRow: number };
 
 export function RehearsalSummary({ rehearsal, firstRow }: RehearsalSummaryProps) {
-  if (rehearsal.state === "running") return <p role="status" className="text-sm text-slate-700">Rehearsing in a scratch sandbox application…</p>;
-  if (rehearsal.state === "failed") return <p role="alert" className="text-sm text-red-700">The rehearsal stopped: {rehearsal.error}</p>;
+  if (rehearsal.state === "running")
+    return (
+      <p role="status" className="text-sm text-slate-700">
+        Rehearsing in a scratch sandbox application…
+      </p>
+    );
+  if (rehearsal.state === "failed")
+    return (
+      <p role="alert" className="text-sm text-red-700">
+        The rehearsal stopped: {rehearsal.error}
+      </p>
+    );
   return (
     <div className="space-y-2 text-sm" data-testid="rehearsal">
       <p>
-        In a scratch application (deleted afterwards{rehearsal.seededUsers ? `, seeded with ${n(rehearsal.seededUsers)} existing users` : ""}):{" "}
-        <strong>{n(rehearsal.created ?? 0)}</strong> created, <strong>{n(rehearsal.existed ?? 0)}</strong> existed,{" "}
+        In a scratch application (deleted afterwards
+        {rehearsal.seededUsers
+          ? `, seeded with ${n(rehearsal.seededUsers)} existing users`
+          : ""}): <strong>{n(rehearsal.created ?? 0)}</strong> created,{" "}
+        <strong>{n(rehearsal.existed ?? 0)}</strong> existed,{" "}
         <strong>{n(rehearsal.failed ?? 0)}</strong> would fail
-        {rehearsal.followUpsFailed ? `, ${n(rehearsal.followUpsFailed)} follow-ups would fail` : ""}.
+        {rehearsal.followUpsFailed ? `, ${n(rehearsal.followUpsFailed)} follow-ups would fail` : ""}
+        .
       </p>
       {(rehearsal.failures?.length ?? 0) > 0 && (
         <ul className="list-disc pl-5 text-red-800">
@@ -160,8 +192,8 @@ export function RehearsalSummary({ rehearsal, firstRow }: RehearsalSummaryProps)
       {(rehearsal.seedFailed ?? 0) > 0 && (
         <div role="alert" className="text-red-800" data-testid="rehearsal-seed-failures">
           <p>
-            {n(rehearsal.seedFailed!)} existing users could not be copied into the scratch application, so channels
-            naming them may have failed here for that reason alone:
+            {n(rehearsal.seedFailed!)} existing users could not be copied into the scratch
+            application, so channels naming them may have failed here for that reason alone:
           </p>
           <ul className="list-disc pl-5">
             {rehearsal.seedFailures?.slice(0, 20).map((failure) => (

@@ -54,33 +54,42 @@ export function ReportTable({ jobId, version }: ReportTableProps) {
           ))}
         </Select>
       </label>
-      {error && <p role="alert" className="text-sm text-red-700">{error.message}</p>}
+      {error && (
+        <p role="alert" className="text-sm text-red-700">
+          {error.message}
+        </p>
+      )}
       {isPending ? (
         <p className="text-sm text-slate-500">Loading…</p>
       ) : data && data.rows.length === 0 ? (
         <p className="text-sm text-slate-600">No rows.</p>
       ) : (
         <Table aria-label="Report" density="compact" columns={["Row", "Key", "Outcome", "Reason"]}>
-            {data?.rows.map((row) => (
-              <tr key={row.rowIndex}>
-                <td className="py-1.5 pr-3 tabular-nums">{row.rowNumber}</td>
-                <td className="py-1.5 pr-3 font-mono text-xs">{row.key}</td>
-                <td className="py-1.5 pr-3">
-                  {stateLabels[row.state]}
-                  {row.followUpState === "failed" && ", follow-up failed"}
-                </td>
-                <td className="py-1.5 text-slate-700">
-                  {row.message}
-                  {row.code !== null && ` (code ${row.code})`}
-                  {row.issues.map((issue, i) => (
-                    <span key={i} className={issue.severity === "error" ? "block text-red-700" : "block text-amber-800"}>
-                      {issue.field && `${issue.field}: `}
-                      {issue.message}
-                    </span>
-                  ))}
-                </td>
-              </tr>
-            ))}
+          {data?.rows.map((row) => (
+            <tr key={row.rowIndex}>
+              <td className="py-1.5 pr-3 tabular-nums">{row.rowNumber}</td>
+              <td className="py-1.5 pr-3 font-mono text-xs">{row.key}</td>
+              <td className="py-1.5 pr-3">
+                {stateLabels[row.state]}
+                {row.followUpState === "failed" && ", follow-up failed"}
+              </td>
+              <td className="py-1.5 text-slate-700">
+                {row.message}
+                {row.code !== null && ` (code ${row.code})`}
+                {row.issues.map((issue, i) => (
+                  <span
+                    key={i}
+                    className={
+                      issue.severity === "error" ? "block text-red-700" : "block text-amber-800"
+                    }
+                  >
+                    {issue.field && `${issue.field}: `}
+                    {issue.message}
+                  </span>
+                ))}
+              </td>
+            </tr>
+          ))}
         </Table>
       )}
       <div className="flex gap-2">

@@ -28,7 +28,12 @@ export function RowRequestViewer({ jobId, totalRows }: RowRequestViewerProps) {
       <form onSubmit={open} className="flex items-end gap-2" aria-label="Open a row's request">
         <label className="text-sm text-slate-700">
           Row of the file (1–{totalRows.toLocaleString("en")})
-          <Input className="mt-1 w-32" inputMode="numeric" value={rowNumber} onChange={(event) => setRowNumber(event.target.value)} />
+          <Input
+            className="mt-1 w-32"
+            inputMode="numeric"
+            value={rowNumber}
+            onChange={(event) => setRowNumber(event.target.value)}
+          />
         </label>
         <Button type="submit" variant="secondary" pending={pending}>
           Show request
@@ -41,16 +46,24 @@ export function RowRequestViewer({ jobId, totalRows }: RowRequestViewerProps) {
       )}
       {shown && (
         <div className="space-y-2" data-testid="row-requests">
-          {shown.requests.length === 0 && <p className="text-sm text-slate-700">This row sends nothing: it is {shown.state}.</p>}
+          {shown.requests.length === 0 && (
+            <p className="text-sm text-slate-700">This row sends nothing: it is {shown.state}.</p>
+          )}
           {shown.requests.map((request, i) => (
-            <pre key={i} className="overflow-x-auto rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100">
+            <pre
+              key={i}
+              className="overflow-x-auto rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100"
+            >
               {`${request.method} {base_url}${request.path}\ncontent-type: application/json\n\n${JSON.stringify(request.body, null, 2)}`}
             </pre>
           ))}
           {shown.issues.length > 0 && (
             <ul className="list-disc pl-5 text-sm">
               {shown.issues.map((issue, i) => (
-                <li key={i} className={issue.severity === "error" ? "text-red-700" : "text-amber-800"}>
+                <li
+                  key={i}
+                  className={issue.severity === "error" ? "text-red-700" : "text-amber-800"}
+                >
                   {issue.field && <code className="font-mono">{issue.field}</code>} {issue.message}
                 </li>
               ))}

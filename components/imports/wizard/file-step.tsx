@@ -14,7 +14,11 @@ export type FileStepProps = {
 };
 
 /** A file input the keyboard reaches by its button, and a drop zone around it for the mouse. */
-export function FileStep({ onFile, disabled, limits = { bytes: MAX_IMPORT_BYTES, rows: MAX_IMPORT_ROWS } }: FileStepProps) {
+export function FileStep({
+  onFile,
+  disabled,
+  limits = { bytes: MAX_IMPORT_BYTES, rows: MAX_IMPORT_ROWS },
+}: FileStepProps) {
   const inputRef = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
   const hintId = useId();
@@ -41,7 +45,12 @@ export function FileStep({ onFile, disabled, limits = { bytes: MAX_IMPORT_BYTES,
       )}
     >
       <p className="text-sm font-medium text-slate-900">Drop a file here, or</p>
-      <Button variant="secondary" disabled={disabled} onClick={() => inputRef.current?.click()} aria-describedby={hintId}>
+      <Button
+        variant="secondary"
+        disabled={disabled}
+        onClick={() => inputRef.current?.click()}
+        aria-describedby={hintId}
+      >
         Choose a file
       </Button>
       <input
@@ -60,8 +69,9 @@ export function FileStep({ onFile, disabled, limits = { bytes: MAX_IMPORT_BYTES,
         }}
       />
       <p id={hintId} className="max-w-md text-xs text-slate-600">
-        CSV, TSV, JSON (an array of objects), NDJSON (all UTF-8) or an Excel workbook (.xlsx), up to {formatBytes(limits.bytes)} and{" "}
-        {limits.rows.toLocaleString("en-US")} rows. The first row names the columns; you can choose another.
+        CSV, TSV, JSON (an array of objects), NDJSON (all UTF-8) or an Excel workbook (.xlsx), up to{" "}
+        {formatBytes(limits.bytes)} and {limits.rows.toLocaleString("en-US")} rows. The first row
+        names the columns; you can choose another.
       </p>
     </div>
   );

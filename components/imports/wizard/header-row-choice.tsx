@@ -28,7 +28,9 @@ export function HeaderRowChoice({ sample, value, onChange, disabled }: HeaderRow
           </option>
         ))}
       </Select>
-      <p className="mt-1 text-xs text-slate-500">The row that names the columns; rows above it are skipped.</p>
+      <p className="mt-1 text-xs text-slate-500">
+        The row that names the columns; rows above it are skipped.
+      </p>
     </div>
   );
 }

@@ -357,7 +357,13 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       const jobId = await uploadRows(
         client,
         actions,
-        { resource, fileName: file.name, columns: header.columns, mapping: state.mapping, firstRow: header.firstRow },
+        {
+          resource,
+          fileName: file.name,
+          columns: header.columns,
+          mapping: state.mapping,
+          firstRow: header.firstRow,
+        },
         start,
         (upload) => dispatch({ type: "upload-progress", upload }),
       );
@@ -475,7 +481,11 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
           }
         >
           <div className="space-y-4">
-            <FileStep onFile={(picked) => void onFile(picked)} disabled={busy} limits={importLimits(resource)} />
+            <FileStep
+              onFile={(picked) => void onFile(picked)}
+              disabled={busy}
+              limits={importLimits(resource)}
+            />
             {busy && progress && (
               <ProgressBar
                 label={phaseWords[progress.phase]}

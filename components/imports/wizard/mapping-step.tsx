@@ -12,7 +12,12 @@ import {
   metadataKeyOf,
   type ColumnMapping,
 } from "@/lib/imports/fields";
-import { mappingProblems, matchKind, metadataColumnKey, metadataKeyFix } from "@/lib/imports/mapping";
+import {
+  mappingProblems,
+  matchKind,
+  metadataColumnKey,
+  metadataKeyFix,
+} from "@/lib/imports/mapping";
 import type { ColumnProfile } from "@/lib/imports/parse/protocol";
 import { detectTimestampUnit } from "@/lib/imports/timestamps";
 import type { ImportResource } from "@/lib/imports/types";
@@ -39,31 +44,53 @@ function fillRate(filled: number, rows: number): string {
   return percent < 1 ? "<1%" : percent > 99 ? ">99%" : `${Math.round(percent)}%`;
 }
 
-export function MappingStep({ resource, columns, profiles, rows, mapping, onChange, remembered }: MappingStepProps) {
+export function MappingStep({
+  resource,
+  columns,
+  profiles,
+  rows,
+  mapping,
+  onChange,
+  remembered,
+}: MappingStepProps) {
   const fields = importFields[resource];
   const problems = mappingProblems(resource, columns, mapping);
 
   function choose(column: string, choice: string) {
-    const target = choice === METADATA_CHOICE ? METADATA_PREFIX + (metadataColumnKey(column) ?? column.trim()) : choice;
+    const target =
+      choice === METADATA_CHOICE
+        ? METADATA_PREFIX + (metadataColumnKey(column) ?? column.trim())
+        : choice;
     onChange({ ...mapping, [column]: target });
   }
 
   return (
     <div className="space-y-4">
       <p className="text-sm text-slate-600">
-        Columns were matched to fields by name (case, spaces, <code>_</code> and <code>-</code> do not matter), common
-        aliases, and likeness for names that are close (check those marked &ldquo;similar name&rdquo;).{" "}
-        {remembered ? "This mapping is the one you used for a file with the same columns." : "Your choices are remembered for files with the same columns."}
+        Columns were matched to fields by name (case, spaces, <code>_</code> and <code>-</code> do
+        not matter), common aliases, and likeness for names that are close (check those marked
+        &ldquo;similar name&rdquo;).{" "}
+        {remembered
+          ? "This mapping is the one you used for a file with the same columns."
+          : "Your choices are remembered for files with the same columns."}
       </p>
       <div className="overflow-x-auto rounded-lg border border-slate-200">
         <table className="min-w-full divide-y divide-slate-200 text-sm">
           <caption className="sr-only">Columns of the file and the fields they fill</caption>
           <thead className="bg-slate-50 text-left text-xs font-medium text-slate-600 uppercase">
             <tr>
-              <th scope="col" className="px-3 py-2">Column in the file</th>
-              <th scope="col" className="px-3 py-2">Filled</th>
-              <th scope="col" className="px-3 py-2">First values</th>
-              <th scope="col" className="px-3 py-2">Field</th>
+              <th scope="col" className="px-3 py-2">
+                Column in the file
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Filled
+              </th>
+              <th scope="col" className="px-3 py-2">
+                First values
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Field
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100 bg-white">
@@ -72,15 +99,26 @@ export function MappingStep({ resource, columns, profiles, rows, mapping, onChan
               const metadata = isMetadataTarget(target);
               const profile = profiles[position] ?? { filled: 0, examples: [] };
               const renamed = metadataKeyFix(target);
-              const similar = target !== "" && !metadata && matchKind(resource, column, target) === "similar";
+              const similar =
+                target !== "" && !metadata && matchKind(resource, column, target) === "similar";
               return (
                 <tr key={column}>
-                  <th scope="row" className="px-3 py-2 text-left font-medium text-slate-900">{column}</th>
-                  <td className="px-3 py-2 text-slate-600 tabular-nums" title={`${profile.filled.toLocaleString("en-US")} of ${rows.toLocaleString("en-US")} rows have a value`}>
+                  <th scope="row" className="px-3 py-2 text-left font-medium text-slate-900">
+                    {column}
+                  </th>
+                  <td
+                    className="px-3 py-2 text-slate-600 tabular-nums"
+                    title={`${profile.filled.toLocaleString("en-US")} of ${rows.toLocaleString("en-US")} rows have a value`}
+                  >
                     {fillRate(profile.filled, rows)}
                   </td>
-                  <td className="max-w-64 truncate px-3 py-2 text-slate-600" title={profile.examples.join(" · ")}>
-                    {profile.examples.join(" · ") || <span className="text-slate-400">every row is empty</span>}
+                  <td
+                    className="max-w-64 truncate px-3 py-2 text-slate-600"
+                    title={profile.examples.join(" · ")}
+                  >
+                    {profile.examples.join(" · ") || (
+                      <span className="text-slate-400">every row is empty</span>
+                    )}
                   </td>
                   <td className="px-3 py-2">
                     <div className="flex flex-wrap items-center gap-2">
@@ -96,7 +134,9 @@ export function MappingStep({ resource, columns, profiles, rows, mapping, onChan
                             {field.label} ({field.key}){field.required ? " — required" : ""}
                           </option>
                         ))}
-                        {resource === "users" && <option value={METADATA_CHOICE}>Metadata item…</option>}
+                        {resource === "users" && (
+                          <option value={METADATA_CHOICE}>Metadata item…</option>
+                        )}
                       </Select>
                       {similar && <Badge tone="warning">similar name</Badge>}
                       {fields.find((field) => field.key === target)?.kind === "timestamp" && (
@@ -108,14 +148,25 @@ export function MappingStep({ resource, columns, profiles, rows, mapping, onChan
                             aria-label={`Metadata key for column ${column}`}
                             aria-invalid={renamed !== null}
                             value={metadataKeyOf(target)}
-                            onChange={(event) => onChange({ ...mapping, [column]: METADATA_PREFIX + event.target.value })}
+                            onChange={(event) =>
+                              onChange({
+                                ...mapping,
+                                [column]: METADATA_PREFIX + event.target.value,
+                              })
+                            }
                           />
                         </div>
                       )}
                       {renamed !== null && (
                         <p className="basis-full text-xs text-red-700">
                           A metadata key cannot hold a comma.{" "}
-                          <Button size="sm" variant="secondary" onClick={() => onChange({ ...mapping, [column]: METADATA_PREFIX + renamed })}>
+                          <Button
+                            size="sm"
+                            variant="secondary"
+                            onClick={() =>
+                              onChange({ ...mapping, [column]: METADATA_PREFIX + renamed })
+                            }
+                          >
                             Rename to &ldquo;{renamed}&rdquo;
                           </Button>
                         </p>
@@ -145,7 +196,10 @@ export function MappingStep({ resource, columns, profiles, rows, mapping, onChan
 function TimestampUnit({ values }: { values: string[] }) {
   const unit = detectTimestampUnit(values);
   return (
-    <span className={unit ? "text-xs text-slate-600" : "text-xs text-red-700"} data-testid="timestamp-unit">
+    <span
+      className={unit ? "text-xs text-slate-600" : "text-xs text-red-700"}
+      data-testid="timestamp-unit"
+    >
       {unit ? `Read as ${unit}` : "Not a time the console can read"}
     </span>
   );

@@ -29,7 +29,12 @@ export type PreviewStepProps = {
   onExclude: (index: number, excluded: boolean) => Promise<void>;
   onExcludeErrors: () => Promise<void>;
   /** Resolves with the number of cells changed. */
-  onReplace: (column: number, find: string, replacement: string, wholeCell: boolean) => Promise<number>;
+  onReplace: (
+    column: number,
+    find: string,
+    replacement: string,
+    wholeCell: boolean,
+  ) => Promise<number>;
   onEditorOpen: (open: boolean) => void;
   busy: boolean;
   problem: string | null;
@@ -64,8 +69,12 @@ export function PreviewStep(props: PreviewStepProps) {
       description="Every row checked against the platform's rules. Fix a cell by selecting it, or exclude the row; rows with errors are not sent."
       actions={
         <>
-          <Button variant="ghost" size="sm" onClick={props.onBack} disabled={busy}>Back to mapping</Button>
-          <Button variant="ghost" size="sm" onClick={props.onRestart} disabled={busy}>Choose another file</Button>
+          <Button variant="ghost" size="sm" onClick={props.onBack} disabled={busy}>
+            Back to mapping
+          </Button>
+          <Button variant="ghost" size="sm" onClick={props.onRestart} disabled={busy}>
+            Choose another file
+          </Button>
         </>
       }
     >
@@ -74,13 +83,20 @@ export function PreviewStep(props: PreviewStepProps) {
           {stats.map((stat) => (
             <div key={stat.label} className="rounded-md border border-slate-200 px-3 py-2">
               <dt className="text-xs text-slate-600">{stat.label}</dt>
-              <dd className={classNames("text-lg font-semibold tabular-nums", stat.tone)} data-testid={`count-${stat.label.toLowerCase().replaceAll(" ", "-")}`}>
+              <dd
+                className={classNames("text-lg font-semibold tabular-nums", stat.tone)}
+                data-testid={`count-${stat.label.toLowerCase().replaceAll(" ", "-")}`}
+              >
                 {stat.value.toLocaleString("en-US")}
               </dd>
             </div>
           ))}
         </dl>
-        <div role="group" aria-label="Show rows" className="inline-flex flex-wrap rounded-md border border-slate-200 p-0.5">
+        <div
+          role="group"
+          aria-label="Show rows"
+          className="inline-flex flex-wrap rounded-md border border-slate-200 p-0.5"
+        >
           {filters.map((item) => (
             <button
               key={item.id}
@@ -90,14 +106,22 @@ export function PreviewStep(props: PreviewStepProps) {
               className={classNames(
                 "rounded px-3 py-1 text-sm",
                 focusRing,
-                filter === item.id ? "bg-slate-900 text-white" : "text-slate-700 hover:bg-slate-100",
+                filter === item.id
+                  ? "bg-slate-900 text-white"
+                  : "text-slate-700 hover:bg-slate-100",
               )}
             >
               {item.label} ({item.count(counts).toLocaleString("en-US")})
             </button>
           ))}
         </div>
-        <BulkActions counts={counts} columns={props.columns} busy={busy || uploading} onExcludeErrors={props.onExcludeErrors} onReplace={props.onReplace} />
+        <BulkActions
+          counts={counts}
+          columns={props.columns}
+          busy={busy || uploading}
+          onExcludeErrors={props.onExcludeErrors}
+          onReplace={props.onReplace}
+        />
         {props.problem && <Alert tone="error">{props.problem}</Alert>}
         <PreviewGrid
           client={props.client}
@@ -115,21 +139,29 @@ export function PreviewStep(props: PreviewStepProps) {
         {upload && <ProgressBar label="Sending rows" done={upload.sent} total={upload.total} />}
         {uploadError && (
           <Alert tone="error" title="The upload stopped">
-            {uploadError} Retrying continues from row {(upload?.sent ?? 0) + 1}; rows already sent are not sent twice.
+            {uploadError} Retrying continues from row {(upload?.sent ?? 0) + 1}; rows already sent
+            are not sent twice.
           </Alert>
         )}
         <div className="flex flex-wrap items-center justify-end gap-3">
           {props.canUpload ? (
             <>
               <p className="text-sm text-slate-600">
-                {counts.valid.toLocaleString("en-US")} rows will be planned; {(counts.errors + counts.excluded).toLocaleString("en-US")} are left out.
+                {counts.valid.toLocaleString("en-US")} rows will be planned;{" "}
+                {(counts.errors + counts.excluded).toLocaleString("en-US")} are left out.
               </p>
-              <Button onClick={props.onUpload} disabled={busy || counts.valid === 0} pending={uploading}>
+              <Button
+                onClick={props.onUpload}
+                disabled={busy || counts.valid === 0}
+                pending={uploading}
+              >
                 {uploadError ? "Retry upload" : "Continue to plan"}
               </Button>
             </>
           ) : (
-            <p className="text-sm text-slate-600">Planning and running imports is not available on this console yet.</p>
+            <p className="text-sm text-slate-600">
+              Planning and running imports is not available on this console yet.
+            </p>
           )}
         </div>
       </div>
@@ -137,7 +169,10 @@ export function PreviewStep(props: PreviewStepProps) {
   );
 }
 
-type BulkActionsProps = Pick<PreviewStepProps, "counts" | "columns" | "onExcludeErrors" | "onReplace"> & { busy: boolean };
+type BulkActionsProps = Pick<
+  PreviewStepProps,
+  "counts" | "columns" | "onExcludeErrors" | "onReplace"
+> & { busy: boolean };
 
 /** Changes to many rows at once: every row with an error left out, or one value replaced in a column. */
 function BulkActions({ counts, columns, busy, onExcludeErrors, onReplace }: BulkActionsProps) {
@@ -152,24 +187,49 @@ function BulkActions({ counts, columns, busy, onExcludeErrors, onReplace }: Bulk
   async function submit(event: FormEvent) {
     event.preventDefault();
     const changed = await onReplace(column, find, replacement, wholeCell);
-    setResult(changed === 0 ? `No cell of ${columns[column]} matches.` : `Replaced in ${changed.toLocaleString("en-US")} ${changed === 1 ? "cell" : "cells"} of ${columns[column]}.`);
+    setResult(
+      changed === 0
+        ? `No cell of ${columns[column]} matches.`
+        : `Replaced in ${changed.toLocaleString("en-US")} ${changed === 1 ? "cell" : "cells"} of ${columns[column]}.`,
+    );
   }
 
   return (
     <div className="space-y-3">
       <div className="flex flex-wrap items-center gap-2">
-        <Button size="sm" variant="secondary" disabled={busy || counts.errors === 0} onClick={() => void onExcludeErrors()}>
+        <Button
+          size="sm"
+          variant="secondary"
+          disabled={busy || counts.errors === 0}
+          onClick={() => void onExcludeErrors()}
+        >
           Exclude all {counts.errors.toLocaleString("en-US")} rows with errors
         </Button>
-        <Button size="sm" variant="secondary" aria-expanded={open} aria-controls={formId} onClick={() => setOpen((value) => !value)}>
+        <Button
+          size="sm"
+          variant="secondary"
+          aria-expanded={open}
+          aria-controls={formId}
+          onClick={() => setOpen((value) => !value)}
+        >
           Find and replace
         </Button>
       </div>
       {open && (
-        <form id={formId} aria-label="Find and replace in a column" onSubmit={(event) => void submit(event)} className="flex flex-wrap items-end gap-3 rounded-md border border-slate-200 bg-slate-50 p-3">
+        <form
+          id={formId}
+          aria-label="Find and replace in a column"
+          onSubmit={(event) => void submit(event)}
+          className="flex flex-wrap items-end gap-3 rounded-md border border-slate-200 bg-slate-50 p-3"
+        >
           <div className="flex flex-col gap-1">
             <Label htmlFor={`${formId}-column`}>Column</Label>
-            <Select id={`${formId}-column`} className="mt-0" value={column} onChange={(event) => setColumn(Number(event.target.value))}>
+            <Select
+              id={`${formId}-column`}
+              className="mt-0"
+              value={column}
+              onChange={(event) => setColumn(Number(event.target.value))}
+            >
               {columns.map((name, position) => (
                 <option key={name} value={position}>
                   {name}
@@ -179,14 +239,26 @@ function BulkActions({ counts, columns, busy, onExcludeErrors, onReplace }: Bulk
           </div>
           <div className="flex w-48 flex-col gap-1">
             <Label htmlFor={`${formId}-find`}>Find</Label>
-            <Input id={`${formId}-find`} value={find} onChange={(event) => setFind(event.target.value)} />
+            <Input
+              id={`${formId}-find`}
+              value={find}
+              onChange={(event) => setFind(event.target.value)}
+            />
           </div>
           <div className="flex w-48 flex-col gap-1">
             <Label htmlFor={`${formId}-replace`}>Replace with</Label>
-            <Input id={`${formId}-replace`} value={replacement} onChange={(event) => setReplacement(event.target.value)} />
+            <Input
+              id={`${formId}-replace`}
+              value={replacement}
+              onChange={(event) => setReplacement(event.target.value)}
+            />
           </div>
           <label className="flex h-9 items-center gap-2 text-sm text-slate-700">
-            <input type="checkbox" checked={wholeCell} onChange={(event) => setWholeCell(event.target.checked)} />
+            <input
+              type="checkbox"
+              checked={wholeCell}
+              onChange={(event) => setWholeCell(event.target.checked)}
+            />
             Match whole cells only (empty matches empty cells)
           </label>
           <Button type="submit" size="sm" disabled={busy || (find === "" && !wholeCell)}>

@@ -4,10 +4,13 @@ import { Alert } from "@/components/ui/alert";
 import { classNames, focusRing } from "@/components/ui/class-names";
 
 const descriptions: Record<ImportResource, string> = {
-  users: "Everyone who will chat. Import them first: channels name their members and operators by user id.",
+  users:
+    "Everyone who will chat. Import them first: channels name their members and operators by user id.",
   open_channels: "Channels anyone can enter, like a public room. Operators must already be users.",
-  group_channels: "Private or public channels with members. Members and operators must already be users.",
-  messages: "The history: text, file and admin messages, in time order. Their channels and senders must exist first.",
+  group_channels:
+    "Private or public channels with members. Members and operators must already be users.",
+  messages:
+    "The history: text, file and admin messages, in time order. Their channels and senders must exist first.",
 };
 
 export type ResourceStepProps = {
@@ -23,7 +26,8 @@ export function ResourceStep({ value, onChange, usersImports, disabled }: Resour
     <div className="space-y-4">
       <fieldset disabled={disabled}>
         <legend className="text-sm text-slate-700">
-          A migration follows the platform&apos;s order: <strong>users</strong>, then <strong>channels</strong>, then <strong>messages</strong>.
+          A migration follows the platform&apos;s order: <strong>users</strong>, then{" "}
+          <strong>channels</strong>, then <strong>messages</strong>.
         </legend>
         <div className="mt-3 grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
           {importResources.map((resource, position) => (
@@ -52,13 +56,14 @@ export function ResourceStep({ value, onChange, usersImports, disabled }: Resour
       </fieldset>
       {value && value !== "users" && usersImports === 0 && (
         <Alert tone="info" title="No users import yet">
-          Channels are created after their users. Import the users first, or make sure they already exist on the
-          platform: the plan checks every member and operator before anything is sent.
+          Channels are created after their users. Import the users first, or make sure they already
+          exist on the platform: the plan checks every member and operator before anything is sent.
         </Alert>
       )}
       {value && value !== "users" && usersImports === null && (
         <p className="text-sm text-slate-600">
-          Members and operators must exist before their channels: import users first. The plan checks them on the platform.
+          Members and operators must exist before their channels: import users first. The plan
+          checks them on the platform.
         </p>
       )}
     </div>

@@ -7,8 +7,18 @@ import type { ImportResource } from "@/lib/imports/types";
 
 /** The server actions the upload calls (lib/actions/imports.ts), passed in by the page. */
 export type ImportUploadActions = {
-  createImportJob: (input: { resource: ImportResource; fileName: string; columns: string[]; mapping: ColumnMapping; totalRows: number; firstRow: number }) => Promise<ActionResult<{ jobId: string }>>;
-  appendImportRows: (input: { jobId: string; rows: UploadRow[] }) => Promise<ActionResult<{ received: number }>>;
+  createImportJob: (input: {
+    resource: ImportResource;
+    fileName: string;
+    columns: string[];
+    mapping: ColumnMapping;
+    totalRows: number;
+    firstRow: number;
+  }) => Promise<ActionResult<{ jobId: string }>>;
+  appendImportRows: (input: {
+    jobId: string;
+    rows: UploadRow[];
+  }) => Promise<ActionResult<{ received: number }>>;
   finishImportUpload: (input: { jobId: string }) => Promise<ActionResult<{ jobId: string }>>;
 };
 
@@ -20,7 +30,10 @@ export const UPLOAD_CHUNK_ROWS = 2000;
 export const UPLOAD_CHUNK_CHARS = 600_000;
 
 export class UploadFailed extends Error {
-  constructor(message: string, readonly state: UploadState) {
+  constructor(
+    message: string,
+    readonly state: UploadState,
+  ) {
     super(message);
   }
 }
@@ -32,20 +45,35 @@ export class UploadFailed extends Error {
 export async function uploadRows(
   client: Pick<PreviewClient, "request">,
   actions: ImportUploadActions,
-  job: { resource: ImportResource; fileName: string; columns: string[]; mapping: ColumnMapping; firstRow: number },
+  job: {
+    resource: ImportResource;
+    fileName: string;
+    columns: string[];
+    mapping: ColumnMapping;
+    firstRow: number;
+  },
   state: UploadState,
   onProgress: (state: UploadState) => void,
 ): Promise<string> {
   let current = { ...state };
   if (current.jobId === null) {
     const created = await actions.createImportJob({ ...job, totalRows: current.total });
-    if (!("data" in created)) throw new UploadFailed(actionErrorMessage(created) ?? "The import could not be created.", current);
+    if (!("data" in created))
+      throw new UploadFailed(
+        actionErrorMessage(created) ?? "The import could not be created.",
+        current,
+      );
     current = { ...current, jobId: created.data.jobId };
     onProgress(current);
   }
   const jobId = current.jobId!;
   while (current.sent < current.total) {
-    const { rows } = await client.request({ type: "upload-rows", start: current.sent, size: UPLOAD_CHUNK_ROWS, maxChars: UPLOAD_CHUNK_CHARS });
+    const { rows } = await client.request({
+      type: "upload-rows",
+      start: current.sent,
+      size: UPLOAD_CHUNK_ROWS,
+      maxChars: UPLOAD_CHUNK_CHARS,
+    });
     if (rows.length === 0) break;
     let result: ActionResult<{ received: number }>;
     try {
@@ -53,11 +81,16 @@ export async function uploadRows(
     } catch {
       throw new UploadFailed("The connection to the console was lost while sending rows.", current);
     }
-    if (!("data" in result)) throw new UploadFailed(actionErrorMessage(result) ?? "Rows could not be sent.", current);
+    if (!("data" in result))
+      throw new UploadFailed(actionErrorMessage(result) ?? "Rows could not be sent.", current);
     current = { ...current, sent: rows[rows.length - 1]!.index + 1 };
     onProgress(current);
   }
   const finished = await actions.finishImportUpload({ jobId });
-  if (!("data" in finished)) throw new UploadFailed(actionErrorMessage(finished) ?? "The upload could not be finished.", current);
+  if (!("data" in finished))
+    throw new UploadFailed(
+      actionErrorMessage(finished) ?? "The upload could not be finished.",
+      current,
+    );
   return finished.data.jobId;
 }

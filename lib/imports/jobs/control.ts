@@ -2,7 +2,14 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs } from "@/lib/db/schema";
-import { ImportJobError, liveClaims, rehearsalRunning, requireJob, transition, type ImportJob } from "./store";
+import {
+  ImportJobError,
+  liveClaims,
+  rehearsalRunning,
+  requireJob,
+  transition,
+  type ImportJob,
+} from "./store";
 
 export type JobCommand = "run" | "pause" | "resume" | "cancel";
 
@@ -11,12 +18,18 @@ export type JobCommand = "run" | "pause" | "resume" | "cancel";
  * sense and otherwise says why not, changing nothing. Cancelling a running job lets the
  * requests in flight finish and be recorded; rows never sent stay `pending` in the report.
  */
-export async function controlJob(db: Database, jobId: string, command: JobCommand): Promise<ImportJob> {
+export async function controlJob(
+  db: Database,
+  jobId: string,
+  command: JobCommand,
+): Promise<ImportJob> {
   switch (command) {
     case "run": {
       const job = await requireJob(db, jobId);
       if (rehearsalRunning(job)) {
-        throw new ImportJobError("A rehearsal of this import is running; run the import once it has finished.");
+        throw new ImportJobError(
+          "A rehearsal of this import is running; run the import once it has finished.",
+        );
       }
       return transition(db, jobId, ["planned"], "running", { startedAt: new Date() });
     }
@@ -25,7 +38,12 @@ export async function controlJob(db: Database, jobId: string, command: JobComman
     case "resume":
       return transition(db, jobId, ["paused"], "running");
     case "cancel": {
-      const job = await transition(db, jobId, ["draft", "planning", "planned", "paused", "running"], "cancelling");
+      const job = await transition(
+        db,
+        jobId,
+        ["draft", "planning", "planned", "paused", "running"],
+        "cancelling",
+      );
       // A rehearsal asked for and not yet run never will be.
       await db.execute(sql`
         update ${importJobs} set rehearsal = rehearsal || '{"state":"failed","error":"The import was cancelled."}'::jsonb

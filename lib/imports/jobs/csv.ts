@@ -6,4 +6,3 @@ export function csvField(value: string): string {
 export function csvLine(fields: readonly string[]): string {
   return `${fields.map(csvField).join(",")}\r\n`;
 }
-

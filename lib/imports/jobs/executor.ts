@@ -32,11 +32,21 @@ export type CreationInput = {
  * after the platform did the work), `existed` when this was our first request, so someone
  * else made it after the plan looked.
  */
-export async function sendCreation(client: PlatformClient, pacers: Pacers, input: CreationInput): Promise<CreationOutcome> {
+export async function sendCreation(
+  client: PlatformClient,
+  pacers: Pacers,
+  input: CreationInput,
+): Promise<CreationOutcome> {
   try {
     await pacers.write.acquire();
-    const created = (await createResource(client, input.resource, input.body)) as { channel_url?: string };
-    if (input.resource === "group_channels" && created.channel_url && created.channel_url !== input.key) {
+    const created = (await createResource(client, input.resource, input.body)) as {
+      channel_url?: string;
+    };
+    if (
+      input.resource === "group_channels" &&
+      created.channel_url &&
+      created.channel_url !== input.key
+    ) {
       return {
         kind: "done",
         state: "existed",
@@ -49,14 +59,28 @@ export async function sendCreation(client: PlatformClient, pacers: Pacers, input
     if (isPlatformError(error)) {
       const next = nextRetry(platformRetries(input.maxAttempts), input.attempt, error);
       if (next.retry) {
-        return { kind: "retry", delayMs: next.delayMs, code: error.code, message: error.message, rateLimited: error.status === 429 };
+        return {
+          kind: "retry",
+          delayMs: next.delayMs,
+          code: error.code,
+          message: error.message,
+          rateLimited: error.status === 429,
+        };
       }
       if (next.reason !== "permanent") {
-        return { kind: "failed", code: error.code, message: `Gave up after ${input.attempt} tries: ${error.message}` };
+        return {
+          kind: "failed",
+          code: error.code,
+          message: `Gave up after ${input.attempt} tries: ${error.message}`,
+        };
       }
     }
     if (isPlatformError(error)) return { kind: "failed", code: error.code, message: error.message };
-    return { kind: "failed", code: null, message: error instanceof Error ? error.message : String(error) };
+    return {
+      kind: "failed",
+      code: null,
+      message: error instanceof Error ? error.message : String(error),
+    };
   }
 }
 
@@ -72,10 +96,19 @@ async function confirmExisting(
       await getResource(client, input.resource, input.key);
     }, platformRetries());
     return input.earlierAttempts > 0
-      ? { kind: "done", state: "created", message: "Created by an earlier attempt whose answer was lost." }
-      : { kind: "done", state: "existed", message: "Created by someone else after the plan: skipped, nothing overwritten." };
+      ? {
+          kind: "done",
+          state: "created",
+          message: "Created by an earlier attempt whose answer was lost.",
+        }
+      : {
+          kind: "done",
+          state: "existed",
+          message: "Created by someone else after the plan: skipped, nothing overwritten.",
+        };
   } catch (error) {
-    if (isPlatformError(error, 400201)) return { kind: "failed", code: conflict.code, message: conflict.message };
+    if (isPlatformError(error, 400201))
+      return { kind: "failed", code: conflict.code, message: conflict.message };
     // Unsure whether it exists: try the whole row again later, while the row has tries left.
     const reason = error instanceof Error ? error.message : String(error);
     if (input.attempt >= input.maxAttempts) {
@@ -86,7 +119,13 @@ async function confirmExisting(
       };
     }
     const delayMs = retryDelay(platformRetries(input.maxAttempts), input.attempt);
-    return { kind: "retry", delayMs, code: conflict.code, message: conflict.message, rateLimited: false };
+    return {
+      kind: "retry",
+      delayMs,
+      code: conflict.code,
+      message: conflict.message,
+      rateLimited: false,
+    };
   }
 }
 
@@ -110,19 +149,32 @@ export async function sendFollowUps(
     } catch (error) {
       const code = isPlatformError(error) ? error.code : null;
       const reason = error instanceof Error ? error.message : String(error);
-      return { ok: false, code, message: `Created, but ${request.method} ${request.path} failed: ${reason}` };
+      return {
+        ok: false,
+        code,
+        message: `Created, but ${request.method} ${request.path} failed: ${reason}`,
+      };
     }
   }
   return { ok: true };
 }
 
-function createResource(client: PlatformClient, resource: ImportResource, body: Record<string, unknown>) {
-  if (resource === "users") return client.users.create(body as Parameters<PlatformClient["users"]["create"]>[0]);
+function createResource(
+  client: PlatformClient,
+  resource: ImportResource,
+  body: Record<string, unknown>,
+) {
+  if (resource === "users")
+    return client.users.create(body as Parameters<PlatformClient["users"]["create"]>[0]);
   if (resource === "open_channels") return client.openChannels.create(body);
   return client.groupChannels.create(body);
 }
 
-function getResource(client: PlatformClient, resource: ImportResource, key: string): Promise<unknown> {
+function getResource(
+  client: PlatformClient,
+  resource: ImportResource,
+  key: string,
+): Promise<unknown> {
   if (resource === "users") return client.users.get(key);
   if (resource === "open_channels") return client.openChannels.get(key);
   return client.groupChannels.get(key);

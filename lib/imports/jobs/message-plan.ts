@@ -35,7 +35,8 @@ export async function resolveMessageChannels(db: Database, job: ImportJob): Prom
     const found = await channelImportRows(db, batch);
     const urls = new Set(found.map((row) => row.key));
     for (const row of found) {
-      if (row.sourceId && batch.includes(row.sourceId) && !urls.has(row.sourceId) && row.key) renamed[row.sourceId] = row.key;
+      if (row.sourceId && batch.includes(row.sourceId) && !urls.has(row.sourceId) && row.key)
+        renamed[row.sourceId] = row.key;
     }
   }
   if (Object.keys(renamed).length === 0) return;
@@ -74,7 +75,9 @@ export async function planMessages(
   const unfinishedChannels: string[] = [];
   const toLookUp: string[] = [];
   for (const batch of chunk(channelUrls, 1000)) {
-    const found = new Map((await channelImportRows(db, batch)).filter((row) => row.key).map((row) => [row.key!, row]));
+    const found = new Map(
+      (await channelImportRows(db, batch)).filter((row) => row.key).map((row) => [row.key!, row]),
+    );
     for (const url of batch) {
       const source = found.get(url);
       if (source && source.status !== "completed") {
@@ -89,7 +92,8 @@ export async function planMessages(
   let lookedUp = 0;
   await report({ step: "lookups", done: 0, total: toLookUp.length }, true);
   await forEachConcurrent(toLookUp, CHANNEL_LOOKUP_CONCURRENCY, async (channelUrl) => {
-    if (!(await channelExists(client, channelUrl, () => requests++))) missingChannels.push(channelUrl);
+    if (!(await channelExists(client, channelUrl, () => requests++)))
+      missingChannels.push(channelUrl);
     lookedUp++;
     await report({ step: "lookups", done: lookedUp, total: toLookUp.length });
   });
@@ -103,7 +107,12 @@ export async function planMessages(
   const importedUsers = new Map<string, { jobId: string; fileName: string; status: string }>();
   for (const batch of chunk(senders, 1000)) {
     const found = await db
-      .select({ key: importRows.resourceKey, jobId: importJobs.id, fileName: importJobs.fileName, status: importJobs.status })
+      .select({
+        key: importRows.resourceKey,
+        jobId: importJobs.id,
+        fileName: importJobs.fileName,
+        status: importJobs.status,
+      })
       .from(importRows)
       .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
       .where(
@@ -124,13 +133,20 @@ export async function planMessages(
   const onPlatform = new Set<string>();
   let usersLookedUp = 0;
   await report({ step: "members", done: 0, total: sendersToLookUp.length }, true);
-  await forEachConcurrent(chunk(sendersToLookUp, LOOKUP_BATCH), USER_LOOKUP_CONCURRENCY, async (userIds) => {
-    requests++;
-    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH }), platformRetries());
-    for (const user of page.users) onPlatform.add(user.user_id);
-    usersLookedUp += userIds.length;
-    await report({ step: "members", done: usersLookedUp, total: sendersToLookUp.length });
-  });
+  await forEachConcurrent(
+    chunk(sendersToLookUp, LOOKUP_BATCH),
+    USER_LOOKUP_CONCURRENCY,
+    async (userIds) => {
+      requests++;
+      const page = await withRetries(
+        () => client.users.list({ userIds, limit: LOOKUP_BATCH }),
+        platformRetries(),
+      );
+      for (const user of page.users) onPlatform.add(user.user_id);
+      usersLookedUp += userIds.length;
+      await report({ step: "members", done: usersLookedUp, total: sendersToLookUp.length });
+    },
+  );
   const missingSenders = sendersToLookUp.filter((id) => !onPlatform.has(id));
   const senderJobs = new Set<string>();
   for (const id of unfinishedSenders) {
@@ -146,14 +162,16 @@ export async function planMessages(
     severity: "error",
     code: 400201,
     prefix: "Channel",
-    after: "is neither on the platform nor in a channel import of this console: import the channel first.",
+    after:
+      "is neither on the platform nor in a channel import of this console: import the channel first.",
   });
   await markRows(db, job.id, "sender", missingSenders, {
     field: "user_id",
     severity: "error",
     code: 400201,
     prefix: "Sender",
-    after: "is neither a user on the platform nor in a users import: the platform would refuse the message.",
+    after:
+      "is neither a user on the platform nor in a users import: the platform would refuse the message.",
   });
   await markRows(db, job.id, "resource_key", unfinishedChannels, {
     field: "channel_url",
@@ -176,7 +194,12 @@ export async function planMessages(
   };
 }
 
-async function summarize(db: Database, jobId: string, missingChannels: string[], missingSenders: string[]): Promise<MessagePlan> {
+async function summarize(
+  db: Database,
+  jobId: string,
+  missingChannels: string[],
+  missingSenders: string[],
+): Promise<MessagePlan> {
   const perChannel = rowsOf<{ channel: string; messages: number; first: string; last: string }>(
     await db.execute(sql`
       select resource_key as channel, count(*)::int as messages,
@@ -241,8 +264,15 @@ async function channelImportRows(db: Database, refs: string[]) {
 }
 
 /** Open or group: the migration takes either, so both are asked. */
-async function channelExists(client: PlatformClient, channelUrl: string, count: () => void): Promise<boolean> {
-  const lookups: Array<(url: string) => Promise<unknown>> = [client.openChannels.get, client.groupChannels.get];
+async function channelExists(
+  client: PlatformClient,
+  channelUrl: string,
+  count: () => void,
+): Promise<boolean> {
+  const lookups: Array<(url: string) => Promise<unknown>> = [
+    client.openChannels.get,
+    client.groupChannels.get,
+  ];
   for (const get of lookups) {
     count();
     try {
@@ -264,10 +294,17 @@ async function markRows(
   jobId: string,
   by: "resource_key" | "sender",
   values: string[],
-  issue: { field: string; severity: "error" | "warning"; code?: number; prefix: string; after: string },
+  issue: {
+    field: string;
+    severity: "error" | "warning";
+    code?: number;
+    prefix: string;
+    after: string;
+  },
 ) {
   if (values.length === 0) return;
-  const column = by === "resource_key" ? sql.raw("r.resource_key") : sql.raw("(r.body ->> 'user_id')");
+  const column =
+    by === "resource_key" ? sql.raw("r.resource_key") : sql.raw("(r.body ->> 'user_id')");
   for (const batch of chunk(values, 1000)) {
     await db.execute(sql`
       update import_rows as r set

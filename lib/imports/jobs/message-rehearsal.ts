@@ -32,10 +32,22 @@ export async function rehearseMessages(
   ).map((row) => row.id);
   let seededUsers = 0;
   await forEachConcurrent(chunk(senders, 100), 4, async (userIds) => {
-    const known = new Map((await withRetries(() => target.users.list({ userIds, limit: 100 }), platformRetries())).users.map((user) => [user.user_id, user]));
+    const known = new Map(
+      (
+        await withRetries(() => target.users.list({ userIds, limit: 100 }), platformRetries())
+      ).users.map((user) => [user.user_id, user]),
+    );
     for (const id of userIds) {
       const user = known.get(id);
-      await withRetries(() => scratch.users.create({ user_id: id, nickname: user?.nickname ?? id, profile_url: user?.profile_url ?? "" }), platformRetries()).catch(() => {});
+      await withRetries(
+        () =>
+          scratch.users.create({
+            user_id: id,
+            nickname: user?.nickname ?? id,
+            profile_url: user?.profile_url ?? "",
+          }),
+        platformRetries(),
+      ).catch(() => {});
       seededUsers++;
     }
   });
@@ -50,28 +62,57 @@ export async function rehearseMessages(
       .select({ key: importRows.resourceKey, resource: importJobs.resource })
       .from(importRows)
       .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
-      .where(and(inArray(importJobs.resource, ["open_channels", "group_channels"]), ne(importJobs.status, "cancelled"), inArray(importRows.resourceKey, batch)));
+      .where(
+        and(
+          inArray(importJobs.resource, ["open_channels", "group_channels"]),
+          ne(importJobs.status, "cancelled"),
+          inArray(importRows.resourceKey, batch),
+        ),
+      );
     for (const row of found) if (row.key) importedKinds.set(row.key, row.resource);
   }
 
-  const tally = { created: 0, existed: 0, failed: 0, followUpsFailed: 0, failures: [] as Failure[], seededUsers };
+  const tally = {
+    created: 0,
+    existed: 0,
+    failed: 0,
+    followUpsFailed: 0,
+    failures: [] as Failure[],
+    seededUsers,
+  };
   await forEachConcurrent(channels, 8, async (channelUrl) => {
     if (options.shouldStop?.()) throw new StoppedEarly();
-    const open = (importedKinds.get(channelUrl) ?? (await kindOnTarget(target, channelUrl))) === "open_channels";
+    const open =
+      (importedKinds.get(channelUrl) ?? (await kindOnTarget(target, channelUrl))) ===
+      "open_channels";
     await withRetries<unknown>(
       () =>
-        open ? scratch.openChannels.create({ channel_url: channelUrl }) : scratch.groupChannels.create({ channel_url: channelUrl, user_ids: [] }),
+        open
+          ? scratch.openChannels.create({ channel_url: channelUrl })
+          : scratch.groupChannels.create({ channel_url: channelUrl, user_ids: [] }),
       platformRetries(),
     ).catch(() => {});
     const rows = await db
       .select({ rowIndex: importRows.rowIndex, body: importRows.body })
       .from(importRows)
-      .where(and(eq(importRows.jobId, job.id), eq(importRows.state, "pending"), eq(importRows.resourceKey, channelUrl)))
+      .where(
+        and(
+          eq(importRows.jobId, job.id),
+          eq(importRows.state, "pending"),
+          eq(importRows.resourceKey, channelUrl),
+        ),
+      )
       .orderBy(sql`(${importRows.body} ->> 'timestamp')::bigint`, asc(importRows.rowIndex));
     for (const batch of chunk(rows, MIGRATION_MESSAGES_MAX)) {
       try {
         await options.pacer.acquire();
-        await withRetries(() => scratch.migration.migrateMessages(channelUrl, { messages: batch.map((row) => row.body as MigratedMessage) }), platformRetries());
+        await withRetries(
+          () =>
+            scratch.migration.migrateMessages(channelUrl, {
+              messages: batch.map((row) => row.body as MigratedMessage),
+            }),
+          platformRetries(),
+        );
         tally.created += batch.length;
       } catch (error) {
         tally.failed += batch.length;
@@ -89,7 +130,10 @@ export async function rehearseMessages(
   return tally;
 }
 
-async function kindOnTarget(target: PlatformClient, channelUrl: string): Promise<"open_channels" | "group_channels"> {
+async function kindOnTarget(
+  target: PlatformClient,
+  channelUrl: string,
+): Promise<"open_channels" | "group_channels"> {
   try {
     await withRetries(() => target.openChannels.get(channelUrl), platformRetries());
     return "open_channels";

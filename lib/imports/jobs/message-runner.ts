@@ -68,7 +68,13 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
       await db
         .update(importRows)
         .set({ lockedUntil: new Date(Date.now() + leaseMs) })
-        .where(and(eq(importRows.jobId, job.id), eq(importRows.lockedBy, workerId), eq(importRows.state, "pending")));
+        .where(
+          and(
+            eq(importRows.jobId, job.id),
+            eq(importRows.lockedBy, workerId),
+            eq(importRows.state, "pending"),
+          ),
+        );
     },
     leaseMs,
     options.log,
@@ -78,7 +84,12 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
     while (active && options.running()) {
       const batch = queue.shift();
       if (batch) return batch;
-      refill ??= claimBatches(db, job.id, { workerId, leaseMs, channels: options.concurrency, busy: [...busy] })
+      refill ??= claimBatches(db, job.id, {
+        workerId,
+        leaseMs,
+        channels: options.concurrency,
+        busy: [...busy],
+      })
         .then((batches) => {
           // Nothing claimable and nothing in flight: this job has no work here for now.
           if (batches.length === 0 && busy.size === 0) active = false;
@@ -100,12 +111,18 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
     for (let batch = await next(); batch; batch = await next()) {
       worked = true;
       try {
-        for (let current: MessageBatch | undefined = batch; current; ) {
+        for (let current: MessageBatch | undefined = batch; current;) {
           const updates = await send(current);
           await applyRowUpdates(db, job.id, updates, workerId);
           // A request put back for a retry holds the channel until it is due.
           if (updates[0]?.finished !== true || !active || !options.running()) break;
-          [current] = await claimBatches(db, job.id, { workerId, leaseMs, channels: 1, busy: [], channelUrl: current.channelUrl });
+          [current] = await claimBatches(db, job.id, {
+            workerId,
+            leaseMs,
+            channels: 1,
+            busy: [],
+            channelUrl: current.channelUrl,
+          });
         }
       } finally {
         busy.delete(batch.channelUrl);
@@ -117,7 +134,8 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
     const attempt = Math.max(...batch.rows.map((row) => row.attempts));
     const first = batch.rows[0]!.rowIndex;
     const last = batch.rows[batch.rows.length - 1]!.rowIndex;
-    const each = (update: Omit<RowUpdate, "rowIndex">) => batch.rows.map((row) => ({ rowIndex: row.rowIndex, release: true, ...update }));
+    const each = (update: Omit<RowUpdate, "rowIndex">) =>
+      batch.rows.map((row) => ({ rowIndex: row.rowIndex, release: true, ...update }));
     try {
       await pacer.acquire();
       await client.migration.migrateMessages(batch.channelUrl, {
@@ -139,8 +157,16 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
         });
       }
       options.log(`messages ${first + 1}–${last + 1} to ${batch.channelUrl} failed: ${reason}`);
-      const gaveUp = isPlatformError(error) && error.transient ? `Gave up after ${attempt} tries of ` : "Refused with ";
-      return each({ state: "failed", resultCode: code, resultMessage: `${gaveUp}${carried}: ${reason}`, finished: true });
+      const gaveUp =
+        isPlatformError(error) && error.transient
+          ? `Gave up after ${attempt} tries of `
+          : "Refused with ";
+      return each({
+        state: "failed",
+        resultCode: code,
+        resultMessage: `${gaveUp}${carried}: ${reason}`,
+        finished: true,
+      });
     }
   }
 
@@ -152,7 +178,12 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
     // Batches claimed but not sent go back at once, not when the lease runs out.
     const unsent = queue.splice(0).flatMap((batch) => batch.rows.map((row) => row.rowIndex));
     if (unsent.length > 0) {
-      await applyRowUpdates(db, job.id, unsent.map((rowIndex) => ({ rowIndex, release: true, attemptsDelta: -1 })), workerId);
+      await applyRowUpdates(
+        db,
+        job.id,
+        unsent.map((rowIndex) => ({ rowIndex, release: true, attemptsDelta: -1 })),
+        workerId,
+      );
     }
   }
   return worked;
@@ -161,7 +192,9 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
 /** "3, 4, 5, 9" as row numbers of the file (1-based), shortened past 10. */
 function rowList(indexes: number[]): string {
   const shown = indexes.slice(0, 10).map((index) => String(index + 1));
-  return indexes.length > 10 ? `${shown.join(", ")} and ${indexes.length - 10} more` : shown.join(", ");
+  return indexes.length > 10
+    ? `${shown.join(", ")} and ${indexes.length - 10} more`
+    : shown.join(", ");
 }
 
 /**
@@ -172,7 +205,13 @@ function rowList(indexes: number[]): string {
 export async function claimBatches(
   db: Database,
   jobId: string,
-  options: { workerId: string; leaseMs: number; channels: number; busy: string[]; channelUrl?: string },
+  options: {
+    workerId: string;
+    leaseMs: number;
+    channels: number;
+    busy: string[];
+    channelUrl?: string;
+  },
 ): Promise<MessageBatch[]> {
   const now = new Date();
   const nowText = now.toISOString();
@@ -202,7 +241,12 @@ export async function claimBatches(
     where r.job_id = ${jobId} and r.row_index = picked.row_index and r.state = 'pending'
       and (r.locked_until is null or r.locked_until < ${nowText}::timestamptz)
     returning r.row_index, r.resource_key, r.body, r.attempts`);
-  const rows = rowsOf<{ row_index: number; resource_key: string; body: Record<string, unknown>; attempts: number }>(result);
+  const rows = rowsOf<{
+    row_index: number;
+    resource_key: string;
+    body: Record<string, unknown>;
+    attempts: number;
+  }>(result);
   const batches = new Map<string, MessageBatch>();
   for (const row of rows) {
     const batch = batches.get(row.resource_key) ?? { channelUrl: row.resource_key, rows: [] };

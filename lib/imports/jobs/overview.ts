@@ -37,10 +37,23 @@ export async function migrationOverview(db: Database): Promise<MigrationStage[]>
   return (["users", "channels", "messages"] as const).map((stage) => {
     const stageJobs = jobs
       .filter((job) => stageOf[job.resource] === stage)
-      .map((job) => ({ id: job.id, fileName: job.fileName, resource: job.resource, status: job.status, counts: counts.get(job.id) ?? empty() }));
+      .map((job) => ({
+        id: job.id,
+        fileName: job.fileName,
+        resource: job.resource,
+        status: job.status,
+        counts: counts.get(job.id) ?? empty(),
+      }));
     const totals = empty();
-    for (const job of stageJobs) for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += job.counts[key];
-    const state = stageJobs.length === 0 ? "not started" : stageJobs.every((job) => job.status === "completed") ? "done" : "in progress";
+    for (const job of stageJobs)
+      for (const key of Object.keys(totals) as Array<keyof typeof totals>)
+        totals[key] += job.counts[key];
+    const state =
+      stageJobs.length === 0
+        ? "not started"
+        : stageJobs.every((job) => job.status === "completed")
+          ? "done"
+          : "in progress";
     return { stage, state, jobs: stageJobs, totals };
   });
 }
@@ -50,7 +63,10 @@ function empty(): StageJob["counts"] {
 }
 
 /** Each job's rows by outcome, in one query for any number of jobs. */
-export async function jobOutcomeCounts(db: Database, jobs: ImportJob[]): Promise<Map<string, StageJob["counts"]>> {
+export async function jobOutcomeCounts(
+  db: Database,
+  jobs: ImportJob[],
+): Promise<Map<string, StageJob["counts"]>> {
   const map = new Map<string, StageJob["counts"]>();
   if (jobs.length === 0) return map;
   const rows = rowsOf<{ job_id: string } & StageJob["counts"]>(

@@ -96,7 +96,8 @@ export class Pacer {
     if (this.rate !== null && status < 500) {
       // Additive increase, one step per answer, up to the announced ceiling.
       const step = Math.max(0.05, (this.ceiling ?? this.rate) * 0.005);
-      this.rate = this.ceiling === null ? this.rate + step : Math.min(this.ceiling, this.rate + step);
+      this.rate =
+        this.ceiling === null ? this.rate + step : Math.min(this.ceiling, this.rate + step);
     }
     if (rateLimit?.remaining === 0) this.tokens = Math.min(this.tokens, 0);
   }

@@ -2,7 +2,15 @@ import "server-only";
 import { and, asc, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
-import { isChannelResource, type FollowUps, type ImportResource, type JobPlan, type MessagePlan, type PlanProgress, type RowIssue } from "@/lib/imports/types";
+import {
+  isChannelResource,
+  type FollowUps,
+  type ImportResource,
+  type JobPlan,
+  type MessagePlan,
+  type PlanProgress,
+  type RowIssue,
+} from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { LOOKUP_BATCH } from "./limits";
 import { chunk, rowsOf } from "./rows";
@@ -11,7 +19,14 @@ import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "./concurrency";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
-import { finishUpload, ImportJobError, rehearsalRunning, requireJob, rowCounts, type ImportJob } from "./store";
+import {
+  finishUpload,
+  ImportJobError,
+  rehearsalRunning,
+  requireJob,
+  rowCounts,
+  type ImportJob,
+} from "./store";
 
 export type { JobPlan };
 
@@ -40,7 +55,9 @@ const PROGRESS_EVERY_MS = 500;
 export async function requestPlan(db: Database, jobId: string): Promise<ImportJob> {
   const job = await finishUpload(db, jobId);
   if (rehearsalRunning(job)) {
-    throw new ImportJobError("A rehearsal of this import is running; plan again once it has finished.");
+    throw new ImportJobError(
+      "A rehearsal of this import is running; plan again once it has finished.",
+    );
   }
   const [updated] = await db
     .update(importJobs)
@@ -91,7 +108,14 @@ export async function planJob(
   await db
     .update(importRows)
     .set({ state: "pending", planIssues: [], existedBefore: false, followUpState: null })
-    .where(and(eq(importRows.jobId, jobId), inArray(importRows.state, ["pending", "existed", "invalid"]), eq(importRows.excluded, false), sql`${importRows.body} is not null and not (${importRows.issues} @> '[{"severity":"error"}]'::jsonb)`));
+    .where(
+      and(
+        eq(importRows.jobId, jobId),
+        inArray(importRows.state, ["pending", "existed", "invalid"]),
+        eq(importRows.excluded, false),
+        sql`${importRows.body} is not null and not (${importRows.issues} @> '[{"severity":"error"}]'::jsonb)`,
+      ),
+    );
 
   if (job.resource === "messages") await resolveMessageChannels(db, job);
   await markDuplicates(db, job);
@@ -109,14 +133,19 @@ export async function planJob(
       const batches = chunk(keys, LOOKUP_BATCH);
       await forEachConcurrent(batches, USER_LOOKUP_CONCURRENCY, async (userIds) => {
         requests++;
-        const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH, activeMode: "all" }), platformRetries());
+        const page = await withRetries(
+          () => client.users.list({ userIds, limit: LOOKUP_BATCH, activeMode: "all" }),
+          platformRetries(),
+        );
         for (const user of page.users) existing.add(user.user_id);
         lookedUp += userIds.length;
         await report({ step: "lookups", done: lookedUp, total: toLookUp });
       });
     } else {
       const getChannel = (channelUrl: string): Promise<unknown> =>
-        job.resource === "open_channels" ? client.openChannels.get(channelUrl) : client.groupChannels.get(channelUrl);
+        job.resource === "open_channels"
+          ? client.openChannels.get(channelUrl)
+          : client.groupChannels.get(channelUrl);
       await forEachConcurrent(keys, CHANNEL_LOOKUP_CONCURRENCY, async (channelUrl) => {
         requests++;
         try {
@@ -167,7 +196,12 @@ export async function planJob(
   const [warned] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(importRows)
-    .where(and(eq(importRows.jobId, jobId), sql`${importRows.planIssues} @> '[{"severity":"warning"}]'::jsonb`));
+    .where(
+      and(
+        eq(importRows.jobId, jobId),
+        sql`${importRows.planIssues} @> '[{"severity":"warning"}]'::jsonb`,
+      ),
+    );
   const plan: JobPlan = {
     toCreate: counts.pending,
     existing: counts.existed,
@@ -182,18 +216,30 @@ export async function planJob(
   };
   const [updated] = await db
     .update(importJobs)
-    .set({ status: "planned", plan, plannedAt: new Date(), planProgress: null, claimedBy: null, claimedUntil: null })
+    .set({
+      status: "planned",
+      plan,
+      plannedAt: new Date(),
+      planProgress: null,
+      claimedBy: null,
+      claimedUntil: null,
+    })
     .where(and(eq(importJobs.id, jobId), eq(importJobs.status, "planning")))
     .returning();
-  if (!updated) throw new ImportJobError("This import was cancelled while it was being planned; the plan was not saved.");
+  if (!updated)
+    throw new ImportJobError(
+      "This import was cancelled while it was being planned; the plan was not saved.",
+    );
   return updated;
 }
 
 /** A key that appears again later in the file: the later rows are invalid, never sent. */
 async function markDuplicates(db: Database, job: ImportJob) {
-  const field = job.resource === "users" ? "user_id" : job.resource === "messages" ? "dedup_id" : "channel_url";
+  const field =
+    job.resource === "users" ? "user_id" : job.resource === "messages" ? "dedup_id" : "channel_url";
   // A message is one of a kind by its dedup id within its channel.
-  const identity = job.resource === "messages" ? sql`resource_key, body ->> 'dedup_id'` : sql`resource_key`;
+  const identity =
+    job.resource === "messages" ? sql`resource_key, body ->> 'dedup_id'` : sql`resource_key`;
   await db.execute(sql`
     update import_rows as r set
       state = 'invalid',
@@ -212,9 +258,20 @@ async function* pendingPages(db: Database, jobId: string) {
   let after = -1;
   for (;;) {
     const rows = await db
-      .select({ rowIndex: importRows.rowIndex, resourceKey: importRows.resourceKey, body: importRows.body, followUps: importRows.followUps })
+      .select({
+        rowIndex: importRows.rowIndex,
+        resourceKey: importRows.resourceKey,
+        body: importRows.body,
+        followUps: importRows.followUps,
+      })
       .from(importRows)
-      .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "pending"), gt(importRows.rowIndex, after)))
+      .where(
+        and(
+          eq(importRows.jobId, jobId),
+          eq(importRows.state, "pending"),
+          gt(importRows.rowIndex, after),
+        ),
+      )
       .orderBy(asc(importRows.rowIndex))
       .limit(PAGE);
     if (rows.length === 0) return;
@@ -224,7 +281,10 @@ async function* pendingPages(db: Database, jobId: string) {
 }
 
 /** The user ids a channel's creation body refers to (members and operators). */
-export function referencedUserIds(body: Record<string, unknown> | null, followUps?: FollowUps | null): string[] {
+export function referencedUserIds(
+  body: Record<string, unknown> | null,
+  followUps?: FollowUps | null,
+): string[] {
   if (!body) return [];
   const ids = new Set<string>(followUps?.invite ?? []);
   for (const key of ["user_ids", "operator_ids"]) {
@@ -269,7 +329,12 @@ async function checkMembers(
   const imported = new Map<string, { jobId: string; fileName: string; status: string }>();
   for (const batch of chunk(ids, 1000)) {
     const found = await db
-      .select({ key: importRows.resourceKey, jobId: importJobs.id, fileName: importJobs.fileName, status: importJobs.status })
+      .select({
+        key: importRows.resourceKey,
+        jobId: importJobs.id,
+        fileName: importJobs.fileName,
+        status: importJobs.status,
+      })
       .from(importRows)
       .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
       .where(
@@ -283,19 +348,31 @@ async function checkMembers(
     for (const row of found) if (row.key) imported.set(row.key, row);
   }
   const onPlatform = new Set<string>();
-  const toLookUp = ids.filter((id) => !imported.has(id) || imported.get(id)!.status === "completed");
+  const toLookUp = ids.filter(
+    (id) => !imported.has(id) || imported.get(id)!.status === "completed",
+  );
   let lookedUp = 0;
   await report({ step: "members", done: 0, total: toLookUp.length }, true);
-  await forEachConcurrent(chunk(toLookUp, LOOKUP_BATCH), USER_LOOKUP_CONCURRENCY, async (userIds) => {
-    requests++;
-    const page = await withRetries(() => client.users.list({ userIds, limit: LOOKUP_BATCH, activeMode: "all" }), platformRetries());
-    for (const user of page.users) onPlatform.add(user.user_id);
-    lookedUp += userIds.length;
-    await report({ step: "members", done: lookedUp, total: toLookUp.length });
-  });
+  await forEachConcurrent(
+    chunk(toLookUp, LOOKUP_BATCH),
+    USER_LOOKUP_CONCURRENCY,
+    async (userIds) => {
+      requests++;
+      const page = await withRetries(
+        () => client.users.list({ userIds, limit: LOOKUP_BATCH, activeMode: "all" }),
+        platformRetries(),
+      );
+      for (const user of page.users) onPlatform.add(user.user_id);
+      lookedUp += userIds.length;
+      await report({ step: "members", done: lookedUp, total: toLookUp.length });
+    },
+  );
 
   const issuesByRow = new Map<number, RowIssue[]>();
-  const orderChecks = new Map<string, { jobId: string; fileName: string; status: string; rows: Set<number> }>();
+  const orderChecks = new Map<
+    string,
+    { jobId: string; fileName: string; status: string; rows: Set<number> }
+  >();
   let missing = 0;
   for (const [id, rowIndexes] of rowsById) {
     if (onPlatform.has(id)) continue;
@@ -335,7 +412,10 @@ async function checkMembers(
   return {
     missing,
     requests,
-    orderChecks: [...orderChecks.values()].map(({ rows, ...check }) => ({ ...check, channels: rows.size })),
+    orderChecks: [...orderChecks.values()].map(({ rows, ...check }) => ({
+      ...check,
+      channels: rows.size,
+    })),
   };
 }
 
@@ -353,8 +433,15 @@ async function followUpCounts(db: Database, jobId: string): Promise<JobPlan["fol
       count(*) filter (where follow_ups ? 'metadata')::int as metadata,
       coalesce(sum(ceil(jsonb_array_length(follow_ups -> 'invite') / 100.0)) filter (where follow_ups ? 'invite'), 0)::int as invitations
     from import_rows where job_id = ${jobId} and state = 'pending'`);
-  const row = rowsOf<{ deactivate: number; freeze: number; metadata: number; invitations: number }>(result)[0];
-  return { deactivate: row?.deactivate ?? 0, freeze: row?.freeze ?? 0, metadata: row?.metadata ?? 0, invitations: row?.invitations ?? 0 };
+  const row = rowsOf<{ deactivate: number; freeze: number; metadata: number; invitations: number }>(
+    result,
+  )[0];
+  return {
+    deactivate: row?.deactivate ?? 0,
+    freeze: row?.freeze ?? 0,
+    metadata: row?.metadata ?? 0,
+    invitations: row?.invitations ?? 0,
+  };
 }
 
 /** Kept here for the modules that take them from the plan (they live in `rows.ts`, out of the plan's import cycle). */

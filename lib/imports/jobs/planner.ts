@@ -40,7 +40,10 @@ export function startPlanner(options: PlannerOptions): Pick<PollLoop, "nudge" | 
   let stopping = false;
   const waiting = {
     plan: eq(importJobs.status, "planning"),
-    rehearsal: and(eq(importJobs.status, "planned"), sql`${importJobs.rehearsal} ->> 'state' = 'running'`),
+    rehearsal: and(
+      eq(importJobs.status, "planned"),
+      sql`${importJobs.rehearsal} ->> 'state' = 'running'`,
+    ),
   };
 
   async function tick(db: Database, kind: keyof typeof waiting): Promise<boolean> {
@@ -87,7 +90,13 @@ export function startPlanner(options: PlannerOptions): Pick<PollLoop, "nudge" | 
       log(`planning job ${jobId} failed: ${reason}`);
       await db
         .update(importJobs)
-        .set({ status: "draft", planProgress: null, claimedBy: null, claimedUntil: null, error: `The plan could not be made: ${reason}` })
+        .set({
+          status: "draft",
+          planProgress: null,
+          claimedBy: null,
+          claimedUntil: null,
+          error: `The plan could not be made: ${reason}`,
+        })
         .where(and(ours(jobId), eq(importJobs.status, "planning")));
     }
   }

@@ -20,8 +20,14 @@ export function startImportJobs(options: { concurrency?: number } = {}): Promise
     const handle = await getDatabaseHandle();
     if (handle.kind === "pglite") {
       // Embedded PGlite has one process by construction: every claim left is a dead one's.
-      await handle.db.update(importRows).set({ lockedUntil: null, lockedBy: null }).where(isNotNull(importRows.lockedUntil));
-      await handle.db.update(importJobs).set({ claimedUntil: null, claimedBy: null }).where(isNotNull(importJobs.claimedUntil));
+      await handle.db
+        .update(importRows)
+        .set({ lockedUntil: null, lockedBy: null })
+        .where(isNotNull(importRows.lockedUntil));
+      await handle.db
+        .update(importJobs)
+        .set({ claimedUntil: null, claimedBy: null })
+        .where(isNotNull(importJobs.claimedUntil));
     }
     return startImportRunner({
       getDb,
@@ -43,4 +49,3 @@ export async function stopImportJobs(): Promise<void> {
   delete store[runnerKey];
   await (await runner)?.stop();
 }
-

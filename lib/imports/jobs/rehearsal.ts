@@ -6,7 +6,13 @@ import { importJobs, importRows } from "@/lib/db/schema";
 import type { Rehearsal } from "@/lib/imports/types";
 import { createPlatformClient, isPlatformError, type PlatformClient } from "@/lib/platform";
 import { inProcessTransport } from "@/lib/platform/in-process";
-import { createApplication, createSandboxApp, deleteApplication, parseFaults, sandboxConfigFromEnv } from "@/lib/sandbox";
+import {
+  createApplication,
+  createSandboxApp,
+  deleteApplication,
+  parseFaults,
+  sandboxConfigFromEnv,
+} from "@/lib/sandbox";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
 import { rehearseMessages } from "./message-rehearsal";
 import { Pacer } from "./pacer";
@@ -30,7 +36,8 @@ const PAGE = 2_000;
  */
 export async function startRehearsal(db: Database, jobId: string): Promise<ImportJob> {
   const job = await requireJob(db, jobId);
-  if (job.status !== "planned") throw new ImportJobError("Only a planned import that has not started can be rehearsed.");
+  if (job.status !== "planned")
+    throw new ImportJobError("Only a planned import that has not started can be rehearsed.");
   const rehearsal: Rehearsal = { state: "running", startedAt: new Date().toISOString() };
   const [updated] = await db
     .update(importJobs)
@@ -62,7 +69,8 @@ export async function runRehearsal(
   const requested = job.rehearsal!;
   // A scratch application left by an attempt that died with its worker.
   if (requested.appId) await deleteApplication(db, requested.appId);
-  const save = (rehearsal: Rehearsal) => db.update(importJobs).set({ rehearsal }).where(eq(importJobs.id, jobId));
+  const save = (rehearsal: Rehearsal) =>
+    db.update(importJobs).set({ rehearsal }).where(eq(importJobs.id, jobId));
   const base: Rehearsal = { state: "running", startedAt: requested.startedAt };
   try {
     const outcome = await rehearse(db, target, job, {
@@ -103,7 +111,8 @@ async function rehearse(
     apiToken: app.apiToken,
     rateLimitRetries: 0,
     timeoutMs: 10_000,
-    onResponse: (info) => (info.method === "GET" ? pacers.read : pacers.write).observe(info.status, info.rateLimit),
+    onResponse: (info) =>
+      (info.method === "GET" ? pacers.read : pacers.write).observe(info.status, info.rateLimit),
     fetch: inProcessTransport(() => sandbox),
   });
   try {
@@ -115,13 +124,25 @@ async function rehearse(
       });
     }
     const seeding = job.resource === "users" ? {} : await seedMembers(db, target, scratch, job.id);
-    const tally = { created: 0, existed: 0, failed: 0, followUpsFailed: 0, failures: [] as NonNullable<Rehearsal["failures"]> };
+    const tally = {
+      created: 0,
+      existed: 0,
+      failed: 0,
+      followUpsFailed: 0,
+      failures: [] as NonNullable<Rehearsal["failures"]>,
+    };
     let after = -1;
     for (;;) {
       const rows = await db
         .select()
         .from(importRows)
-        .where(and(eq(importRows.jobId, job.id), eq(importRows.state, "pending"), gt(importRows.rowIndex, after)))
+        .where(
+          and(
+            eq(importRows.jobId, job.id),
+            eq(importRows.state, "pending"),
+            gt(importRows.rowIndex, after),
+          ),
+        )
         .orderBy(asc(importRows.rowIndex))
         .limit(PAGE);
       if (rows.length === 0) break;
@@ -144,12 +165,23 @@ async function rehearse(
           if (outcome.kind === "failed") {
             tally.failed++;
             if (tally.failures.length < MAX_LISTED_FAILURES) {
-              tally.failures.push({ rowIndex: row.rowIndex, code: outcome.code, message: outcome.message });
+              tally.failures.push({
+                rowIndex: row.rowIndex,
+                code: outcome.code,
+                message: outcome.message,
+              });
             }
           } else {
             tally[outcome.state]++;
             if (outcome.state === "created" && row.followUpState === "pending") {
-              const followUp = await sendFollowUps(scratch, pacers, job.resource, row.resourceKey ?? "", row.followUps, MAX_ATTEMPTS);
+              const followUp = await sendFollowUps(
+                scratch,
+                pacers,
+                job.resource,
+                row.resourceKey ?? "",
+                row.followUps,
+                MAX_ATTEMPTS,
+              );
               if (!followUp.ok) tally.followUpsFailed++;
             }
           }
@@ -184,11 +216,19 @@ async function seedMembers(
   let seedFailed = 0;
   const seedFailures: NonNullable<Rehearsal["seedFailures"]> = [];
   await forEachConcurrent(chunk(ids, 100), 4, async (userIds) => {
-    const page = await withRetries(() => target.users.list({ userIds, limit: 100, activeMode: "all" }), platformRetries());
+    const page = await withRetries(
+      () => target.users.list({ userIds, limit: 100, activeMode: "all" }),
+      platformRetries(),
+    );
     for (const user of page.users) {
       try {
         await withRetries(
-          () => scratch.users.create({ user_id: user.user_id, nickname: user.nickname, profile_url: user.profile_url }),
+          () =>
+            scratch.users.create({
+              user_id: user.user_id,
+              nickname: user.nickname,
+              profile_url: user.profile_url,
+            }),
           platformRetries(),
         );
         seededUsers++;

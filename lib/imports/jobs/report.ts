@@ -5,7 +5,15 @@ import type { JobPlan, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib
 import { csvLine } from "./csv";
 import { rowsOf } from "./plan";
 import { creationRequest, followUpRequests, type PlannedRequest } from "./requests";
-import { findRow, listRows, recentlyFinished, requireJob, rowCounts, type ImportRow, type RowCounts } from "./store";
+import {
+  findRow,
+  listRows,
+  recentlyFinished,
+  requireJob,
+  rowCounts,
+  type ImportRow,
+  type RowCounts,
+} from "./store";
 
 /** What the job page shows and polls: the same whether the page stayed open or was reopened. */
 export type JobProgress = {
@@ -50,11 +58,17 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
   // Totals come from the plan and stay fixed while the job runs; a row is done once its
   // follow-ups are, so the count only ever climbs to the plan's number.
   const toSend = job.plan ? job.plan.toCreate : 0;
-  const done = Math.min(toSend, counts.created - counts.followUpsPending + counts.failed + counts.existedInRun);
+  const done = Math.min(
+    toSend,
+    counts.created - counts.followUpsPending + counts.failed + counts.existedInRun,
+  );
   const remaining = Math.max(0, toSend - done);
   // Over the last 30 s (or since the start, when sooner): steadier than a few seconds' count.
-  const window = job.startedAt ? Math.min(RATE_WINDOW_MS, Math.max(1000, Date.now() - job.startedAt.getTime())) : RATE_WINDOW_MS;
-  const perSecond = job.status === "running" ? (await recentlyFinished(db, jobId, window)) / (window / 1000) : 0;
+  const window = job.startedAt
+    ? Math.min(RATE_WINDOW_MS, Math.max(1000, Date.now() - job.startedAt.getTime()))
+    : RATE_WINDOW_MS;
+  const perSecond =
+    job.status === "running" ? (await recentlyFinished(db, jobId, window)) / (window / 1000) : 0;
   return {
     id: job.id,
     resource: job.resource,
@@ -70,7 +84,10 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     done: Math.max(0, done),
     remaining,
     rowsNotDone:
-      counts.failed + counts.invalid + counts.followUpsFailed + (jobOver(job.status) ? counts.pending + counts.followUpsPending : 0),
+      counts.failed +
+      counts.invalid +
+      counts.followUpsFailed +
+      (jobOver(job.status) ? counts.pending + counts.followUpsPending : 0),
     perSecond: Math.round(perSecond * 10) / 10,
     secondsLeft: perSecond > 0 ? Math.ceil(remaining / perSecond) : null,
     plan: job.plan,
@@ -81,7 +98,10 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
   };
 }
 
-async function channelProgress(db: Database, jobId: string): Promise<{ done: number; total: number }> {
+async function channelProgress(
+  db: Database,
+  jobId: string,
+): Promise<{ done: number; total: number }> {
   const [row] = rowsOf<{ total: number; pending: number }>(
     await db.execute(sql`
       select count(distinct resource_key)::int as total,
@@ -129,17 +149,34 @@ export async function reportPage(
     afterIndex: options.afterIndex,
     limit,
   });
-  return { rows: rows.map((row) => toReportRow(row, job.status, job.firstRow)), nextAfter: rows.length === limit ? rows[rows.length - 1]!.rowIndex : null };
+  return {
+    rows: rows.map((row) => toReportRow(row, job.status, job.firstRow)),
+    nextAfter: rows.length === limit ? rows[rows.length - 1]!.rowIndex : null,
+  };
 }
 
 /** The exact requests a row will send (or sent), for the administrator to open. */
-export type RowRequests = { rowIndex: number; state: RowState; requests: PlannedRequest[]; issues: RowIssue[] };
+export type RowRequests = {
+  rowIndex: number;
+  state: RowState;
+  requests: PlannedRequest[];
+  issues: RowIssue[];
+};
 
-export async function rowRequests(db: Database, jobId: string, rowIndex: number): Promise<RowRequests | null> {
+export async function rowRequests(
+  db: Database,
+  jobId: string,
+  rowIndex: number,
+): Promise<RowRequests | null> {
   const job = await requireJob(db, jobId);
   const row = await findRow(db, jobId, rowIndex);
   if (!row) return null;
-  const requests = row.body ? [creationRequest(job.resource, row.body, row.resourceKey ?? ""), ...followUpRequests(job.resource, row.resourceKey ?? "", row.followUps)] : [];
+  const requests = row.body
+    ? [
+        creationRequest(job.resource, row.body, row.resourceKey ?? ""),
+        ...followUpRequests(job.resource, row.resourceKey ?? "", row.followUps),
+      ]
+    : [];
   return { rowIndex, state: row.state, requests, issues: [...row.issues, ...row.planIssues] };
 }
 
@@ -152,7 +189,10 @@ function jobOver(status: string): boolean {
 export function notDoneReason(row: ImportRow, jobStatus: string): string | null {
   if (!jobOver(jobStatus)) return null;
   if (row.state === "pending") {
-    const last = row.attempts > 0 && row.resultMessage ? ` (last try: ${row.resultMessage.replace(/^Will try again: /, "")})` : "";
+    const last =
+      row.attempts > 0 && row.resultMessage
+        ? ` (last try: ${row.resultMessage.replace(/^Will try again: /, "")})`
+        : "";
     return `Not sent: the import was cancelled before this row${last}.`;
   }
   if (row.state === "created" && row.followUpState === "pending") {
@@ -164,7 +204,10 @@ export function notDoneReason(row: ImportRow, jobStatus: string): string | null 
 /** Whether a row belongs in the failures CSV and in a new job "from the rows not done". */
 export function rowNotDone(row: ImportRow, jobStatus: string): boolean {
   if (row.state === "failed" || row.state === "invalid") return true;
-  if (row.state === "created") return row.followUpState === "failed" || (row.followUpState === "pending" && jobOver(jobStatus));
+  if (row.state === "created")
+    return (
+      row.followUpState === "failed" || (row.followUpState === "pending" && jobOver(jobStatus))
+    );
   return row.state === "pending" && jobOver(jobStatus);
 }
 
@@ -179,14 +222,22 @@ export async function* failuresCsv(db: Database, jobId: string): AsyncGenerator<
   yield `${csvLine([...job.columns, "reason", job.columns.includes("row") ? "row in file" : "row"])}`;
   let after = -1;
   for (;;) {
-    const rows = await listRows(db, jobId, { states: ["failed", "invalid", "created", "pending"], afterIndex: after, limit: 1000 });
+    const rows = await listRows(db, jobId, {
+      states: ["failed", "invalid", "created", "pending"],
+      afterIndex: after,
+      limit: 1000,
+    });
     if (rows.length === 0) return;
     after = rows[rows.length - 1]!.rowIndex;
     let chunk = "";
     for (const row of rows) {
       if (!rowNotDone(row, job.status)) continue;
       const values = job.columns.map((_, i) => row.values[i] ?? "");
-      chunk += csvLine([...values, failureReason(row, job.status), String(row.rowIndex + job.firstRow)]);
+      chunk += csvLine([
+        ...values,
+        failureReason(row, job.status),
+        String(row.rowIndex + job.firstRow),
+      ]);
     }
     if (chunk) yield chunk;
   }
@@ -197,7 +248,11 @@ export function failureReason(row: ImportRow, jobStatus: string): string {
   if (notDone) return notDone;
   if (row.state === "invalid") {
     const errors = [...row.issues, ...row.planIssues].filter((issue) => issue.severity === "error");
-    return errors.map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message)).join("; ") || "Invalid row.";
+    return (
+      errors
+        .map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message))
+        .join("; ") || "Invalid row."
+    );
   }
   const code = row.resultCode === null ? "" : ` (code ${row.resultCode})`;
   return `${row.resultMessage ?? "Failed."}${code}`;

@@ -1,7 +1,11 @@
 import type { FollowUps, ImportResource } from "@/lib/imports/types";
 
 /** An HTTP request exactly as the job will send it, for the administrator to inspect. */
-export type PlannedRequest = { method: "POST" | "PUT"; path: string; body: Record<string, unknown> };
+export type PlannedRequest = {
+  method: "POST" | "PUT";
+  path: string;
+  body: Record<string, unknown>;
+};
 
 const segment = encodeURIComponent;
 
@@ -9,13 +13,22 @@ const segment = encodeURIComponent;
 export const INVITE_BATCH = 100;
 
 /** `key` is the channel a message goes to; a message travels with up to 99 others of its channel. */
-export function creationRequest(resource: ImportResource, body: Record<string, unknown>, key = ""): PlannedRequest {
-  if (resource === "messages") return { method: "POST", path: `/v3/migration/${segment(key)}`, body: { messages: [body] } };
+export function creationRequest(
+  resource: ImportResource,
+  body: Record<string, unknown>,
+  key = "",
+): PlannedRequest {
+  if (resource === "messages")
+    return { method: "POST", path: `/v3/migration/${segment(key)}`, body: { messages: [body] } };
   return { method: "POST", path: `/v3/${resource}`, body };
 }
 
 /** The calls after creation, in the order they are made (issue 4, item 7). */
-export function followUpRequests(resource: ImportResource, key: string, followUps: FollowUps | null): PlannedRequest[] {
+export function followUpRequests(
+  resource: ImportResource,
+  key: string,
+  followUps: FollowUps | null,
+): PlannedRequest[] {
   if (!followUps) return [];
   const requests: PlannedRequest[] = [];
   if (resource === "users" && followUps.deactivate) {
@@ -25,18 +38,33 @@ export function followUpRequests(resource: ImportResource, key: string, followUp
   if (resource === "group_channels" && followUps.invite) {
     for (let start = 0; start < followUps.invite.length; start += INVITE_BATCH) {
       const user_ids = followUps.invite.slice(start, start + INVITE_BATCH);
-      requests.push({ method: "POST", path: `/v3/group_channels/${segment(key)}/invite`, body: { user_ids } });
+      requests.push({
+        method: "POST",
+        path: `/v3/group_channels/${segment(key)}/invite`,
+        body: { user_ids },
+      });
     }
   }
   if (resource !== "users" && followUps.freeze) {
-    requests.push({ method: "PUT", path: `/v3/${resource}/${segment(key)}/freeze`, body: { freeze: true } });
+    requests.push({
+      method: "PUT",
+      path: `/v3/${resource}/${segment(key)}/freeze`,
+      body: { freeze: true },
+    });
   }
   if (resource === "users" && followUps.metadata && Object.keys(followUps.metadata).length > 0) {
-    requests.push({ method: "PUT", path: `/v3/users/${segment(key)}/metadata`, body: { metadata: followUps.metadata } });
+    requests.push({
+      method: "PUT",
+      path: `/v3/users/${segment(key)}/metadata`,
+      body: { metadata: followUps.metadata },
+    });
   }
   return requests;
 }
 
-export function hasFollowUps(resource: ImportResource, followUps: FollowUps | null | undefined): boolean {
+export function hasFollowUps(
+  resource: ImportResource,
+  followUps: FollowUps | null | undefined,
+): boolean {
   return followUpRequests(resource, "x", followUps ?? null).length > 0;
 }

@@ -34,7 +34,12 @@ const columns: Array<[keyof RowUpdate, string, string]> = [
  * With `lockedBy`, only rows still claimed by that worker are written: a worker whose claim
  * ran out and was taken over never overwrites the newer outcome.
  */
-export async function applyRowUpdates(db: Database, jobId: string, updates: RowUpdate[], lockedBy?: string) {
+export async function applyRowUpdates(
+  db: Database,
+  jobId: string,
+  updates: RowUpdate[],
+  lockedBy?: string,
+) {
   if (updates.length === 0) return;
   const records = updates.map((update) => ({
     row_index: update.rowIndex,
@@ -50,8 +55,8 @@ export async function applyRowUpdates(db: Database, jobId: string, updates: RowU
     finished: update.finished ?? false,
     release: update.release ?? false,
   }));
-  const assignments = columns.map(
-    ([key, column]) => sql.raw(`${column} = case when v.has ? '${key}' then v.${column} else r.${column} end`),
+  const assignments = columns.map(([key, column]) =>
+    sql.raw(`${column} = case when v.has ? '${key}' then v.${column} else r.${column} end`),
   );
   await db.execute(sql`
     update import_rows as r set

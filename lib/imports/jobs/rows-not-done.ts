@@ -15,17 +15,25 @@ import { createJob, ImportJobError, requireJob, type ImportJob } from "./store";
 export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<ImportJob> {
   const source = await requireJob(db, jobId);
   if (source.status !== "cancelled" && source.status !== "completed") {
-    throw new ImportJobError("A new job from the rows not done can be made once this import has been cancelled or has finished.");
+    throw new ImportJobError(
+      "A new job from the rows not done can be made once this import has been cancelled or has finished.",
+    );
   }
   const notDone = sql`job_id = ${jobId} and (state in ('pending', 'failed') or (state = 'created' and follow_up_state in ('pending', 'failed')))`;
-  const [counted] = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from import_rows where ${notDone}`));
+  const [counted] = rowsOf<{ n: number }>(
+    await db.execute(sql`select count(*)::int as n from import_rows where ${notDone}`),
+  );
   const total = counted?.n ?? 0;
   if (total === 0) {
-    throw new ImportJobError("Every row of this import that could be sent reached its final state; there is nothing to run again. Rows invalid in the file are in the failures CSV, to be fixed first.");
+    throw new ImportJobError(
+      "Every row of this import that could be sent reached its final state; there is nothing to run again. Rows invalid in the file are in the failures CSV, to be fixed first.",
+    );
   }
   const job = await createJob(db, {
     resource: source.resource,
-    fileName: source.fileName.includes("(rows not done)") ? source.fileName : `${source.fileName} (rows not done)`,
+    fileName: source.fileName.includes("(rows not done)")
+      ? source.fileName
+      : `${source.fileName} (rows not done)`,
     columns: source.columns,
     mapping: source.mapping,
     totalRows: total,

@@ -16,7 +16,10 @@ import { liveClaims, type ImportJob, type ImportRow } from "./store";
 export type RunnerOptions = {
   getDb: () => Promise<Database>;
   /** The job's platform, with the runner's response hook (pacing) and no 429 waits of its own. */
-  createClient: (hooks: { onResponse: (info: ResponseInfo) => void; rateLimitRetries: number }) => Promise<PlatformClient>;
+  createClient: (hooks: {
+    onResponse: (info: ResponseInfo) => void;
+    rateLimitRetries: number;
+  }) => Promise<PlatformClient>;
   /** Requests in flight at once (keep-alive connections are reused between them). */
   concurrency?: number;
   /** Creation tries per row before a transient failure is final. */
@@ -61,10 +64,12 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
   const pacers: Pacers = { read: new Pacer(), write: new Pacer(), migration: new Pacer() };
 
   const onResponse = (info: ResponseInfo) =>
-    (info.url.includes("/v3/migration/") ? pacers.migration : info.method === "GET" ? pacers.read : pacers.write).observe(
-      info.status,
-      info.rateLimit,
-    );
+    (info.url.includes("/v3/migration/")
+      ? pacers.migration
+      : info.method === "GET"
+        ? pacers.read
+        : pacers.write
+    ).observe(info.status, info.rateLimit);
 
   async function tick(db: Database): Promise<boolean> {
     const [job] = await db
@@ -130,7 +135,13 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
         await db
           .update(importRows)
           .set({ lockedUntil: new Date(Date.now() + leaseMs) })
-          .where(and(eq(importRows.jobId, job.id), eq(importRows.lockedBy, workerId), inArray(importRows.rowIndex, [...held])));
+          .where(
+            and(
+              eq(importRows.jobId, job.id),
+              eq(importRows.lockedBy, workerId),
+              inArray(importRows.rowIndex, [...held]),
+            ),
+          );
       },
       leaseMs,
       log,
@@ -224,14 +235,34 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
           attemptsDelta: outcome.rateLimited ? -1 : 0,
         };
       }
-      return { ...base, state: "failed", resultCode: outcome.code, resultMessage: outcome.message, followUpState: null, finished: true };
+      return {
+        ...base,
+        state: "failed",
+        resultCode: outcome.code,
+        resultMessage: outcome.message,
+        followUpState: null,
+        finished: true,
+      };
     }
 
     async function followUp(row: ImportRow): Promise<RowUpdate> {
-      const outcome = await sendFollowUps(client, pacers, job.resource, row.resourceKey ?? "", row.followUps, maxAttempts);
+      const outcome = await sendFollowUps(
+        client,
+        pacers,
+        job.resource,
+        row.resourceKey ?? "",
+        row.followUps,
+        maxAttempts,
+      );
       return outcome.ok
         ? { rowIndex: row.rowIndex, release: true, followUpState: "done", finished: true }
-        : { rowIndex: row.rowIndex, release: true, followUpState: "failed", resultCode: outcome.code, resultMessage: outcome.message };
+        : {
+            rowIndex: row.rowIndex,
+            release: true,
+            followUpState: "failed",
+            resultCode: outcome.code,
+            resultMessage: outcome.message,
+          };
     }
 
     try {
@@ -251,7 +282,13 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
             // A creation claim counted an attempt that was never made.
             attempts: sql`case when ${importRows.state} = 'pending' then ${importRows.attempts} - 1 else ${importRows.attempts} end`,
           })
-          .where(and(eq(importRows.jobId, job.id), eq(importRows.lockedBy, workerId), inArray(importRows.rowIndex, unsent)));
+          .where(
+            and(
+              eq(importRows.jobId, job.id),
+              eq(importRows.lockedBy, workerId),
+              inArray(importRows.rowIndex, unsent),
+            ),
+          );
       }
     }
     return worked;
@@ -262,19 +299,35 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
    * SKIP LOCKED keeps two workers off the same rows; the lease lets a dead worker's rows
    * come back. A creation claim counts as an attempt, even if its answer is never recorded.
    */
-  async function claim(db: Database, jobId: string, limit: number, followUpsOnly: boolean): Promise<ImportRow[]> {
+  async function claim(
+    db: Database,
+    jobId: string,
+    limit: number,
+    followUpsOnly: boolean,
+  ): Promise<ImportRow[]> {
     const now = new Date();
     const lease = { lockedUntil: new Date(now.getTime() + leaseMs), lockedBy: workerId };
     const ofJob = eq(importRows.jobId, jobId);
-    const rowsOfJob = { key: importRows.rowIndex, scope: ofJob, orderBy: asc(importRows.rowIndex), limit };
+    const rowsOfJob = {
+      key: importRows.rowIndex,
+      scope: ofJob,
+      orderBy: asc(importRows.rowIndex),
+      limit,
+    };
     // Rows created whose follow-ups were cut short (a crash between the two) come first:
     // follow-ups belong to their row and are finished before any new row starts.
     const followUps = await claimRows(db, importRows, {
       ...rowsOfJob,
-      where: and(ofJob, eq(importRows.state, "created"), eq(importRows.followUpState, "pending"), unclaimed(importRows.lockedUntil, now)),
+      where: and(
+        ofJob,
+        eq(importRows.state, "created"),
+        eq(importRows.followUpState, "pending"),
+        unclaimed(importRows.lockedUntil, now),
+      ),
       set: lease,
     });
-    if (followUps.length > 0 || followUpsOnly) return followUps.sort((a, b) => a.rowIndex - b.rowIndex);
+    if (followUps.length > 0 || followUpsOnly)
+      return followUps.sort((a, b) => a.rowIndex - b.rowIndex);
     const created = await claimRows(db, importRows, {
       ...rowsOfJob,
       where: and(
@@ -292,7 +345,13 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     const [left] = await db
       .select({ rowIndex: importRows.rowIndex })
       .from(importRows)
-      .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "created"), eq(importRows.followUpState, "pending")))
+      .where(
+        and(
+          eq(importRows.jobId, jobId),
+          eq(importRows.state, "created"),
+          eq(importRows.followUpState, "pending"),
+        ),
+      )
       .limit(1);
     return left !== undefined;
   }
@@ -315,7 +374,8 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
   const loop = startPollLoop(async () => tick(await options.getDb()), {
     pollMs,
     name: "import-jobs",
-    onError: (error) => log(`job check failed: ${error instanceof Error ? error.message : String(error)}`),
+    onError: (error) =>
+      log(`job check failed: ${error instanceof Error ? error.message : String(error)}`),
   });
 
   // Plans are made beside the run, so asking for one never waits for another job to finish.
@@ -340,4 +400,3 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     },
   };
 }
-

@@ -38,7 +38,8 @@ export type CreateJobInput = {
 };
 
 export async function createJob(db: Database, input: CreateJobInput): Promise<ImportJob> {
-  if (!importResources.includes(input.resource)) throw new ImportJobError(`Unknown resource "${input.resource}".`);
+  if (!importResources.includes(input.resource))
+    throw new ImportJobError(`Unknown resource "${input.resource}".`);
   if (!Number.isInteger(input.totalRows) || input.totalRows < 1) {
     throw new ImportJobError("The file has no data rows to import.");
   }
@@ -53,7 +54,8 @@ export async function createJob(db: Database, input: CreateJobInput): Promise<Im
     throw new ImportJobError("Two columns of the file have the same name; rename one of them.");
   }
   for (const column of Object.keys(input.mapping)) {
-    if (!input.columns.includes(column)) throw new ImportJobError(`The mapping names a column the file does not have: "${column}".`);
+    if (!input.columns.includes(column))
+      throw new ImportJobError(`The mapping names a column the file does not have: "${column}".`);
   }
   const [job] = await db
     .insert(importJobs)
@@ -75,7 +77,8 @@ export async function findJob(db: Database, jobId: string): Promise<ImportJob | 
 
 export async function requireJob(db: Database, jobId: string): Promise<ImportJob> {
   const job = await findJob(db, jobId);
-  if (!job) throw new ImportJobError("There is no such import. It may have been deleted; start a new one.");
+  if (!job)
+    throw new ImportJobError("There is no such import. It may have been deleted; start a new one.");
   return job;
 }
 
@@ -86,31 +89,48 @@ export type UploadedRow = { index: number; values: string[]; excluded?: boolean 
  * `prepareRow` (the browser is never trusted). Idempotent by (job, index): a chunk sent
  * twice replaces its rows instead of adding them again.
  */
-export async function appendRows(db: Database, jobId: string, rows: UploadedRow[]): Promise<{ received: number }> {
+export async function appendRows(
+  db: Database,
+  jobId: string,
+  rows: UploadedRow[],
+): Promise<{ received: number }> {
   if (rows.length > MAX_CHUNK_ROWS) {
-    throw new ImportJobError(`A chunk holds at most ${MAX_CHUNK_ROWS.toLocaleString("en")} rows; this one has ${rows.length.toLocaleString("en")}. Send smaller chunks.`);
+    throw new ImportJobError(
+      `A chunk holds at most ${MAX_CHUNK_ROWS.toLocaleString("en")} rows; this one has ${rows.length.toLocaleString("en")}. Send smaller chunks.`,
+    );
   }
   const bytes = Buffer.byteLength(JSON.stringify(rows));
   if (bytes > MAX_CHUNK_BYTES) {
-    throw new ImportJobError(`A chunk holds at most 1 MB; this one has ${(bytes / 1024 / 1024).toFixed(1)} MB. Send smaller chunks.`);
+    throw new ImportJobError(
+      `A chunk holds at most 1 MB; this one has ${(bytes / 1024 / 1024).toFixed(1)} MB. Send smaller chunks.`,
+    );
   }
   const job = await requireJob(db, jobId);
-  if (job.status !== "draft") throw new ImportJobError("This import's upload is already finished; rows can no longer be added.");
+  if (job.status !== "draft")
+    throw new ImportJobError(
+      "This import's upload is already finished; rows can no longer be added.",
+    );
   const seen = new Set<number>();
   for (const row of rows) {
     if (!Number.isInteger(row.index) || row.index < 0 || row.index >= job.totalRows) {
-      throw new ImportJobError(`Row ${row.index} is outside the file's ${job.totalRows.toLocaleString("en")} rows.`);
+      throw new ImportJobError(
+        `Row ${row.index} is outside the file's ${job.totalRows.toLocaleString("en")} rows.`,
+      );
     }
-    if (seen.has(row.index)) throw new ImportJobError(`Row ${row.index} appears twice in one chunk.`);
+    if (seen.has(row.index))
+      throw new ImportJobError(`Row ${row.index} appears twice in one chunk.`);
     seen.add(row.index);
     if (row.values.length > job.columns.length) {
-      throw new ImportJobError(`Row ${row.index} has ${row.values.length} values but the file has ${job.columns.length} columns.`);
+      throw new ImportJobError(
+        `Row ${row.index} has ${row.values.length} values but the file has ${job.columns.length} columns.`,
+      );
     }
   }
   if (rows.length === 0) return { received: 0 };
   const values = rows.map((row) => {
     const prepared = prepareRow(job.resource, job.columns, job.mapping, row.values, row.index);
-    const invalid = prepared.body === null || prepared.issues.some((issue) => issue.severity === "error");
+    const invalid =
+      prepared.body === null || prepared.issues.some((issue) => issue.severity === "error");
     const state: RowState = row.excluded ? "excluded" : invalid ? "invalid" : "pending";
     // Every channel has its channel_url from here on: the file's, or one derived from its
     // source id, so no request is ever sent without one and a retry cannot make a second.
@@ -181,7 +201,9 @@ export async function transition(
     .returning();
   if (updated) return updated;
   const job = await requireJob(db, jobId);
-  throw new ImportJobError(`This import is ${statusWords[job.status]}, so it cannot be ${actionWords[to]} now.`);
+  throw new ImportJobError(
+    `This import is ${statusWords[job.status]}, so it cannot be ${actionWords[to]} now.`,
+  );
 }
 
 export const statusWords: Record<JobStatus, string> = {
@@ -211,11 +233,21 @@ export async function listJobs(db: Database, limit = 100): Promise<ImportJob[]> 
 }
 
 /** `existedInRun`: rows the plan was to create that someone else made first (the run found them). */
-export type RowCounts = Record<RowState, number> & { followUpsPending: number; followUpsFailed: number; existedInRun: number; total: number };
+export type RowCounts = Record<RowState, number> & {
+  followUpsPending: number;
+  followUpsFailed: number;
+  existedInRun: number;
+  total: number;
+};
 
 export async function rowCounts(db: Database, jobId: string): Promise<RowCounts> {
   const grouped = await db
-    .select({ state: importRows.state, followUpState: importRows.followUpState, existedBefore: importRows.existedBefore, n: count() })
+    .select({
+      state: importRows.state,
+      followUpState: importRows.followUpState,
+      existedBefore: importRows.existedBefore,
+      n: count(),
+    })
     .from(importRows)
     .where(eq(importRows.jobId, jobId))
     .groupBy(importRows.state, importRows.followUpState, importRows.existedBefore);
@@ -242,11 +274,17 @@ export async function rowCounts(db: Database, jobId: string): Promise<RowCounts>
 }
 
 /** Rows finished in the last `windowMs`, for the rate shown while a job runs. */
-export async function recentlyFinished(db: Database, jobId: string, windowMs: number): Promise<number> {
+export async function recentlyFinished(
+  db: Database,
+  jobId: string,
+  windowMs: number,
+): Promise<number> {
   const [row] = await db
     .select({ n: count() })
     .from(importRows)
-    .where(and(eq(importRows.jobId, jobId), gte(importRows.finishedAt, new Date(Date.now() - windowMs))));
+    .where(
+      and(eq(importRows.jobId, jobId), gte(importRows.finishedAt, new Date(Date.now() - windowMs))),
+    );
   return row?.n ?? 0;
 }
 
@@ -270,7 +308,11 @@ export async function listRows(
     .limit(options.limit);
 }
 
-export async function findRow(db: Database, jobId: string, rowIndex: number): Promise<ImportRow | undefined> {
+export async function findRow(
+  db: Database,
+  jobId: string,
+  rowIndex: number,
+): Promise<ImportRow | undefined> {
   const [row] = await db
     .select()
     .from(importRows)
@@ -284,6 +326,12 @@ export async function liveClaims(db: Database, jobId: string): Promise<number> {
   const [row] = await db
     .select({ n: count() })
     .from(importRows)
-    .where(and(eq(importRows.jobId, jobId), isNotNull(importRows.lockedUntil), gt(importRows.lockedUntil, new Date())));
+    .where(
+      and(
+        eq(importRows.jobId, jobId),
+        isNotNull(importRows.lockedUntil),
+        gt(importRows.lockedUntil, new Date()),
+      ),
+    );
   return row?.n ?? 0;
 }

@@ -40,7 +40,9 @@ const progress = setInterval(() => {
     for (const job of active) {
       const counts = await rowCounts(handle.db, job.id);
       const done = counts.total - counts.pending;
-      console.log(`job ${job.id} ${job.status}: ${done}/${counts.total} rows done, ${counts.failed} failed`);
+      console.log(
+        `job ${job.id} ${job.status}: ${done}/${counts.total} rows done, ${counts.failed} failed`,
+      );
     }
     idleChecks = active.length === 0 ? idleChecks + 1 : 0;
     if (process.env.IMPORT_WORKER_EXIT_WHEN_IDLE === "1" && idleChecks >= 2) await shutdown(0);

@@ -1,13 +1,25 @@
-import type { PreviewProgress, PreviewRequest, PreviewResults, WorkerInbound, WorkerOutbound } from "./protocol";
+import type {
+  PreviewProgress,
+  PreviewRequest,
+  PreviewResults,
+  WorkerInbound,
+  WorkerOutbound,
+} from "./protocol";
 
 /** The page's side of the preview worker: typed requests that resolve with the worker's answer. */
 export class PreviewClient {
   private readonly worker: Worker;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (value: unknown) => void; reject: (error: Error) => void }
+  >();
 
   constructor(private readonly onProgress: (progress: PreviewProgress) => void) {
-    this.worker = new Worker(new URL("./preview-worker.ts", import.meta.url), { type: "module", name: "import-preview" });
+    this.worker = new Worker(new URL("./preview-worker.ts", import.meta.url), {
+      type: "module",
+      name: "import-preview",
+    });
     this.worker.addEventListener("message", (event: MessageEvent<WorkerOutbound>) => {
       const message = event.data;
       if (message.kind === "progress") {
@@ -21,7 +33,10 @@ export class PreviewClient {
       else waiting.reject(new Error(message.message));
     });
     this.worker.addEventListener("error", () => {
-      for (const waiting of this.pending.values()) waiting.reject(new Error("The preview stopped unexpectedly. Reload the page and choose the file again."));
+      for (const waiting of this.pending.values())
+        waiting.reject(
+          new Error("The preview stopped unexpectedly. Reload the page and choose the file again."),
+        );
       this.pending.clear();
     });
   }

@@ -2,7 +2,15 @@ import { CrossRowIndex, type CrossRowOptions } from "../cross-row";
 import type { ColumnMapping } from "../fields";
 import { prepareRow } from "../prepare";
 import { importLimits, type ImportResource, type RowIssue } from "../types";
-import type { ColumnProfile, HeaderChoice, PreviewCounts, RowFilter, SavedFixes, UploadRow, ViewRow } from "./protocol";
+import type {
+  ColumnProfile,
+  HeaderChoice,
+  PreviewCounts,
+  RowFilter,
+  SavedFixes,
+  UploadRow,
+  ViewRow,
+} from "./protocol";
 import { raggedMessage, raggedRows, uniqueHeaders } from "./records";
 import { FileProblem } from "./read-file";
 
@@ -48,15 +56,24 @@ export class PreviewSession {
   }
 
   chooseHeader(headerRow: number): HeaderChoice {
-    if (headerRow < 0 || headerRow >= this.records.length) throw new FileProblem("That header row is not in the file.");
+    if (headerRow < 0 || headerRow >= this.records.length)
+      throw new FileProblem("That header row is not in the file.");
     this.headerRow = headerRow;
     const ragged = raggedRows(this.records, headerRow);
     if (ragged.total > 0) throw new FileProblem(raggedMessage(ragged));
     if (this.rowCount === 0) throw new FileProblem("The file has a header but no rows under it.");
     const maxRows = importLimits(this.resource).rows;
-    if (this.rowCount > maxRows) throw new FileProblem(`The file has ${this.rowCount.toLocaleString("en-US")} rows; the console imports at most ${maxRows.toLocaleString("en-US")} at a time. Split it into parts.`);
+    if (this.rowCount > maxRows)
+      throw new FileProblem(
+        `The file has ${this.rowCount.toLocaleString("en-US")} rows; the console imports at most ${maxRows.toLocaleString("en-US")} at a time. Split it into parts.`,
+      );
     this.columns = uniqueHeaders(this.records[headerRow]!);
-    return { columns: this.columns, rows: this.rowCount, profiles: this.profiles(), firstRow: this.firstRow };
+    return {
+      columns: this.columns,
+      rows: this.rowCount,
+      profiles: this.profiles(),
+      firstRow: this.firstRow,
+    };
   }
 
   /** Each column's fill rate and first non-empty values, for the mapping step. */
@@ -80,7 +97,10 @@ export class PreviewSession {
   }
 
   /** Validates every row; `onProgress` is called between batches. */
-  validate(mapping: ColumnMapping, onProgress: (done: number, total: number) => void = () => {}): PreviewCounts {
+  validate(
+    mapping: ColumnMapping,
+    onProgress: (done: number, total: number) => void = () => {},
+  ): PreviewCounts {
     const total = this.rowCount;
     this.mapping = mapping;
     this.flags = new Uint8Array(total);
@@ -89,12 +109,20 @@ export class PreviewSession {
     this.keys = new Array(total);
     this.sourceIds = new Array(total);
     this.dedupIds = new Array(total);
-    this.cross = new CrossRowIndex(this.resource, { ...this.crossOptions, firstRow: this.firstRow });
+    this.cross = new CrossRowIndex(this.resource, {
+      ...this.crossOptions,
+      firstRow: this.firstRow,
+    });
     this.filtered.clear();
     const batch = 5000;
     for (let index = 0; index < total; index++) {
       this.prepare(index);
-      this.cross.add({ index, key: this.keys[index]!, sourceId: this.sourceIds[index], dedupId: this.dedupIds[index] });
+      this.cross.add({
+        index,
+        key: this.keys[index]!,
+        sourceId: this.sourceIds[index],
+        dedupId: this.dedupIds[index],
+      });
       if (index % batch === batch - 1) onProgress(index + 1, total);
     }
     for (let index = 0; index < total; index++) this.refreshCross(index);
@@ -130,7 +158,8 @@ export class PreviewSession {
     });
     this.crossIssues[index] = issues.length > 0 ? issues : undefined;
     let flags = excluded ? EXCLUDED : 0;
-    for (const issue of [...(this.ownIssues[index] ?? []), ...issues]) flags |= issue.severity === "error" ? ERROR : WARNING;
+    for (const issue of [...(this.ownIssues[index] ?? []), ...issues])
+      flags |= issue.severity === "error" ? ERROR : WARNING;
     this.flags[index] = flags;
   }
 
@@ -147,7 +176,8 @@ export class PreviewSession {
   /** Fixes one cell; the row and every row sharing its old or new key are checked again. */
   edit(index: number, column: number, value: string): { counts: PreviewCounts; row: ViewRow } {
     this.assertRow(index);
-    if (column < 0 || column >= this.columns.length) throw new FileProblem("That column is not in the file.");
+    if (column < 0 || column >= this.columns.length)
+      throw new FileProblem("That column is not in the file.");
     const before = this.cross.remove(this.identity(index));
     this.values(index)[column] = value;
     this.prepare(index);
@@ -172,9 +202,11 @@ export class PreviewSession {
   /** Replays saved fixes on a freshly validated file: cells first, then exclusions. */
   applyFixes(fixes: SavedFixes): PreviewCounts {
     for (const [index, column, value] of fixes.edits) {
-      if (index >= 0 && index < this.flags.length && column >= 0 && column < this.columns.length) this.edit(index, column, value);
+      if (index >= 0 && index < this.flags.length && column >= 0 && column < this.columns.length)
+        this.edit(index, column, value);
     }
-    for (const [index, excluded] of fixes.excluded) if (index >= 0 && index < this.flags.length) this.exclude(index, excluded);
+    for (const [index, excluded] of fixes.excluded)
+      if (index >= 0 && index < this.flags.length) this.exclude(index, excluded);
     return this.counts();
   }
 
@@ -189,13 +221,23 @@ export class PreviewSession {
    * Replaces `find` in one column of every row: the whole cell when `wholeCell`, else each
    * occurrence (case-sensitive). Returns the cells it changed, as fixes to save.
    */
-  replace(column: number, find: string, replacement: string, wholeCell: boolean): { counts: PreviewCounts; edits: Array<[number, number, string]> } {
-    if (column < 0 || column >= this.columns.length) throw new FileProblem("That column is not in the file.");
+  replace(
+    column: number,
+    find: string,
+    replacement: string,
+    wholeCell: boolean,
+  ): { counts: PreviewCounts; edits: Array<[number, number, string]> } {
+    if (column < 0 || column >= this.columns.length)
+      throw new FileProblem("That column is not in the file.");
     if (find === "" && !wholeCell) throw new FileProblem("Type the text to find.");
     const edits: Array<[number, number, string]> = [];
     for (let index = 0; index < this.flags.length; index++) {
       const value = this.values(index)[column] ?? "";
-      const next = wholeCell ? (value === find ? replacement : value) : value.replaceAll(find, replacement);
+      const next = wholeCell
+        ? value === find
+          ? replacement
+          : value
+        : value.replaceAll(find, replacement);
       if (next === value) continue;
       this.edit(index, column, next);
       edits.push([index, column, next]);
@@ -204,7 +246,13 @@ export class PreviewSession {
   }
 
   counts(): PreviewCounts {
-    const counts: PreviewCounts = { rows: this.flags.length, valid: 0, errors: 0, warnings: 0, excluded: 0 };
+    const counts: PreviewCounts = {
+      rows: this.flags.length,
+      valid: 0,
+      errors: 0,
+      warnings: 0,
+      excluded: 0,
+    };
     for (const flags of this.flags) {
       if (flags & EXCLUDED) {
         counts.excluded++;
@@ -221,12 +269,14 @@ export class PreviewSession {
     if (filter === "all") {
       const total = this.flags.length;
       const rows: ViewRow[] = [];
-      for (let index = Math.max(0, start); index < Math.min(end, total); index++) rows.push(this.viewRow(index));
+      for (let index = Math.max(0, start); index < Math.min(end, total); index++)
+        rows.push(this.viewRow(index));
       return { total, rows };
     }
     const indexes = this.filterIndexes(filter);
     const rows: ViewRow[] = [];
-    for (let at = Math.max(0, start); at < Math.min(end, indexes.length); at++) rows.push(this.viewRow(indexes[at]!));
+    for (let at = Math.max(0, start); at < Math.min(end, indexes.length); at++)
+      rows.push(this.viewRow(indexes[at]!));
     return { total: indexes.length, rows };
   }
 
@@ -234,12 +284,15 @@ export class PreviewSession {
     const cached = this.filtered.get(filter);
     if (cached) return cached;
     const matches = (flags: number) =>
-      filter === "excluded" ? (flags & EXCLUDED) !== 0 : (flags & EXCLUDED) === 0 && (flags & (filter === "errors" ? ERROR : WARNING)) !== 0;
+      filter === "excluded"
+        ? (flags & EXCLUDED) !== 0
+        : (flags & EXCLUDED) === 0 && (flags & (filter === "errors" ? ERROR : WARNING)) !== 0;
     let count = 0;
     for (const flags of this.flags) if (matches(flags)) count++;
     const indexes = new Int32Array(count);
     let at = 0;
-    for (let index = 0; index < this.flags.length; index++) if (matches(this.flags[index]!)) indexes[at++] = index;
+    for (let index = 0; index < this.flags.length; index++)
+      if (matches(this.flags[index]!)) indexes[at++] = index;
     this.filtered.set(filter, indexes);
     return indexes;
   }
@@ -269,6 +322,7 @@ export class PreviewSession {
   }
 
   private assertRow(index: number): void {
-    if (!Number.isInteger(index) || index < 0 || index >= this.flags.length) throw new FileProblem("That row is not in the file.");
+    if (!Number.isInteger(index) || index < 0 || index >= this.flags.length)
+      throw new FileProblem("That row is not in the file.");
   }
 }

@@ -56,7 +56,9 @@ async function handle(request: PreviewRequest): Promise<unknown> {
     case "header":
       return activeSession().chooseHeader(request.headerRow);
     case "validate":
-      return activeSession().validate(request.mapping, (done, total) => progress({ phase: "validating", done, total }));
+      return activeSession().validate(request.mapping, (done, total) =>
+        progress({ phase: "validating", done, total }),
+      );
     case "rows":
       return activeSession().rows(request.filter, request.start, request.end);
     case "edit":
@@ -70,7 +72,12 @@ async function handle(request: PreviewRequest): Promise<unknown> {
     case "exclude-errors":
       return activeSession().excludeErrors();
     case "replace":
-      return activeSession().replace(request.column, request.find, request.replacement, request.wholeCell);
+      return activeSession().replace(
+        request.column,
+        request.find,
+        request.replacement,
+        request.wholeCell,
+      );
   }
 }
 
@@ -81,7 +88,10 @@ scope.addEventListener("message", (event: MessageEvent<WorkerInbound>) => {
       post({ kind: "result", id, ok: true, result: await handle(request) });
     } catch (error) {
       if (!(error instanceof FileProblem)) console.error("[import preview]", error);
-      const message = error instanceof FileProblem ? error.message : "The file could not be read: an unexpected error occurred. Try again, or try another file.";
+      const message =
+        error instanceof FileProblem
+          ? error.message
+          : "The file could not be read: an unexpected error occurred. Try again, or try another file.";
       post({ kind: "result", id, ok: false, message });
     }
   });

@@ -38,13 +38,27 @@ export type LoadedFile = {
 export type ColumnProfile = { filled: number; examples: string[] };
 
 /** `firstRow`: the row a spreadsheet shows for the first data row (header row included). */
-export type HeaderChoice = { columns: string[]; rows: number; profiles: ColumnProfile[]; firstRow: number };
+export type HeaderChoice = {
+  columns: string[];
+  rows: number;
+  profiles: ColumnProfile[];
+  firstRow: number;
+};
 
 /** Fixes to replay on a freshly read file: [row index, column, value] and [row index, excluded]. */
-export type SavedFixes = { edits: Array<[number, number, string]>; excluded: Array<[number, boolean]> };
+export type SavedFixes = {
+  edits: Array<[number, number, string]>;
+  excluded: Array<[number, boolean]>;
+};
 
 /** `rowNumber`: the row a spreadsheet shows for this record, the number used everywhere. */
-export type ViewRow = { index: number; rowNumber: number; values: string[]; issues: RowIssue[]; excluded: boolean };
+export type ViewRow = {
+  index: number;
+  rowNumber: number;
+  values: string[];
+  issues: RowIssue[];
+  excluded: boolean;
+};
 
 export type UploadRow = { index: number; values: string[]; excluded?: boolean };
 

@@ -1,7 +1,13 @@
 import Papa from "papaparse";
 import readXlsxFile from "read-excel-file/universal";
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from "../types";
-import { HEADER_SEARCH_ROWS, isPlainObject, JsonColumns, UnclosedQuoteFinder, unclosedQuoteMessage } from "./records";
+import {
+  HEADER_SEARCH_ROWS,
+  isPlainObject,
+  JsonColumns,
+  UnclosedQuoteFinder,
+  unclosedQuoteMessage,
+} from "./records";
 import { formatBytes, notUtf8Message, sniffFile, Utf8Checker, type FileFormat } from "./sniff";
 
 /**
@@ -24,7 +30,13 @@ function tooManyRows(limits: FileLimits): string {
   return `The file has more than ${limits.rows.toLocaleString("en-US")} rows. Split it into files of at most ${limits.rows.toLocaleString("en-US")} rows and import them one after another.`;
 }
 
-export type ReadFile = { format: FileFormat; records: string[][]; headerFixed: boolean; sheets?: string[]; sheet?: string };
+export type ReadFile = {
+  format: FileFormat;
+  records: string[][];
+  headerFixed: boolean;
+  sheets?: string[];
+  sheet?: string;
+};
 
 /** `sheet`: which sheet of a workbook to read; the first when null. */
 export async function readRecords(
@@ -34,26 +46,43 @@ export async function readRecords(
   sheet: string | null = null,
 ): Promise<ReadFile> {
   if (file.size > limits.bytes) {
-    throw new FileProblem(`The file is ${formatBytes(file.size)}; the console imports files of up to ${formatBytes(limits.bytes)}. Split it and import the parts one after another.`);
+    throw new FileProblem(
+      `The file is ${formatBytes(file.size)}; the console imports files of up to ${formatBytes(limits.bytes)}. Split it and import the parts one after another.`,
+    );
   }
   const head = new Uint8Array(await file.slice(0, 8192).arrayBuffer());
   const sniffed = sniffFile(file.name, file.size, head);
   if (!sniffed.ok) throw new FileProblem(sniffed.message);
-  if (sniffed.format === "xlsx") return { format: "xlsx", headerFixed: false, ...(await readWorkbook(file, sheet, onProgress, limits)) };
+  if (sniffed.format === "xlsx")
+    return {
+      format: "xlsx",
+      headerFixed: false,
+      ...(await readWorkbook(file, sheet, onProgress, limits)),
+    };
   if (sniffed.format === "csv" || sniffed.format === "tsv") {
     await checkUtf8(file, onProgress);
     const records = await readDelimited(file, sniffed.format, onProgress, limits);
     return { format: sniffed.format, records, headerFixed: false };
   }
-  const records = sniffed.format === "ndjson" ? await readNdjson(file, onProgress, limits) : await readJsonArray(file, onProgress, limits);
+  const records =
+    sniffed.format === "ndjson"
+      ? await readNdjson(file, onProgress, limits)
+      : await readJsonArray(file, onProgress, limits);
   return { format: sniffed.format, records, headerFixed: true };
 }
 
-async function* decodedSlices(file: Blob, onProgress: Progress, phase: "checking" | "reading"): AsyncGenerator<string> {
+async function* decodedSlices(
+  file: Blob,
+  onProgress: Progress,
+  phase: "checking" | "reading",
+): AsyncGenerator<string> {
   const checker = new Utf8Checker();
   for (let start = 0; start < file.size; start += SLICE_BYTES) {
     const end = Math.min(file.size, start + SLICE_BYTES);
-    const text = checker.decode(new Uint8Array(await file.slice(start, end).arrayBuffer()), end === file.size);
+    const text = checker.decode(
+      new Uint8Array(await file.slice(start, end).arrayBuffer()),
+      end === file.size,
+    );
     if (text === null) throw new FileProblem(notUtf8Message(checker.failedAt, checker.failedLine));
     onProgress(end, file.size, phase);
     yield text;
@@ -62,23 +91,42 @@ async function* decodedSlices(file: Blob, onProgress: Progress, phase: "checking
 
 async function checkUtf8(file: Blob, onProgress: Progress): Promise<void> {
   let binary = false;
-  for await (const text of decodedSlices(file, onProgress, "checking")) if (text.includes("\u0000")) binary = true;
-  if (binary) throw new FileProblem("This is not a CSV, TSV or JSON file: it holds binary data, not text.");
+  for await (const text of decodedSlices(file, onProgress, "checking"))
+    if (text.includes("\u0000")) binary = true;
+  if (binary)
+    throw new FileProblem("This is not a CSV, TSV or JSON file: it holds binary data, not text.");
 }
 
-async function readDelimited(file: Blob, format: "csv" | "tsv", onProgress: Progress, limits: FileLimits): Promise<string[][]> {
-  const { records, quoteProblem, delimiter } = await parseDelimited(file, format, onProgress, limits);
+async function readDelimited(
+  file: Blob,
+  format: "csv" | "tsv",
+  onProgress: Progress,
+  limits: FileLimits,
+): Promise<string[][]> {
+  const { records, quoteProblem, delimiter } = await parseDelimited(
+    file,
+    format,
+    onProgress,
+    limits,
+  );
   // A quote never closed swallows the rest of the file into one cell (or, read in chunks, leaves
   // no rows at all) without the reader always saying so: in any of these cases, look for it.
   const last = records[records.length - 1];
-  const suspicious = quoteProblem !== null || last === undefined || last.some((cell) => cell.includes("\n") || cell.includes("\r"));
+  const suspicious =
+    quoteProblem !== null ||
+    last === undefined ||
+    last.some((cell) => cell.includes("\n") || cell.includes("\r"));
   if (suspicious) {
     // Read the text once more to find where the open quote starts: row and line.
     const finder = new UnclosedQuoteFinder(delimiter);
-    for await (const text of decodedSlices(file, () => {}, "reading")) finder.feed(text.replace(/^\uFEFF/, ""));
+    for await (const text of decodedSlices(file, () => {}, "reading"))
+      finder.feed(text.replace(/^\uFEFF/, ""));
     const where = finder.finish();
     if (where) throw new FileProblem(unclosedQuoteMessage(where));
-    if (quoteProblem) throw new FileProblem(`A quote in the file is never closed (${quoteProblem}). Fix the quotes in the file and choose it again.`);
+    if (quoteProblem)
+      throw new FileProblem(
+        `A quote in the file is never closed (${quoteProblem}). Fix the quotes in the file and choose it again.`,
+      );
   }
   return records;
 }
@@ -122,7 +170,11 @@ function parseDelimited(
   });
 }
 
-async function readNdjson(file: Blob, onProgress: Progress, limits: FileLimits): Promise<string[][]> {
+async function readNdjson(
+  file: Blob,
+  onProgress: Progress,
+  limits: FileLimits,
+): Promise<string[][]> {
   const columns = new JsonColumns();
   const rows: string[][] = [];
   let rest = "";
@@ -134,9 +186,14 @@ async function readNdjson(file: Blob, onProgress: Progress, limits: FileLimits):
     try {
       value = JSON.parse(text);
     } catch {
-      throw new FileProblem(`Line ${line.toLocaleString("en-US")} is not valid JSON. Each line of an NDJSON file holds one object.`);
+      throw new FileProblem(
+        `Line ${line.toLocaleString("en-US")} is not valid JSON. Each line of an NDJSON file holds one object.`,
+      );
     }
-    if (!isPlainObject(value)) throw new FileProblem(`Line ${line.toLocaleString("en-US")} is not a JSON object. Each line of an NDJSON file holds one object.`);
+    if (!isPlainObject(value))
+      throw new FileProblem(
+        `Line ${line.toLocaleString("en-US")} is not a JSON object. Each line of an NDJSON file holds one object.`,
+      );
     rows.push(columns.cells(value));
     if (rows.length > limits.rows) throw new FileProblem(tooManyRows(limits));
   };
@@ -149,20 +206,32 @@ async function readNdjson(file: Blob, onProgress: Progress, limits: FileLimits):
   return withHeader(columns, rows);
 }
 
-async function readJsonArray(file: Blob, onProgress: Progress, limits: FileLimits): Promise<string[][]> {
+async function readJsonArray(
+  file: Blob,
+  onProgress: Progress,
+  limits: FileLimits,
+): Promise<string[][]> {
   const parts: string[] = [];
   for await (const text of decodedSlices(file, onProgress, "reading")) parts.push(text);
   let value: unknown;
   try {
     value = JSON.parse(parts.join(""));
   } catch (error) {
-    throw new FileProblem(`The file is not valid JSON (${error instanceof Error ? error.message : "parse error"}).`);
+    throw new FileProblem(
+      `The file is not valid JSON (${error instanceof Error ? error.message : "parse error"}).`,
+    );
   }
-  if (!Array.isArray(value)) throw new FileProblem("The JSON file holds one object; the console imports an array of objects, one per row.");
+  if (!Array.isArray(value))
+    throw new FileProblem(
+      "The JSON file holds one object; the console imports an array of objects, one per row.",
+    );
   if (value.length > limits.rows) throw new FileProblem(tooManyRows(limits));
   const columns = new JsonColumns();
   const rows = value.map((item, position) => {
-    if (!isPlainObject(item)) throw new FileProblem(`Item ${position + 1} of the JSON array is not an object; each item is one row.`);
+    if (!isPlainObject(item))
+      throw new FileProblem(
+        `Item ${position + 1} of the JSON array is not an object; each item is one row.`,
+      );
     return columns.cells(item);
   });
   return withHeader(columns, rows);
@@ -180,25 +249,42 @@ function withHeader(columns: JsonColumns, rows: string[][]): string[][] {
  * numbers as written, dates as ISO dates (with the time when it is not midnight), booleans as
  * true/false, empty cells as "". Rows shorter than the widest are padded, as a CSV export would be.
  */
-export async function readWorkbook(file: Blob, sheet: string | null, onProgress: Progress, limits: FileLimits = defaultLimits): Promise<{ records: string[][]; sheets: string[]; sheet: string }> {
+export async function readWorkbook(
+  file: Blob,
+  sheet: string | null,
+  onProgress: Progress,
+  limits: FileLimits = defaultLimits,
+): Promise<{ records: string[][]; sheets: string[]; sheet: string }> {
   onProgress(0, file.size, "reading");
   let workbook: Awaited<ReturnType<typeof readXlsxFile<string>>>;
   try {
     // parseNumber keeps a number's text as stored: ids such as 00123 or 1e5 stay as they are.
     workbook = await readXlsxFile<string>(file, { parseNumber: (text) => text });
   } catch (error) {
-    throw new FileProblem(`The workbook could not be read (${error instanceof Error ? error.message : "unknown error"}). Open it in a spreadsheet program, save it as .xlsx or CSV, and choose it again.`);
+    throw new FileProblem(
+      `The workbook could not be read (${error instanceof Error ? error.message : "unknown error"}). Open it in a spreadsheet program, save it as .xlsx or CSV, and choose it again.`,
+    );
   }
   const sheets = workbook.map((item) => item.sheet);
   const chosen = sheet === null ? workbook[0] : workbook.find((item) => item.sheet === sheet);
-  if (!chosen) throw new FileProblem(sheet === null ? "The workbook has no sheets." : `The workbook has no sheet named "${sheet}".`);
+  if (!chosen)
+    throw new FileProblem(
+      sheet === null
+        ? "The workbook has no sheets."
+        : `The workbook has no sheet named "${sheet}".`,
+    );
   const records = chosen.data.map((row) => row.map(excelCell));
-  while (records.length > 0 && records[records.length - 1]!.every((cell) => cell.trim() === "")) records.pop();
+  while (records.length > 0 && records[records.length - 1]!.every((cell) => cell.trim() === ""))
+    records.pop();
   const width = records.reduce((widest, row) => Math.max(widest, row.length), 0);
   for (const row of records) while (row.length < width) row.push("");
   if (records.length > limits.rows + HEADER_SEARCH_ROWS) throw new FileProblem(tooManyRows(limits));
   onProgress(file.size, file.size, "reading");
-  return { records: records.filter((row) => row.some((cell) => cell.trim() !== "")), sheets, sheet: chosen.sheet };
+  return {
+    records: records.filter((row) => row.some((cell) => cell.trim() !== "")),
+    sheets,
+    sheet: chosen.sheet,
+  };
 }
 
 function excelCell(value: unknown): string {

@@ -35,12 +35,18 @@ export function suggestHeaderRow(records: readonly (readonly string[])[]): numbe
       mostOften = count;
     }
   }
-  const row = sample.findIndex((record) => record.length === widest && record.some((cell) => cell.trim() !== ""));
+  const row = sample.findIndex(
+    (record) => record.length === widest && record.some((cell) => cell.trim() !== ""),
+  );
   return Math.max(0, row);
 }
 
 /** Data rows (after the header) whose cell count differs from the header's, as the rows a spreadsheet shows (header included). */
-export function raggedRows(records: readonly (readonly string[])[], headerRow: number, limit = 10): { rows: number[]; total: number; width: number } {
+export function raggedRows(
+  records: readonly (readonly string[])[],
+  headerRow: number,
+  limit = 10,
+): { rows: number[]; total: number; width: number } {
   const width = records[headerRow]?.length ?? 0;
   const rows: number[] = [];
   let total = 0;
@@ -53,7 +59,10 @@ export function raggedRows(records: readonly (readonly string[])[], headerRow: n
 }
 
 export function raggedMessage(ragged: { rows: number[]; total: number; width: number }): string {
-  const more = ragged.total > ragged.rows.length ? ` and ${(ragged.total - ragged.rows.length).toLocaleString("en-US")} more` : "";
+  const more =
+    ragged.total > ragged.rows.length
+      ? ` and ${(ragged.total - ragged.rows.length).toLocaleString("en-US")} more`
+      : "";
   return `${ragged.total === 1 ? "Row" : "Rows"} ${ragged.rows.join(", ")}${more} ${ragged.total === 1 ? "has" : "have"} a different number of cells than the header (${ragged.width}). Check the quotes and separators on ${ragged.total === 1 ? "that row" : "those rows"}, or choose another header row.`;
 }
 
@@ -125,7 +134,12 @@ export function unclosedQuoteMessage(where: { row: number; line: number }): stri
 export function jsonCell(value: unknown): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "string") return value;
-  if (Array.isArray(value)) return value.map((item) => (typeof item === "object" && item !== null ? JSON.stringify(item) : String(item))).join(";");
+  if (Array.isArray(value))
+    return value
+      .map((item) =>
+        typeof item === "object" && item !== null ? JSON.stringify(item) : String(item),
+      )
+      .join(";");
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }
@@ -143,7 +157,8 @@ export class JsonColumns {
     const cells: string[] = [];
     for (const [key, value] of Object.entries(object)) {
       if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-        for (const [inner, innerValue] of Object.entries(value as Record<string, unknown>)) this.put(cells, `${key}.${inner}`, jsonCell(innerValue));
+        for (const [inner, innerValue] of Object.entries(value as Record<string, unknown>))
+          this.put(cells, `${key}.${inner}`, jsonCell(innerValue));
       } else {
         this.put(cells, key, jsonCell(value));
       }

@@ -12,41 +12,67 @@ const SIGNATURES: Array<{ bytes: number[]; what: string }> = [
   { bytes: [0xff, 0xd8, 0xff], what: "a JPEG image" },
   { bytes: [0x47, 0x49, 0x46, 0x38], what: "a GIF image" },
   { bytes: [0x25, 0x50, 0x44, 0x46], what: "a PDF document" },
-  { bytes: [0x50, 0x4b, 0x03, 0x04], what: "a ZIP archive (an Excel workbook is read when its name ends in .xlsx)" },
+  {
+    bytes: [0x50, 0x4b, 0x03, 0x04],
+    what: "a ZIP archive (an Excel workbook is read when its name ends in .xlsx)",
+  },
   { bytes: [0xd0, 0xcf, 0x11, 0xe0], what: "an old Excel or Word document (save it as CSV)" },
   { bytes: [0x1f, 0x8b], what: "a gzip archive (unpack it first)" },
 ];
 
 /** `head`: the file's first bytes (a few KiB are enough). */
 export function sniffFile(name: string, size: number, head: Uint8Array): Sniffed {
-  if (size === 0) return { ok: false, message: "The file is empty (0 bytes). Export it again and choose the new file." };
+  if (size === 0)
+    return {
+      ok: false,
+      message: "The file is empty (0 bytes). Export it again and choose the new file.",
+    };
   const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase() ?? "";
   // An .xlsx workbook is a ZIP archive.
-  if (extension === "xlsx" && head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) return { ok: true, format: "xlsx" };
+  if (
+    extension === "xlsx" &&
+    head[0] === 0x50 &&
+    head[1] === 0x4b &&
+    head[2] === 0x03 &&
+    head[3] === 0x04
+  )
+    return { ok: true, format: "xlsx" };
   for (const signature of SIGNATURES) {
     if (signature.bytes.every((byte, at) => head[at] === byte)) {
-      return { ok: false, message: `This is not a CSV, TSV, JSON or XLSX file: its content is ${signature.what}.` };
+      return {
+        ok: false,
+        message: `This is not a CSV, TSV, JSON or XLSX file: its content is ${signature.what}.`,
+      };
     }
   }
   if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) {
     return {
       ok: false,
-      message: "The file is saved as UTF-16. Save it as UTF-8 (in Excel: CSV UTF-8) and choose it again.",
+      message:
+        "The file is saved as UTF-16. Save it as UTF-8 (in Excel: CSV UTF-8) and choose it again.",
     };
   }
   if (head.includes(0)) {
-    return { ok: false, message: "This is not a CSV, TSV or JSON file: it holds binary data, not text." };
+    return {
+      ok: false,
+      message: "This is not a CSV, TSV or JSON file: it holds binary data, not text.",
+    };
   }
-  const text = new TextDecoder("utf-8").decode(head.subarray(0, 4096)).replace(/^\uFEFF/, "").trimStart();
+  const text = new TextDecoder("utf-8")
+    .decode(head.subarray(0, 4096))
+    .replace(/^\uFEFF/, "")
+    .trimStart();
   if (extension === "ndjson" || extension === "jsonl") return { ok: true, format: "ndjson" };
   if (text.startsWith("[")) return { ok: true, format: "json" };
-  if (text.startsWith("{")) return { ok: true, format: looksLikeOneObject(text) ? "json" : "ndjson" };
+  if (text.startsWith("{"))
+    return { ok: true, format: looksLikeOneObject(text) ? "json" : "ndjson" };
   if (extension === "json") {
     return { ok: false, message: "This .json file does not start with [ or {: it is not JSON." };
   }
   if (extension === "tsv" || extension === "tab") return { ok: true, format: "tsv" };
   const firstLine = text.split(/\r?\n/, 1)[0] ?? "";
-  if (extension !== "csv" && firstLine.includes("\t") && !firstLine.includes(",")) return { ok: true, format: "tsv" };
+  if (extension !== "csv" && firstLine.includes("\t") && !firstLine.includes(","))
+    return { ok: true, format: "tsv" };
   return { ok: true, format: "csv" };
 }
 
@@ -102,7 +128,9 @@ function sequenceLength(byte: number): number {
 
 /** The bytes at the end of the stream so far that start a character not finished yet. */
 function incompleteTail(chunk: Uint8Array, before: Uint8Array): Uint8Array {
-  const last = new Uint8Array([...before, ...chunk.subarray(Math.max(0, chunk.length - 3))]).slice(-3);
+  const last = new Uint8Array([...before, ...chunk.subarray(Math.max(0, chunk.length - 3))]).slice(
+    -3,
+  );
   for (let back = 1; back <= last.length; back++) {
     const length = sequenceLength(last[last.length - back]!);
     if (length === 0) continue;
@@ -116,7 +144,7 @@ function incompleteTail(chunk: Uint8Array, before: Uint8Array): Uint8Array {
  * surrogates included), or -1. A character cut off at the end is invalid only when `final`.
  */
 export function firstInvalidUtf8(bytes: Uint8Array, final = true): number {
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const lead = bytes[at]!;
     const length = sequenceLength(lead);
     if (length === 0) return at;

@@ -28,7 +28,11 @@ export type ChannelOperations<Schema extends z.ZodType, ListQuery extends z.ZodT
  * Open and group channels answer the same four operations under their own prefix
  * (`/v3/open_channels`, `/v3/group_channels`); only the body and the resource differ.
  */
-export function registerChannelRoutes<Schema extends z.ZodType, ListQuery extends z.ZodType, Resource>(
+export function registerChannelRoutes<
+  Schema extends z.ZodType,
+  ListQuery extends z.ZodType,
+  Resource,
+>(
   api: SandboxRouter,
   prefix: string,
   operations: ChannelOperations<Schema, ListQuery, Resource>,

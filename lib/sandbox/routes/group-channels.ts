@@ -33,14 +33,24 @@ export function registerGroupChannelRoutes(api: SandboxRouter): void {
   api.post("/v3/group_channels/:channel_url/invite", async (c) => {
     const input = parseWith(groupChannelInviteSchema, await readJsonObject(c));
     return c.json(
-      await inviteGroupChannelMembers(c.get("db"), c.get("app").id, c.req.param("channel_url"), input),
+      await inviteGroupChannelMembers(
+        c.get("db"),
+        c.get("app").id,
+        c.req.param("channel_url"),
+        input,
+      ),
     );
   });
 
   api.get("/v3/group_channels/:channel_url/members", async (c) => {
     const query = parseWith(groupChannelMembersQuerySchema, c.req.query());
     return c.json(
-      await listGroupChannelMembers(c.get("db"), c.get("app").id, c.req.param("channel_url"), query),
+      await listGroupChannelMembers(
+        c.get("db"),
+        c.get("app").id,
+        c.req.param("channel_url"),
+        query,
+      ),
     );
   });
 }

@@ -9,7 +9,12 @@ import {
 import type { SandboxContext, SandboxRouter } from "../context";
 import { ErrorCode, SandboxError } from "../errors";
 import { parseWith, readJsonObject } from "../request";
-import { countDeliveries, endpointHealth, listDeliveries, resendDeliveries } from "../webhooks/deliveries";
+import {
+  countDeliveries,
+  endpointHealth,
+  listDeliveries,
+  resendDeliveries,
+} from "../webhooks/deliveries";
 import { enqueueEvents } from "../webhooks/outbox";
 import { playDirectCall, playRoom } from "../webhooks/simulator";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
@@ -26,7 +31,10 @@ export function registerSandboxEventRoutes(api: SandboxRouter): void {
     const input = parseWith(playDirectCallSchema, await readJsonObject(c));
     const payloads = playDirectCall(c.get("app").id, input);
     const events = await accept(c, payloads);
-    return c.json({ call_id: payloads[0] && "direct_call" in payloads[0] ? payloads[0].direct_call.call_id : "", events });
+    return c.json({
+      call_id: payloads[0] && "direct_call" in payloads[0] ? payloads[0].direct_call.call_id : "",
+      events,
+    });
   });
 
   api.post("/v1/sandbox/rooms", async (c) => {
@@ -55,7 +63,10 @@ export function registerSandboxEventRoutes(api: SandboxRouter): void {
     const filter = parseWith(deliveryFilterSchema, await readJsonObject(c));
     const app = c.get("app");
     if (!app.webhook.enabled || app.webhook.url === "") {
-      throw new SandboxError(ErrorCode.invalidValue, "Webhooks are off or have no URL: there is nowhere to send again.");
+      throw new SandboxError(
+        ErrorCode.invalidValue,
+        "Webhooks are off or have no URL: there is nowhere to send again.",
+      );
     }
     const result = await resendDeliveries(c.get("db"), app.id, app.webhook.url, filter);
     if (result.count > 0) c.get("onEventsAccepted")();

@@ -41,7 +41,9 @@ export async function listDeliveries(
   const events = await db
     .select()
     .from(webhookEvents)
-    .where(and(filterWhere(appId, query), after !== null ? lt(webhookEvents.seq, after) : undefined))
+    .where(
+      and(filterWhere(appId, query), after !== null ? lt(webhookEvents.seq, after) : undefined),
+    )
     .orderBy(desc(webhookEvents.seq))
     .limit(query.limit + 1);
   const page = events.slice(0, query.limit);
@@ -58,7 +60,8 @@ export async function listDeliveries(
     )
     .orderBy(asc(webhookAttempts.attempt));
   const byEvent = new Map<string, typeof attempts>();
-  for (const attempt of attempts) byEvent.set(attempt.eventId, [...(byEvent.get(attempt.eventId) ?? []), attempt]);
+  for (const attempt of attempts)
+    byEvent.set(attempt.eventId, [...(byEvent.get(attempt.eventId) ?? []), attempt]);
   return {
     next,
     deliveries: page.map((event) => ({
@@ -85,13 +88,19 @@ export async function listDeliveries(
 }
 
 /** How many deliveries the filter selects, per outcome (the outcome in the filter is ignored). */
-export async function countDeliveries(db: Database, appId: string, filter: DeliveryFilter): Promise<DeliveryCounts> {
+export async function countDeliveries(
+  db: Database,
+  appId: string,
+  filter: DeliveryFilter,
+): Promise<DeliveryCounts> {
   const rows = await db
     .select({ outcome: webhookEvents.outcome, count: sql<number>`count(*)::int` })
     .from(webhookEvents)
     .where(filterWhere(appId, { ...filter, outcome: undefined }))
     .groupBy(webhookEvents.outcome);
-  const counts = Object.fromEntries(deliveryOutcomes.map((outcome) => [outcome, 0])) as DeliveryCounts;
+  const counts = Object.fromEntries(
+    deliveryOutcomes.map((outcome) => [outcome, 0]),
+  ) as DeliveryCounts;
   for (const row of rows) counts[row.outcome] = Number(row.count);
   return counts;
 }
@@ -125,7 +134,12 @@ const SLICE_MS = 5 * 60_000;
  * The endpoint's health, from the attempts made to it: volume, share answered 2xx and latency
  * percentiles over the last hour and day, per 5-minute slice, and the last failure.
  */
-export async function endpointHealth(db: Database, appId: string, url: string, now = Date.now()): Promise<EndpointHealth> {
+export async function endpointHealth(
+  db: Database,
+  appId: string,
+  url: string,
+  now = Date.now(),
+): Promise<EndpointHealth> {
   const dayAgo = new Date(now - 24 * 3600_000);
   const hourAgo = new Date(now - 3600_000);
   const scope = and(
@@ -137,8 +151,12 @@ export async function endpointHealth(db: Database, appId: string, url: string, n
   const stats = {
     volume: sql<number>`count(*)::int`,
     succeeded: sql<number>`count(*) filter (where ${webhookAttempts.outcome} = 'delivered')::int`,
-    p50: sql<number | null>`percentile_cont(0.5) within group (order by ${webhookAttempts.latencyMs})`,
-    p95: sql<number | null>`percentile_cont(0.95) within group (order by ${webhookAttempts.latencyMs})`,
+    p50: sql<
+      number | null
+    >`percentile_cont(0.5) within group (order by ${webhookAttempts.latencyMs})`,
+    p95: sql<
+      number | null
+    >`percentile_cont(0.95) within group (order by ${webhookAttempts.latencyMs})`,
   };
   const window = (since: Date) =>
     db
@@ -168,7 +186,13 @@ export async function endpointHealth(db: Database, appId: string, url: string, n
       })
       .from(webhookAttempts)
       .innerJoin(webhookEvents, eq(webhookEvents.id, webhookAttempts.eventId))
-      .where(and(eq(webhookEvents.appId, appId), eq(webhookEvents.url, url), ne(webhookAttempts.outcome, "delivered")))
+      .where(
+        and(
+          eq(webhookEvents.appId, appId),
+          eq(webhookEvents.url, url),
+          ne(webhookAttempts.outcome, "delivered"),
+        ),
+      )
       .orderBy(desc(webhookAttempts.at))
       .limit(1),
   ]);

@@ -17,12 +17,16 @@ import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
 /** Attempts per event and the pauses between them (interface section 6.1 and 8). */
 export const MAX_ATTEMPTS = deliveryRetries.attempts;
 
-export const INTERRUPTED_ERROR = "Interrupted: the server stopped while this attempt was under way.";
+export const INTERRUPTED_ERROR =
+  "Interrupted: the server stopped while this attempt was under way.";
 
 export type WebhookEvent = typeof webhookEvents.$inferSelect;
 export type WebhookAttempt = typeof webhookAttempts.$inferSelect;
 /** An event claimed for an attempt, with the key its body is signed with. */
-export type ClaimedEvent = Pick<WebhookEvent, "id" | "appId" | "url" | "payload" | "attemptCount"> & { signingKey: string };
+export type ClaimedEvent = Pick<
+  WebhookEvent,
+  "id" | "appId" | "url" | "payload" | "attemptCount"
+> & { signingKey: string };
 
 /** Whether an application's settings say this category is delivered. */
 export function isSubscribed(settings: WebhookSettings, category: string): boolean {
@@ -60,7 +64,12 @@ export async function enqueueEvents(
   return results.map(({ event_id, delivered }) => ({ event_id, delivered }));
 }
 
-export function newEventRow(appId: string, url: string, payload: WebhookPayload, id: string = randomUUID()) {
+export function newEventRow(
+  appId: string,
+  url: string,
+  payload: WebhookPayload,
+  id: string = randomUUID(),
+) {
   return {
     id,
     appId,
@@ -114,7 +123,8 @@ export async function claimDueEvents(
     id: row.id,
     appId: row.app_id,
     url: row.url,
-    payload: typeof row.payload === "string" ? (JSON.parse(row.payload) as WebhookPayload) : row.payload,
+    payload:
+      typeof row.payload === "string" ? (JSON.parse(row.payload) as WebhookPayload) : row.payload,
     attemptCount: Number(row.attempt_count),
     seq: Number(row.seq),
     previousStart: row.previous_start === null ? null : new Date(row.previous_start),
@@ -146,7 +156,12 @@ export async function claimDueEvents(
         .set({
           attemptCount: row.attemptCount,
           ...(exhausted
-            ? { status: "failed" as const, outcome: "no_response" as const, lockedUntil: null, attemptStartedAt: null }
+            ? {
+                status: "failed" as const,
+                outcome: "no_response" as const,
+                lockedUntil: null,
+                attemptStartedAt: null,
+              }
             : {}),
         })
         .where(eq(webhookEvents.id, row.id));
@@ -164,7 +179,14 @@ export async function claimDueEvents(
       continue;
     }
     taken.set(row.url, used + 1);
-    attempting.push({ id: row.id, appId: row.appId, url: row.url, payload: row.payload, attemptCount: row.attemptCount, signingKey: row.signingKey });
+    attempting.push({
+      id: row.id,
+      appId: row.appId,
+      url: row.url,
+      payload: row.payload,
+      attemptCount: row.attemptCount,
+      signingKey: row.signingKey,
+    });
   }
   if (handBack.length > 0) {
     await db
@@ -212,7 +234,12 @@ export async function recordAttempts(db: Database, records: AttemptRecord[]) {
   const rows = records.map(({ event, outcome, at }) => {
     const attempt = event.attemptCount + 1;
     const judged = judgeAttempt(outcome, attempt);
-    const status = judged.event === "pending" ? "pending" : judged.event === "delivered" || judged.event === "failed" ? "delivered" : "failed";
+    const status =
+      judged.event === "pending"
+        ? "pending"
+        : judged.event === "delivered" || judged.event === "failed"
+          ? "delivered"
+          : "failed";
     const next = new Date(Date.now() + retryDelay(deliveryRetries, attempt));
     return sql`(${event.id}, ${attempt}::int, ${status}, ${judged.event}, ${next.toISOString()}::timestamptz,
       ${at.toISOString()}::timestamptz, ${outcome.status}::int, ${outcome.error}::text, ${judged.attempt},

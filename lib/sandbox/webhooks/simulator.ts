@@ -17,7 +17,12 @@ import {
  */
 export function playDirectCall(
   applicationId: string,
-  input: { caller_id: string; callee_id: string; is_video?: boolean; custom_items?: Record<string, string> },
+  input: {
+    caller_id: string;
+    callee_id: string;
+    is_video?: boolean;
+    custom_items?: Record<string, string>;
+  },
   now = Date.now(),
 ): WebhookPayload[] {
   const call: DirectCall = {
@@ -51,7 +56,12 @@ export function playDirectCall(
  */
 export function playRoom(
   applicationId: string,
-  input: { created_by: string; invitee_ids: string[]; room_type?: string; custom_items?: Record<string, string> },
+  input: {
+    created_by: string;
+    invitee_ids: string[];
+    room_type?: string;
+    custom_items?: Record<string, string>;
+  },
   now = Date.now(),
 ): { room: Room; payloads: WebhookPayload[] } {
   const room: Room = {
@@ -65,17 +75,25 @@ export function playRoom(
     (at) => roomEvent(applicationId, at, "room:create", room),
     ...input.invitee_ids.map(
       (invitee_id) => (at: number) =>
-        invitationEvent(applicationId, at, "room:invitation_send", room, { inviter_id: input.created_by, invitee_id }),
+        invitationEvent(applicationId, at, "room:invitation_send", room, {
+          inviter_id: input.created_by,
+          invitee_id,
+        }),
     ),
     ...input.invitee_ids.map(
       (invitee_id) => (at: number) =>
-        invitationEvent(applicationId, at, "room:invitation_accept", room, { inviter_id: input.created_by, invitee_id }),
+        invitationEvent(applicationId, at, "room:invitation_accept", room, {
+          inviter_id: input.created_by,
+          invitee_id,
+        }),
     ),
     ...participants.map(
-      (user_id) => (at: number) => participantEvent(applicationId, at, "room:participant_enter", room, { user_id }),
+      (user_id) => (at: number) =>
+        participantEvent(applicationId, at, "room:participant_enter", room, { user_id }),
     ),
     ...participants.map(
-      (user_id) => (at: number) => participantEvent(applicationId, at, "room:participant_exit", room, { user_id }),
+      (user_id) => (at: number) =>
+        participantEvent(applicationId, at, "room:participant_exit", room, { user_id }),
     ),
     (at) => roomEvent(applicationId, at, "room:delete", room),
   ];

@@ -104,8 +104,14 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
   async function purgeWhenDue(db: Database) {
     if (!options.retentionDays || Date.now() - lastPurge < RETENTION_EVERY_MS) return;
     lastPurge = Date.now();
-    const removed = await purgeDeliveries(db, new Date(Date.now() - options.retentionDays * 86_400_000));
-    if (removed > 0) console.log(`[webhooks] removed ${removed} deliveries older than ${options.retentionDays} days`);
+    const removed = await purgeDeliveries(
+      db,
+      new Date(Date.now() - options.retentionDays * 86_400_000),
+    );
+    if (removed > 0)
+      console.log(
+        `[webhooks] removed ${removed} deliveries older than ${options.retentionDays} days`,
+      );
   }
 
   async function tick(db: Database): Promise<boolean> {

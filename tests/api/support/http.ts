@@ -50,7 +50,12 @@ export function expectPlatformError(
   code: number,
 ): { message: string; code: number; error: true } {
   const body = response.body as { message: string; code: number; error: true };
-  if (response.status !== status || body?.code !== code || body?.error !== true || typeof body.message !== "string") {
+  if (
+    response.status !== status ||
+    body?.code !== code ||
+    body?.error !== true ||
+    typeof body.message !== "string"
+  ) {
     throw new Error(
       `expected HTTP ${status} / code ${code}, got HTTP ${response.status}: ${JSON.stringify(response.body)}`,
     );

@@ -31,7 +31,9 @@ const root = path.resolve(import.meta.dirname, "../../..");
  * fresh PGlite directory, or a fresh schema of TEST_DATABASE_URL when that is set.
  * The process exits by itself if the test runner dies.
  */
-export async function startSandboxServer(extraEnv: Record<string, string> = {}): Promise<SandboxServer> {
+export async function startSandboxServer(
+  extraEnv: Record<string, string> = {},
+): Promise<SandboxServer> {
   const token = extraEnv.SANDBOX_API_TOKEN ?? `test_${randomBytes(16).toString("hex")}`;
   const appId = extraEnv.SANDBOX_APP_ID ?? "local";
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-sandbox-"));
@@ -60,7 +62,10 @@ export async function startSandboxServer(extraEnv: Record<string, string> = {}):
     });
     const from = output.length;
     return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`sandbox did not start:\n${output}`)), 60_000);
+      const timer = setTimeout(
+        () => reject(new Error(`sandbox did not start:\n${output}`)),
+        60_000,
+      );
       const onData = (chunk: Buffer) => {
         output += chunk.toString();
         const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output.slice(from));

@@ -16,23 +16,31 @@ export function doneRows(output: string): number | undefined {
   return last ? Number(last[1]) : undefined;
 }
 
-export function startWorker(dataDir: string, sandbox: SandboxServer, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "lib/imports/jobs/worker.ts"], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: "test",
-      DATA_DIR: dataDir,
-      PLATFORM_CHAT_URL: sandbox.baseUrl,
-      PLATFORM_APP_ID: sandbox.appId,
-      PLATFORM_API_TOKEN: sandbox.token,
-      // Hung requests are given up quickly (and sent again).
-      PLATFORM_TIMEOUT_MS: "1000",
-      IMPORT_WORKER_EXIT_WHEN_IDLE: "1",
-      ...env,
+export function startWorker(
+  dataDir: string,
+  sandbox: SandboxServer,
+  env: Record<string, string> = {},
+) {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=react-server", "--import", "tsx", "lib/imports/jobs/worker.ts"],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        NODE_ENV: "test",
+        DATA_DIR: dataDir,
+        PLATFORM_CHAT_URL: sandbox.baseUrl,
+        PLATFORM_APP_ID: sandbox.appId,
+        PLATFORM_API_TOKEN: sandbox.token,
+        // Hung requests are given up quickly (and sent again).
+        PLATFORM_TIMEOUT_MS: "1000",
+        IMPORT_WORKER_EXIT_WHEN_IDLE: "1",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   let output = "";
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {
@@ -41,7 +49,9 @@ export function startWorker(dataDir: string, sandbox: SandboxServer, env: Record
   };
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code)),
+  );
   process.once("exit", () => child.kill("SIGKILL"));
   return {
     output: () => output,

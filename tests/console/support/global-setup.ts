@@ -12,7 +12,11 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   const sandboxToken = `console_${randomBytes(12).toString("hex")}`;
   const server = await startConsoleServer({ SANDBOX_API_TOKEN: sandboxToken });
-  project.provide("console", { origin: server.origin, adminPassword: server.adminPassword, sandboxToken });
+  project.provide("console", {
+    origin: server.origin,
+    adminPassword: server.adminPassword,
+    sandboxToken,
+  });
   return async () => {
     await server.stop();
   };

@@ -13,7 +13,11 @@ export function sandboxApplication(page: Page, appId: string) {
 }
 
 /** Creates an application with the settings page's form; a fresh id per call unless given. */
-export async function createSandboxApplication(page: Page, prefix: string, name: string): Promise<string> {
+export async function createSandboxApplication(
+  page: Page,
+  prefix: string,
+  name: string,
+): Promise<string> {
   const appId = `${prefix}-${Date.now().toString(36)}`;
   await page.goto("/settings");
   const form = page.getByRole("form", { name: "Create a sandbox application" });
@@ -43,4 +47,5 @@ export async function gotoHydrated(page: Page, path: string, marked: string): Pr
   await page.locator(`${marked}[data-hydrated="true"]`).waitFor();
 }
 
-export const openImportWizard = (page: Page) => gotoHydrated(page, "/imports/new", '[data-testid="import-wizard"]');
+export const openImportWizard = (page: Page) =>
+  gotoHydrated(page, "/imports/new", '[data-testid="import-wizard"]');

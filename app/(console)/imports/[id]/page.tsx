@@ -20,7 +20,10 @@ export default async function ImportJobPage({ params }: { params: Promise<{ id: 
   const { kind, appId, chatBaseUrl } = await getPlatformTarget();
   return (
     <>
-      <PageHeader title={`Import of ${job.fileName}`} description={`${job.totalRows.toLocaleString("en")} rows of ${job.resource.replace("_", " ")}.`} />
+      <PageHeader
+        title={`Import of ${job.fileName}`}
+        description={`${job.totalRows.toLocaleString("en")} rows of ${job.resource.replace("_", " ")}.`}
+      />
       <JobView initialProgress={progress} target={{ kind, appId, chatBaseUrl }} />
     </>
   );

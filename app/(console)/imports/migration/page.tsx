@@ -11,7 +11,10 @@ export const dynamic = "force-dynamic";
 
 export default async function MigrationPage() {
   await requireAdmin("/imports/migration");
-  const [stages, target] = await Promise.all([migrationOverview(await getDb()), getPlatformTarget()]);
+  const [stages, target] = await Promise.all([
+    migrationOverview(await getDb()),
+    getPlatformTarget(),
+  ]);
   return (
     <>
       <PageHeader

@@ -12,14 +12,19 @@ export default async function NewImportPage() {
   await requireAdmin("/imports/new");
   // Users imports that got past their upload: the wizard's hint about the platform's order.
   const jobs = await listJobs(await getDb(), 500);
-  const usersImports = jobs.filter((job) => job.resource === "users" && job.status !== "draft" && job.status !== "cancelled").length;
+  const usersImports = jobs.filter(
+    (job) => job.resource === "users" && job.status !== "draft" && job.status !== "cancelled",
+  ).length;
   return (
     <>
       <PageHeader
         title="New import"
         description="Bring users or channels over from another chat system. Nothing is sent until you have seen the plan."
       />
-      <ImportWizard actions={{ createImportJob, appendImportRows, finishImportUpload }} usersImports={usersImports} />
+      <ImportWizard
+        actions={{ createImportJob, appendImportRows, finishImportUpload }}
+        usersImports={usersImports}
+      />
     </>
   );
 }

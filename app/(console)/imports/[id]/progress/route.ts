@@ -8,5 +8,9 @@ export const dynamic = "force-dynamic";
 
 /** The job's status, counts and pace; the job page polls it while the job runs. */
 export const GET = adminRoute(z.object({ id: z.string() }), ({ id }) =>
-  explained(async () => Response.json(await jobProgress(await getDb(), id), { headers: { "cache-control": "no-store" } })),
+  explained(async () =>
+    Response.json(await jobProgress(await getDb(), id), {
+      headers: { "cache-control": "no-store" },
+    }),
+  ),
 );

@@ -8,7 +8,10 @@ export const dynamic = "force-dynamic";
 
 const states = ["pending", "created", "existed", "failed", "invalid", "excluded"] as const;
 const wholeNumber = (name: string, min: number) =>
-  z.coerce.number({ error: `${name} must be a whole number.` }).int(`${name} must be a whole number.`).min(min, `${name} must be at least ${min}.`);
+  z.coerce
+    .number({ error: `${name} must be a whole number.` })
+    .int(`${name} must be a whole number.`)
+    .min(min, `${name} must be at least ${min}.`);
 
 /** A page of the per-row report: `?state=failed&after=<row index>&limit=100`. */
 export const GET = adminRoute(

@@ -9,6 +9,7 @@ export const dynamic = "force-dynamic";
 /** The full token of a sandbox application, for the reveal and copy buttons: never in the page itself. */
 export const GET = adminRoute(applicationRefSchema, async ({ appId }) => {
   const app = await findApplication(await getDb(), appId);
-  if (!app) throw new ActionError(`There is no sandbox application "${appId}" any more. Reload the page.`);
+  if (!app)
+    throw new ActionError(`There is no sandbox application "${appId}" any more. Reload the page.`);
   return Response.json({ apiToken: app.apiToken }, { headers: { "cache-control": "no-store" } });
 });

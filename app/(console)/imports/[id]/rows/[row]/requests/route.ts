@@ -11,7 +11,10 @@ export const dynamic = "force-dynamic";
 export const GET = adminRoute(
   z.object({
     id: z.string(),
-    row: z.coerce.number({ error: "Give a row number." }).int("Give a whole row number.").min(1, "Rows are numbered from 1."),
+    row: z.coerce
+      .number({ error: "Give a row number." })
+      .int("Give a whole row number.")
+      .min(1, "Rows are numbered from 1."),
   }),
   ({ id, row }) =>
     explained(async () => {

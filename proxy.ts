@@ -11,6 +11,12 @@ import { sessionCookieName } from "@/lib/auth/session-cookie";
 export async function proxy(request: NextRequest) {
   // Server actions answer a signed-out caller with their own error, not a redirect.
   if (request.headers.has("next-action")) return NextResponse.next();
+  // So do the console's own reads (fetch to a route handler behind adminRoute): a redirect
+  // would hand them the sign-in page's HTML instead of the 401 that says the session ended.
+  // A browser marks them `Sec-Fetch-Dest: empty`; page loads and RSC navigations still redirect.
+  if (request.headers.get("sec-fetch-dest") === "empty" && !request.headers.has("rsc")) {
+    return NextResponse.next();
+  }
   const session = await findAdminSession(request.cookies.get(sessionCookieName)?.value);
   if (session) return NextResponse.next();
   const { pathname, search } = request.nextUrl;

@@ -44,11 +44,17 @@ async function receiverCeiling(url: string, seconds: number) {
 /**
  * Delivery throughput to a loopback receiver against the rate the same receiver takes POSTs
  * from autocannon, and the emit API's latency while the receiver never answers, against its
- * latency with webhooks off (same run, same server). On PostgreSQL when BENCH_DATABASE_URL
- * (or TEST_DATABASE_URL) is set, as the target asks; on PGlite otherwise.
+ * latency with webhooks off (same run, same server). On PostgreSQL, as the target asks:
+ * BENCH_DATABASE_URL, else TEST_DATABASE_URL, else the local server; BENCH_DATABASE_URL=pglite
+ * measures PGlite instead.
  */
 export async function benchWebhookDelivery(seconds: number): Promise<string> {
-  process.env.TEST_DATABASE_URL ??= process.env.BENCH_DATABASE_URL;
+  const url =
+    process.env.BENCH_DATABASE_URL ??
+    process.env.TEST_DATABASE_URL ??
+    "postgres://postgres@127.0.0.1:5432/test";
+  if (url === "pglite") delete process.env.TEST_DATABASE_URL;
+  else process.env.TEST_DATABASE_URL = url;
   const storage = process.env.TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
   const sandbox = await startSandboxServer();
   const receiver = await startWebhookReceiver();

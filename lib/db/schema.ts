@@ -372,6 +372,11 @@ export const importRows = pgTable(
     existedBefore: boolean("existed_before").notNull().default(false),
     /** Creation requests sent so far (an earlier one may have been done without our knowing). */
     attempts: integer("attempts").notNull().default(0),
+    /**
+     * Creation requests the platform refused with 429. The first few do not use up a try
+     * (`FREE_RATE_LIMITED_TRIES` in lib/imports/jobs/row-retry.ts); past them each one does.
+     */
+    rateLimitedTries: integer("rate_limited_tries").notNull().default(0),
     resultCode: integer("result_code"),
     resultMessage: text("result_message"),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }),

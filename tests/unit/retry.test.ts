@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { NoAnswer, deliveryRetries } from "@/lib/delivery/delivery-retries";
 import { sendCreation, sendFollowUps, type Pacers } from "@/lib/imports/jobs/executor";
 import { Pacer } from "@/lib/imports/jobs/pacer";
+import { FREE_RATE_LIMITED_TRIES, gaveUpMessage, rowRetry } from "@/lib/imports/jobs/row-retry";
 import { createPlatformClient, type FetchLike } from "@/lib/platform/client";
 import { PlatformError } from "@/lib/platform/errors";
 import { isTransientPlatformError, platformRetries, rateLimitWaits } from "@/lib/platform/retries";
@@ -246,6 +247,7 @@ describe("the import's retries are bounded", () => {
       body: { user_id: "ada" },
       earlierAttempts: 0,
       maxAttempts: 3,
+      rateLimitedTries: 0,
     };
 
     const early = await settle(sendCreation(client, pacers(), { ...input, attempt: 1 }));
@@ -279,6 +281,7 @@ describe("the import's retries are bounded", () => {
       body: { user_id: "ada" },
       earlierAttempts: 0,
       maxAttempts: 2,
+      rateLimitedTries: 0,
     };
     expect(await sendCreation(client, pacers(), { ...input, attempt: 1 })).toMatchObject({
       kind: "retry",
@@ -287,6 +290,76 @@ describe("the import's retries are bounded", () => {
       kind: "failed",
       message: "Gave up after 2 tries: Unavailable.",
     });
+  });
+
+  it("a platform answering 429 to every creation is given up on after the free 429s and maxAttempts", async () => {
+    let requests = 0;
+    const fetch: FetchLike = async () => {
+      requests++;
+      return Response.json(
+        { error: true, code: 500910, message: "Too many requests." },
+        { status: 429, headers: { "Retry-After": "0" } },
+      );
+    };
+    const client = createPlatformClient({
+      appId: "a",
+      chatBaseUrl: "http://peer/a",
+      callsBaseUrl: "http://peer/a",
+      apiToken: "t",
+      rateLimitRetries: 0,
+      fetch,
+    });
+    // Counted as the runner counts them: a claim adds a try, the outcome's counts adjust it.
+    const row = { attempts: 0, rateLimitedTries: 0 };
+    let outcome;
+    do {
+      row.attempts++;
+      outcome = await sendCreation(client, pacers(), {
+        resource: "users",
+        key: "ada",
+        body: { user_id: "ada" },
+        earlierAttempts: requests,
+        attempt: row.attempts,
+        maxAttempts: 3,
+        rateLimitedTries: row.rateLimitedTries,
+      });
+      const counts = outcome.kind === "done" ? {} : (outcome.counts ?? {});
+      row.attempts += counts.attemptsDelta ?? 0;
+      row.rateLimitedTries += counts.rateLimitedTriesDelta ?? 0;
+    } while (outcome.kind === "retry" && requests < 1000);
+
+    expect(requests).toBe(FREE_RATE_LIMITED_TRIES + 3);
+    expect(row).toEqual({ attempts: 3, rateLimitedTries: FREE_RATE_LIMITED_TRIES + 3 });
+    expect(outcome).toMatchObject({
+      kind: "failed",
+      message: `Gave up after ${FREE_RATE_LIMITED_TRIES + 3} tries: the platform kept answering 429 (rate limited): Too many requests.`,
+    });
+  });
+
+  it("a 429 among other failures: free while under the limit, then a try like any other", () => {
+    const limits = { maxAttempts: 4, freeRateLimitedTries: 2 };
+    const tooMany = () =>
+      new PlatformError({ kind: "http", status: 429, code: 500910, message: "Too many." });
+    expect(rowRetry(limits, { attempt: 4, rateLimitedTries: 1 }, tooMany())).toMatchObject({
+      retry: true,
+      counts: { attemptsDelta: -1, rateLimitedTriesDelta: 1 },
+    });
+    expect(rowRetry(limits, { attempt: 3, rateLimitedTries: 2 }, tooMany())).toMatchObject({
+      retry: true,
+      counts: { attemptsDelta: 0, rateLimitedTriesDelta: 1 },
+    });
+    expect(rowRetry(limits, { attempt: 4, rateLimitedTries: 2 }, tooMany())).toMatchObject({
+      retry: false,
+      reason: "exhausted",
+      tries: 6,
+      rateLimited: true,
+    });
+    // The last answer was not a 429: given up on without blaming the rate limit.
+    const last = rowRetry(limits, { attempt: 4, rateLimitedTries: 2 }, transient());
+    expect(last).toMatchObject({ retry: false, tries: 6, rateLimited: false });
+    expect(gaveUpMessage(last as Extract<typeof last, { retry: false }>, "Unavailable.")).toBe(
+      "Gave up after 6 tries: Unavailable.",
+    );
   });
 
   it("a follow-up is tried `maxAttempts` times, then reported as failed", async () => {

@@ -2,15 +2,16 @@ import "server-only";
 import type { FollowUps, ImportResource } from "@/lib/imports/types";
 import { isPlatformError, PlatformError, type PlatformClient } from "@/lib/platform";
 import { platformRetries } from "@/lib/platform/retries";
-import { nextRetry, retryDelay, withRetries } from "@/lib/retry";
+import { retryDelay, withRetries } from "@/lib/retry";
 import type { Pacer } from "./pacer";
 import { followUpRequests } from "./requests";
+import { gaveUpMessage, rowRetry, type TryCounts } from "./row-retry";
 
 /** What sending one row's creation came to. */
 export type CreationOutcome =
   | { kind: "done"; state: "created" | "existed"; message: string | null }
-  | { kind: "retry"; delayMs: number; code: number | null; message: string; rateLimited: boolean }
-  | { kind: "failed"; code: number | null; message: string };
+  | { kind: "retry"; delayMs: number; code: number | null; message: string; counts: TryCounts }
+  | { kind: "failed"; code: number | null; message: string; counts?: TryCounts };
 
 /** One pacer per rate-limit class the import uses; messages have a class of their own. */
 export type Pacers = { read: Pacer; write: Pacer; migration: Pacer };
@@ -24,6 +25,9 @@ export type CreationInput = {
   /** This attempt's number; at `maxAttempts` a transient failure is final. */
   attempt: number;
   maxAttempts: number;
+  /** The row's 429s so far, and how many of them are free (`./row-retry.ts`). */
+  rateLimitedTries: number;
+  freeRateLimitedTries?: number;
 };
 
 /**
@@ -57,25 +61,23 @@ export async function sendCreation(
   } catch (error) {
     if (isPlatformError(error, 400202)) return confirmExisting(client, pacers, input, error);
     if (isPlatformError(error)) {
-      const next = nextRetry(platformRetries(input.maxAttempts), input.attempt, error);
+      const next = rowRetry(input, input, error);
       if (next.retry) {
         return {
           kind: "retry",
           delayMs: next.delayMs,
           code: error.code,
           message: error.message,
-          rateLimited: error.status === 429,
+          counts: next.counts,
         };
       }
-      if (next.reason !== "permanent") {
-        return {
-          kind: "failed",
-          code: error.code,
-          message: `Gave up after ${input.attempt} tries: ${error.message}`,
-        };
-      }
+      return {
+        kind: "failed",
+        code: error.code,
+        message: next.reason === "permanent" ? error.message : gaveUpMessage(next, error.message),
+        counts: next.counts,
+      };
     }
-    if (isPlatformError(error)) return { kind: "failed", code: error.code, message: error.message };
     return {
       kind: "failed",
       code: null,
@@ -124,7 +126,7 @@ async function confirmExisting(
       delayMs,
       code: conflict.code,
       message: conflict.message,
-      rateLimited: false,
+      counts: {},
     };
   }
 }

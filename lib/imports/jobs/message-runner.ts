@@ -5,18 +5,22 @@ import { importJobs, importRows } from "@/lib/db/schema";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import type { MigratedMessage } from "@/lib/platform/types";
-import { platformRetries } from "@/lib/platform/retries";
-import { nextRetry } from "@/lib/retry";
 import { keepRenewed } from "@/lib/background/lease";
 import type { Pacer } from "./pacer";
 import { rowsOf } from "./plan";
+import { gaveUpMessage, rowRetry, type RowRetryLimits } from "./row-retry";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import type { ImportJob } from "./store";
 
 /** One migration request: up to 100 messages of one channel, the earliest still to send. */
 export type MessageBatch = {
   channelUrl: string;
-  rows: Array<{ rowIndex: number; body: Record<string, unknown>; attempts: number }>;
+  rows: Array<{
+    rowIndex: number;
+    body: Record<string, unknown>;
+    attempts: number;
+    rateLimitedTries: number;
+  }>;
 };
 
 export type MessageWorkOptions = {
@@ -29,7 +33,7 @@ export type MessageWorkOptions = {
   leaseMs: number;
   /** Channels sent to at once. */
   concurrency: number;
-  maxAttempts: number;
+  limits: RowRetryLimits;
   /** False once the worker is stopping. */
   running: () => boolean;
   log: (line: string) => void;
@@ -131,7 +135,10 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   }
 
   async function send(batch: MessageBatch): Promise<RowUpdate[]> {
-    const attempt = Math.max(...batch.rows.map((row) => row.attempts));
+    const tries = {
+      attempt: Math.max(...batch.rows.map((row) => row.attempts)),
+      rateLimitedTries: Math.max(...batch.rows.map((row) => row.rateLimitedTries)),
+    };
     const first = batch.rows[0]!.rowIndex;
     const last = batch.rows[batch.rows.length - 1]!.rowIndex;
     const each = (update: Omit<RowUpdate, "rowIndex">) =>
@@ -146,26 +153,25 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
       const reason = error instanceof Error ? error.message : String(error);
       const code = isPlatformError(error) ? error.code : null;
       const carried = `the request of ${batch.rows.length} messages to ${batch.channelUrl} (rows ${rowList(batch.rows.map((row) => row.rowIndex))})`;
-      const next = nextRetry(platformRetries(options.maxAttempts), attempt, error);
+      const next = rowRetry(options.limits, tries, error);
       if (isPlatformError(error) && next.retry) {
         return each({
           resultCode: code,
           resultMessage: `Will try again: ${reason}`,
           nextAttemptAt: new Date(Date.now() + next.delayMs).toISOString(),
-          // A 429 was refused before any work: it does not use up the tries.
-          attemptsDelta: error.status === 429 ? -1 : 0,
+          ...next.counts,
         });
       }
       options.log(`messages ${first + 1}–${last + 1} to ${batch.channelUrl} failed: ${reason}`);
-      const gaveUp =
-        isPlatformError(error) && error.transient
-          ? `Gave up after ${attempt} tries of `
-          : "Refused with ";
       return each({
         state: "failed",
         resultCode: code,
-        resultMessage: `${gaveUp}${carried}: ${reason}`,
+        resultMessage:
+          next.retry || next.reason === "permanent"
+            ? `Refused with ${carried}: ${reason}`
+            : gaveUpMessage(next, reason, carried),
         finished: true,
+        ...next.counts,
       });
     }
   }
@@ -240,17 +246,23 @@ export async function claimBatches(
     from picked
     where r.job_id = ${jobId} and r.row_index = picked.row_index and r.state = 'pending'
       and (r.locked_until is null or r.locked_until < ${nowText}::timestamptz)
-    returning r.row_index, r.resource_key, r.body, r.attempts`);
+    returning r.row_index, r.resource_key, r.body, r.attempts, r.rate_limited_tries`);
   const rows = rowsOf<{
     row_index: number;
     resource_key: string;
     body: Record<string, unknown>;
     attempts: number;
+    rate_limited_tries: number;
   }>(result);
   const batches = new Map<string, MessageBatch>();
   for (const row of rows) {
     const batch = batches.get(row.resource_key) ?? { channelUrl: row.resource_key, rows: [] };
-    batch.rows.push({ rowIndex: row.row_index, body: row.body, attempts: row.attempts });
+    batch.rows.push({
+      rowIndex: row.row_index,
+      body: row.body,
+      attempts: row.attempts,
+      rateLimitedTries: row.rate_limited_tries,
+    });
     batches.set(row.resource_key, batch);
   }
   for (const batch of batches.values()) {

@@ -149,16 +149,20 @@ async function rehearse(
       if (hooks.shouldStop?.()) throw new StoppedEarly();
       after = rows[rows.length - 1]!.rowIndex;
       await forEachConcurrent(rows, 16, async (row) => {
-        for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+        // Counted as the runner counts them, so the same policy ends the loop (free 429s included).
+        const tries = { attempt: 1, rateLimitedTries: 0 };
+        for (let sent = 0; ; sent++) {
           const outcome = await sendCreation(scratch, pacers, {
             resource: job.resource,
             key: row.resourceKey ?? "",
             body: row.body ?? {},
-            earlierAttempts: attempt - 1,
-            attempt,
+            earlierAttempts: sent,
+            ...tries,
             maxAttempts: MAX_ATTEMPTS,
           });
           if (outcome.kind === "retry") {
+            tries.attempt += 1 + (outcome.counts.attemptsDelta ?? 0);
+            tries.rateLimitedTries += outcome.counts.rateLimitedTriesDelta ?? 0;
             await sleep(outcome.delayMs);
             continue;
           }

@@ -12,6 +12,8 @@ export type RowUpdate = {
   resultCode?: number | null;
   resultMessage?: string | null;
   attemptsDelta?: number;
+  /** Added to the count of 429 refusals (see ./row-retry.ts). */
+  rateLimitedTriesDelta?: number;
   nextAttemptAt?: string | null;
   finished?: boolean;
   /** Release this worker's claim. */
@@ -51,6 +53,7 @@ export async function applyRowUpdates(
     result_code: update.resultCode ?? null,
     result_message: update.resultMessage ?? null,
     attempts_delta: update.attemptsDelta ?? 0,
+    rate_limited_tries_delta: update.rateLimitedTriesDelta ?? 0,
     next_attempt_at: update.nextAttemptAt ?? null,
     finished: update.finished ?? false,
     release: update.release ?? false,
@@ -62,13 +65,14 @@ export async function applyRowUpdates(
     update import_rows as r set
       ${sql.join(assignments, sql`, `)},
       attempts = r.attempts + v.attempts_delta,
+      rate_limited_tries = r.rate_limited_tries + v.rate_limited_tries_delta,
       finished_at = case when v.finished then now() else r.finished_at end,
       locked_until = case when v.release then null else r.locked_until end,
       locked_by = case when v.release then null else r.locked_by end
     from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as v(
       row_index integer, has jsonb, state text, plan_issues jsonb, existed_before boolean,
       follow_up_state text, result_code integer, result_message text, attempts_delta integer,
-      next_attempt_at timestamptz, finished boolean, release boolean
+      rate_limited_tries_delta integer, next_attempt_at timestamptz, finished boolean, release boolean
     )
     where r.job_id = ${jobId} and r.row_index = v.row_index
       ${lockedBy ? sql`and r.locked_by = ${lockedBy}` : sql``}

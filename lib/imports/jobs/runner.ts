@@ -24,6 +24,8 @@ export type RunnerOptions = {
   concurrency?: number;
   /** Creation tries per row before a transient failure is final. */
   maxAttempts?: number;
+  /** A row's 429s that do not count as tries (`FREE_RATE_LIMITED_TRIES` when absent). */
+  freeRateLimitedTries?: number;
   /**
    * How long a claim holds a row without being renewed. A live worker renews its claims
    * every third of this; a dead worker's rows come back to the others when it runs out.
@@ -103,7 +105,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
             workerId,
             leaseMs,
             concurrency,
-            maxAttempts,
+            limits: { maxAttempts, freeRateLimitedTries: options.freeRateLimitedTries },
             running: () => loop.running,
             log,
           })
@@ -213,6 +215,8 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
         earlierAttempts: row.attempts - 1,
         attempt: row.attempts,
         maxAttempts,
+        rateLimitedTries: row.rateLimitedTries,
+        freeRateLimitedTries: options.freeRateLimitedTries,
       });
       const base = { rowIndex: row.rowIndex, release: true };
       if (outcome.kind === "done") {
@@ -231,8 +235,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
           resultCode: outcome.code,
           resultMessage: `Will try again: ${outcome.message}`,
           nextAttemptAt: new Date(Date.now() + outcome.delayMs).toISOString(),
-          // A 429 was refused before any work: it does not use up the row's tries.
-          attemptsDelta: outcome.rateLimited ? -1 : 0,
+          ...outcome.counts,
         };
       }
       return {
@@ -242,6 +245,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
         resultMessage: outcome.message,
         followUpState: null,
         finished: true,
+        ...outcome.counts,
       };
     }
 

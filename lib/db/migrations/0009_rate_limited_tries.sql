@@ -1,0 +1,1 @@
+ALTER TABLE "import_rows" ADD COLUMN "rate_limited_tries" integer DEFAULT 0 NOT NULL;

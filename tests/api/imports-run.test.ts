@@ -10,7 +10,17 @@ import {
 } from "@/lib/imports/jobs/store";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { clientFor, createPlannedJob, runJob, useJobDatabase } from "./imports-harness";
+import { failuresCsv } from "@/lib/imports/jobs/report";
+import { requestPlan } from "@/lib/imports/jobs/plan";
+import { autoMap } from "@/lib/imports/mapping";
+import { PreviewSession } from "@/lib/imports/parse/preview-session";
+import {
+  clientFor,
+  createPlannedJob,
+  runJob,
+  useJobDatabase,
+  waitForPlan,
+} from "./imports-harness";
 
 describe("an import job against the sandbox", () => {
   const sandbox = sharedSandbox();
@@ -108,9 +118,9 @@ describe("an import job against the sandbox", () => {
     await expect(
       appendRows(db, job.id, [{ index: 2, values: ["a", "x".repeat(1_100_000)] }]),
     ).rejects.toThrow(/at most 1 MB/);
-    await expect(appendRows(db, job.id, [{ index: 3, values: ["a", "b"] }])).rejects.toThrow(
-      /outside the file's 3 rows/,
-    );
+    await expect(
+      appendRows(db, job.id, [{ index: 1_000_020, values: ["a", "b"] }]),
+    ).rejects.toThrow(/outside the file/);
     await expect(appendRows(db, job.id, [{ index: 2, values: ["a", "b", "c"] }])).rejects.toThrow(
       /has 3 values but the file has 2 columns/,
     );
@@ -121,5 +131,46 @@ describe("an import job against the sandbox", () => {
       /Only 2 of the file's 3 rows have arrived/,
     );
     expect(await countRows(db, job.id)).toBe(2);
+  });
+
+  it("counts blank lines in row numbers: the failures CSV names each row's line in the file", async () => {
+    const prefix = `blank_${randomBytes(4).toString("hex")}`;
+    // As the reader gives a CSV: line 1 blank, 2 the header, 3 a user, 4 and 5 blank,
+    // 6 a row without user_id, 7 a user, 8 blank, 9 line 3's user again.
+    const records = [
+      [],
+      ["user_id", "nickname"],
+      [`${prefix}_1`, "Ann"],
+      [],
+      [],
+      ["", "No id"],
+      [`${prefix}_2`, "Bob"],
+      [],
+      [`${prefix}_1`, "Ann again"],
+    ];
+    const preview = new PreviewSession("users", records);
+    const header = preview.chooseHeader(1);
+    const mapping = autoMap("users", header.columns);
+    const counts = preview.validate(mapping);
+    const { db } = jobs.handle;
+    const job = await createJob(db, {
+      resource: "users",
+      fileName: "blank-lines.csv",
+      columns: header.columns,
+      mapping,
+      totalRows: counts.rows,
+      firstRow: header.firstRow,
+    });
+    await appendRows(db, job.id, preview.uploadRows(0, 100));
+    await requestPlan(db, job.id);
+    await waitForPlan(jobs.handle, sandbox, job.id);
+    await runJob(jobs.handle, sandbox, job.id);
+
+    let csv = "";
+    for await (const part of failuresCsv(db, job.id)) csv += part;
+    const lines = csv.trim().split("\r\n");
+    expect(lines[0]).toBe("user_id,nickname,reason,row");
+    expect(lines.slice(1).map((line) => line.split(",").at(-1))).toEqual(["6", "9"]);
+    expect(lines[2]).toContain("row 3");
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { autoMap } from "@/lib/imports/mapping";
 import { PreviewSession } from "@/lib/imports/parse/preview-session";
 import { FileProblem, readRecords } from "@/lib/imports/parse/read-file";
@@ -180,16 +180,12 @@ describe("readRecords (JSON and NDJSON)", () => {
     });
   });
 
-  it("reads NDJSON line by line, skipping blank lines", async () => {
+  it("reads NDJSON line by line, a blank line keeping its place", async () => {
     const result = await readRecords(
-      file("u.ndjson", '{"user_id":"a"}\r\n\n{"user_id":"b","nickname":"B"}'),
+      file("u.ndjson", '{"user_id":"a"}\r\n\n{"user_id":"b","nickname":"B"}\n{}\n\n'),
       noProgress,
     );
-    expect(result.records).toEqual([
-      ["user_id", "nickname"],
-      ["a", ""],
-      ["b", "B"],
-    ]);
+    expect(result.records).toEqual([["user_id", "nickname"], ["a", ""], [], ["b", "B"], ["", ""]]);
   });
 
   it("says which line or item is wrong", async () => {
@@ -209,6 +205,97 @@ describe("readRecords (JSON and NDJSON)", () => {
     await expect(
       readRecords(file("u.json", new Uint8Array([0x5b, 0x22, 0xe9, 0x22, 0x5d])), noProgress),
     ).rejects.toThrow("not UTF-8");
+  });
+});
+
+/** papaparse reads a File with the browser's FileReader, which Node lacks: the same, for tests. */
+class FileReaderForNode {
+  onload: ((event: { target: { result: string } }) => void) | null = null;
+  onerror: (() => void) | null = null;
+  readAsText(blob: Blob): void {
+    blob.text().then(
+      (result) => this.onload?.({ target: { result } }),
+      () => this.onerror?.(),
+    );
+  }
+}
+
+describe("blank lines count in the row numbers", () => {
+  const file = (name: string, content: string) => new File([content], name);
+  const noProgress = () => {};
+  beforeAll(() => vi.stubGlobal("FileReader", FileReaderForNode));
+  afterAll(() => vi.unstubAllGlobals());
+
+  /** The row numbers the preview shows and the indexes the upload sends. */
+  function numbered(records: string[][], headerInFile = true) {
+    const preview = new PreviewSession("users", records, {}, headerInFile);
+    const header = preview.chooseHeader(headerInFile ? suggestHeaderRow(records) : 0);
+    const counts = preview.validate(autoMap("users", header.columns));
+    return {
+      firstRow: header.firstRow,
+      rows: counts.rows,
+      rowNumbers: preview.rows("all", 0, 100).rows.map((row) => row.rowNumber),
+      uploaded: preview.uploadRows(0, 100).map((row) => row.index),
+      errors: preview.rows("errors", 0, 100).rows.map((row) => row.rowNumber),
+    };
+  }
+
+  it("CSV: a blank line before the header, between rows and at the end", async () => {
+    // Line 1 blank, 2 header, 3 u1, 4 and 5 blank, 6 no id, 7 only separators, 8 u3, then blanks.
+    const text = "\nuser_id,nickname\nu1,A\n\n\n,No id\n, \nu3,C\n\n\n";
+    const read = await readRecords(file("u.csv", text), noProgress);
+    expect(read.records).toEqual([
+      [],
+      ["user_id", "nickname"],
+      ["u1", "A"],
+      [],
+      [],
+      ["", "No id"],
+      [],
+      ["u3", "C"],
+    ]);
+    expect(numbered(read.records)).toEqual({
+      firstRow: 3,
+      rows: 3,
+      rowNumbers: [3, 6, 8],
+      uploaded: [0, 3, 5],
+      errors: [6],
+    });
+  });
+
+  it("TSV and semicolons: the separator is still found among blank lines", async () => {
+    const tsv = await readRecords(file("u.tsv", "user_id\tnickname\n\n\nu1\tA\n"), noProgress);
+    expect(numbered(tsv.records).rowNumbers).toEqual([4]);
+    const semicolons = await readRecords(
+      file("u.csv", "user_id;nickname\n\n\n\n\n\n\nu1;A\n\nu2;B\n"),
+      noProgress,
+    );
+    expect(semicolons.records[0]).toEqual(["user_id", "nickname"]);
+    expect(numbered(semicolons.records).rowNumbers).toEqual([8, 10]);
+  });
+
+  it("NDJSON: each object's row number is its line", async () => {
+    const read = await readRecords(
+      file("u.ndjson", '{"user_id":"a"}\n\n\n{"user_id":"b"}\n\n'),
+      noProgress,
+    );
+    expect(numbered(read.records, false)).toMatchObject({ rowNumbers: [1, 4], uploaded: [0, 3] });
+  });
+
+  it("uploads in chunks by rows, blank lines skipped, each row with its index", () => {
+    const preview = new PreviewSession("users", [
+      ["user_id", "nickname"],
+      ["u1", "A"],
+      [],
+      [],
+      ["u2", "B"],
+      ["u3", "C"],
+    ]);
+    preview.validate(autoMap("users", preview.chooseHeader(0).columns));
+    expect(preview.uploadRows(0, 2).map((row) => row.index)).toEqual([0, 3]);
+    expect(preview.uploadRows(2, 2).map((row) => row.index)).toEqual([4]);
+    expect(() => preview.edit(1, 0, "x")).toThrow("not in the file");
+    expect(() => preview.chooseHeader(2)).toThrow("blank");
   });
 });
 

@@ -20,6 +20,27 @@ function preview(records: string[][]) {
 }
 
 describe("XLSX files", () => {
+  it("an empty row of a sheet keeps its place: the rows under it keep their numbers", async () => {
+    const rows: XlsxCell[][] = [
+      [null, null],
+      ["user_id", "nickname"],
+      ["u1", "A"],
+      [null, null],
+      [],
+      ["u2", null],
+      [null],
+    ];
+    const read = await readRecords(
+      workbookFile(xlsxWorkbook([{ name: "Users", rows }])),
+      noProgress,
+    );
+    expect(read.records).toEqual([[], ["user_id", "nickname"], ["u1", "A"], [], [], ["u2", ""]]);
+    const session = new PreviewSession("users", read.records);
+    const header = session.chooseHeader(1);
+    session.validate(autoMap("users", header.columns));
+    expect(session.rows("all", 0, 10).rows.map((row) => row.rowNumber)).toEqual([3, 6]);
+  });
+
   it("an XLSX file imports like its CSV twin", async () => {
     const { users } = usersWithMistakes("x");
     const csvText = usersCsv(users);

@@ -83,7 +83,8 @@ export async function uploadRows(
     }
     if (!("data" in result))
       throw new UploadFailed(actionErrorMessage(result) ?? "Rows could not be sent.", current);
-    current = { ...current, sent: rows[rows.length - 1]!.index + 1 };
+    // Counted in rows, not indexes: blank lines have an index but are never sent.
+    current = { ...current, sent: current.sent + rows.length };
     onProgress(current);
   }
   const finished = await actions.finishImportUpload({ jobId });

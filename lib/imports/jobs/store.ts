@@ -13,6 +13,7 @@ import {
   type JobStatus,
   type RowState,
 } from "@/lib/imports/types";
+import { HEADER_SEARCH_ROWS } from "@/lib/imports/parse/records";
 import { deriveChannelUrl } from "./channel-url";
 import { MAX_CHUNK_BYTES, MAX_CHUNK_ROWS } from "./limits";
 
@@ -110,11 +111,14 @@ export async function appendRows(
     throw new ImportJobError(
       "This import's upload is already finished; rows can no longer be added.",
     );
+  // Indexes count the file's blank lines too (a row's number is `firstRow + index`), so they
+  // may pass totalRows; finishUpload checks that exactly totalRows rows arrived.
+  const lastIndex = importLimits(job.resource).rows + HEADER_SEARCH_ROWS;
   const seen = new Set<number>();
   for (const row of rows) {
-    if (!Number.isInteger(row.index) || row.index < 0 || row.index >= job.totalRows) {
+    if (!Number.isInteger(row.index) || row.index < 0 || row.index >= lastIndex) {
       throw new ImportJobError(
-        `Row ${row.index} is outside the file's ${job.totalRows.toLocaleString("en")} rows.`,
+        `Row ${row.index} is outside the file: a file holds at most ${lastIndex.toLocaleString("en")} lines.`,
       );
     }
     if (seen.has(row.index))

@@ -11,7 +11,7 @@ import type {
   UploadRow,
   ViewRow,
 } from "./protocol";
-import { raggedMessage, raggedRows, uniqueHeaders } from "./records";
+import { isBlankRecord, raggedMessage, raggedRows, uniqueHeaders } from "./records";
 import { FileProblem } from "./read-file";
 
 const ERROR = 1;
@@ -21,6 +21,10 @@ const EXCLUDED = 4;
 /**
  * The rows of one file and what the preview knows about them, kept in the worker in compact
  * form: cells as read, one flag byte per row, issues only for rows that have any.
+ *
+ * A row's index is its place under the header, blank lines counted, so its row number is
+ * always `firstRow + index`. Blank lines have an index but are no row: they are never
+ * shown, counted, validated or uploaded.
  */
 export class PreviewSession {
   private headerRow = 0;
@@ -35,6 +39,8 @@ export class PreviewSession {
   private dedupIds: (string | undefined)[] = [];
   private cross: CrossRowIndex;
   private filtered = new Map<RowFilter, Int32Array>();
+  /** The indexes of the rows under the header, blank lines left out. */
+  private indexes = new Int32Array(0);
 
   constructor(
     private readonly resource: ImportResource,
@@ -44,10 +50,19 @@ export class PreviewSession {
     private readonly headerInFile = true,
   ) {
     this.cross = new CrossRowIndex(resource, crossOptions);
+    this.findRows();
+  }
+
+  private findRows(): void {
+    const indexes: number[] = [];
+    for (let index = 0; index < this.records.length - this.headerRow - 1; index++)
+      if (!isBlankRecord(this.values(index))) indexes.push(index);
+    this.indexes = Int32Array.from(indexes);
+    this.filtered.clear();
   }
 
   get rowCount(): number {
-    return Math.max(0, this.records.length - this.headerRow - 1);
+    return this.indexes.length;
   }
 
   /** The row a spreadsheet shows for the first data row, header row included (JSON: its first item). */
@@ -58,7 +73,10 @@ export class PreviewSession {
   chooseHeader(headerRow: number): HeaderChoice {
     if (headerRow < 0 || headerRow >= this.records.length)
       throw new FileProblem("That header row is not in the file.");
+    if (isBlankRecord(this.records[headerRow]!))
+      throw new FileProblem("That row is blank; choose the row that names the columns.");
     this.headerRow = headerRow;
+    this.findRows();
     const ragged = raggedRows(this.records, headerRow);
     if (ragged.total > 0) throw new FileProblem(raggedMessage(ragged));
     if (this.rowCount === 0) throw new FileProblem("The file has a header but no rows under it.");
@@ -79,7 +97,7 @@ export class PreviewSession {
   /** Each column's fill rate and first non-empty values, for the mapping step. */
   private profiles(): ColumnProfile[] {
     const profiles = this.columns.map(() => ({ filled: 0, examples: [] as string[] }));
-    for (let index = 0; index < this.rowCount; index++) {
+    for (const index of this.indexes) {
       const values = this.values(index);
       for (let column = 0; column < profiles.length; column++) {
         const value = values[column]?.trim() ?? "";
@@ -101,7 +119,7 @@ export class PreviewSession {
     mapping: ColumnMapping,
     onProgress: (done: number, total: number) => void = () => {},
   ): PreviewCounts {
-    const total = this.rowCount;
+    const total = this.indexes.length === 0 ? 0 : this.indexes[this.indexes.length - 1]! + 1;
     this.mapping = mapping;
     this.flags = new Uint8Array(total);
     this.ownIssues = new Array(total);
@@ -115,7 +133,9 @@ export class PreviewSession {
     });
     this.filtered.clear();
     const batch = 5000;
-    for (let index = 0; index < total; index++) {
+    const rows = this.indexes.length;
+    for (let at = 0; at < rows; at++) {
+      const index = this.indexes[at]!;
       this.prepare(index);
       this.cross.add({
         index,
@@ -123,10 +143,10 @@ export class PreviewSession {
         sourceId: this.sourceIds[index],
         dedupId: this.dedupIds[index],
       });
-      if (index % batch === batch - 1) onProgress(index + 1, total);
+      if (at % batch === batch - 1) onProgress(at + 1, rows);
     }
-    for (let index = 0; index < total; index++) this.refreshCross(index);
-    onProgress(total, total);
+    for (const index of this.indexes) this.refreshCross(index);
+    onProgress(rows, rows);
     return this.counts();
   }
 
@@ -202,11 +222,11 @@ export class PreviewSession {
   /** Replays saved fixes on a freshly validated file: cells first, then exclusions. */
   applyFixes(fixes: SavedFixes): PreviewCounts {
     for (const [index, column, value] of fixes.edits) {
-      if (index >= 0 && index < this.flags.length && column >= 0 && column < this.columns.length)
+      if (this.isRow(index) && column >= 0 && column < this.columns.length)
         this.edit(index, column, value);
     }
     for (const [index, excluded] of fixes.excluded)
-      if (index >= 0 && index < this.flags.length) this.exclude(index, excluded);
+      if (this.isRow(index)) this.exclude(index, excluded);
     return this.counts();
   }
 
@@ -231,7 +251,7 @@ export class PreviewSession {
       throw new FileProblem("That column is not in the file.");
     if (find === "" && !wholeCell) throw new FileProblem("Type the text to find.");
     const edits: Array<[number, number, string]> = [];
-    for (let index = 0; index < this.flags.length; index++) {
+    for (const index of this.indexes) {
       const value = this.values(index)[column] ?? "";
       const next = wholeCell
         ? value === find
@@ -247,13 +267,14 @@ export class PreviewSession {
 
   counts(): PreviewCounts {
     const counts: PreviewCounts = {
-      rows: this.flags.length,
+      rows: this.indexes.length,
       valid: 0,
       errors: 0,
       warnings: 0,
       excluded: 0,
     };
-    for (const flags of this.flags) {
+    for (const index of this.indexes) {
+      const flags = this.flags[index]!;
       if (flags & EXCLUDED) {
         counts.excluded++;
         continue;
@@ -265,15 +286,9 @@ export class PreviewSession {
     return counts;
   }
 
+  /** The rows from `start` to `end` of those the filter shows (by place, not index). */
   rows(filter: RowFilter, start: number, end: number): { total: number; rows: ViewRow[] } {
-    if (filter === "all") {
-      const total = this.flags.length;
-      const rows: ViewRow[] = [];
-      for (let index = Math.max(0, start); index < Math.min(end, total); index++)
-        rows.push(this.viewRow(index));
-      return { total, rows };
-    }
-    const indexes = this.filterIndexes(filter);
+    const indexes = filter === "all" ? this.indexes : this.filterIndexes(filter);
     const rows: ViewRow[] = [];
     for (let at = Math.max(0, start); at < Math.min(end, indexes.length); at++)
       rows.push(this.viewRow(indexes[at]!));
@@ -287,12 +302,7 @@ export class PreviewSession {
       filter === "excluded"
         ? (flags & EXCLUDED) !== 0
         : (flags & EXCLUDED) === 0 && (flags & (filter === "errors" ? ERROR : WARNING)) !== 0;
-    let count = 0;
-    for (const flags of this.flags) if (matches(flags)) count++;
-    const indexes = new Int32Array(count);
-    let at = 0;
-    for (let index = 0; index < this.flags.length; index++)
-      if (matches(this.flags[index]!)) indexes[at++] = index;
+    const indexes = this.indexes.filter((index) => matches(this.flags[index]!));
     this.filtered.set(filter, indexes);
     return indexes;
   }
@@ -307,11 +317,14 @@ export class PreviewSession {
     };
   }
 
-  /** Up to `size` rows from `start`, fewer when their cells pass `maxChars` (a server action's body is limited). */
+  /**
+   * Up to `size` rows from the `start`-th (blank lines are not rows), fewer when their cells
+   * pass `maxChars` (a server action's body is limited). Each keeps its index.
+   */
   uploadRows(start: number, size: number, maxChars = Infinity): UploadRow[] {
     const rows: UploadRow[] = [];
     let chars = 0;
-    for (let index = start; index < Math.min(start + size, this.flags.length); index++) {
+    for (const index of this.indexes.subarray(start, start + size)) {
       const row: UploadRow = { index, values: this.values(index) };
       if (this.flags[index]! & EXCLUDED) row.excluded = true;
       for (const value of row.values) chars += value.length + 3;
@@ -322,7 +335,16 @@ export class PreviewSession {
   }
 
   private assertRow(index: number): void {
-    if (!Number.isInteger(index) || index < 0 || index >= this.flags.length)
-      throw new FileProblem("That row is not in the file.");
+    if (!this.isRow(index)) throw new FileProblem("That row is not in the file.");
+  }
+
+  /** A validated row of the file: not a blank line. */
+  private isRow(index: number): boolean {
+    return (
+      Number.isInteger(index) &&
+      index >= 0 &&
+      index < this.flags.length &&
+      !isBlankRecord(this.values(index))
+    );
   }
 }

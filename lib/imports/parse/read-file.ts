@@ -3,6 +3,7 @@ import readXlsxFile from "read-excel-file/universal";
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from "../types";
 import {
   HEADER_SEARCH_ROWS,
+  isBlankRecord,
   isPlainObject,
   JsonColumns,
   UnclosedQuoteFinder,
@@ -14,6 +15,10 @@ import { formatBytes, notUtf8Message, sniffFile, Utf8Checker, type FileFormat } 
  * Reads a file into records (arrays of cells) in a worker, streaming: the bytes are checked
  * as UTF-8 slice by slice, CSV/TSV go through papaparse's chunked reader, NDJSON is split
  * into lines as it is decoded. Throws FileProblem with a message for the administrator.
+ *
+ * A blank line (or a row of only empty cells) stays in the records as `[]`: a spreadsheet
+ * shows it as a row, so the rows after it keep their numbers, but it is never imported.
+ * Blank lines at the end are dropped.
  */
 
 export class FileProblem extends Error {}
@@ -131,7 +136,21 @@ async function readDelimited(
   return records;
 }
 
-function parseDelimited(
+/**
+ * The separator, guessed from the opening lines with the blank ones left out: papaparse's own
+ * guess, made while keeping blank lines, would count them as one-cell rows and miss.
+ */
+async function guessDelimiter(file: Blob): Promise<string> {
+  const head = new TextDecoder().decode(await file.slice(0, 64 * 1024).arrayBuffer());
+  const guessed = Papa.parse<string[]>(head.replace(/^\uFEFF/, ""), {
+    preview: 10,
+    skipEmptyLines: "greedy",
+    delimitersToGuess: [",", "\t", ";"],
+  });
+  return guessed.meta.delimiter || ",";
+}
+
+async function parseDelimited(
   file: Blob,
   format: "csv" | "tsv",
   onProgress: Progress,
@@ -139,23 +158,22 @@ function parseDelimited(
 ): Promise<{ records: string[][]; quoteProblem: string | null; delimiter: string }> {
   const records: string[][] = [];
   let read = 0;
-  let delimiter = format === "tsv" ? "\t" : ",";
+  const delimiter = format === "tsv" ? "\t" : await guessDelimiter(file);
   const chunkSize = 2 * 1024 * 1024;
   return new Promise((resolve, reject) => {
     Papa.parse<string[]>(file as File, {
-      delimiter: format === "tsv" ? "\t" : "",
-      delimitersToGuess: [",", "\t", ";"],
-      skipEmptyLines: "greedy",
+      delimiter,
+      // Blank lines are kept (as `[]`, see blankAsEmpty): they count in the row numbers.
+      skipEmptyLines: false,
       chunkSize,
       chunk(results, parser) {
-        delimiter = results.meta.delimiter || delimiter;
         const quoteError = results.errors.find((error) => error.type === "Quotes");
         if (quoteError) {
           parser.abort();
           resolve({ records, quoteProblem: quoteError.message, delimiter });
           return;
         }
-        for (const record of results.data) records.push(record);
+        for (const record of results.data) records.push(blankAsEmpty(record));
         if (records.length > limits.rows + HEADER_SEARCH_ROWS) {
           parser.abort();
           reject(new FileProblem(tooManyRows(limits)));
@@ -164,7 +182,8 @@ function parseDelimited(
         read = Math.min(file.size, read + chunkSize);
         onProgress(read, file.size, "reading");
       },
-      complete: () => resolve({ records, quoteProblem: null, delimiter }),
+      complete: () =>
+        resolve({ records: withoutTrailingBlanks(records), quoteProblem: null, delimiter }),
       error: (error) => reject(new FileProblem(`The file could not be read: ${error.message}`)),
     });
   });
@@ -181,7 +200,11 @@ async function readNdjson(
   let line = 0;
   const take = (text: string) => {
     line++;
-    if (text.trim() === "") return;
+    // A blank line keeps its place, so each object's row number is its line.
+    if (text.trim() === "") {
+      rows.push([]);
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -194,7 +217,9 @@ async function readNdjson(
       throw new FileProblem(
         `Line ${line.toLocaleString("en-US")} is not a JSON object. Each line of an NDJSON file holds one object.`,
       );
-    rows.push(columns.cells(value));
+    const cells = columns.cells(value);
+    // `{}` is a row (with nothing in it), not a blank line.
+    rows.push(cells.length > 0 ? cells : [""]);
     if (rows.length > limits.rows) throw new FileProblem(tooManyRows(limits));
   };
   for await (const text of decodedSlices(file, onProgress, "reading")) {
@@ -203,7 +228,7 @@ async function readNdjson(
     for (const text of lines) take(text);
   }
   take(rest);
-  return withHeader(columns, rows);
+  return withHeader(columns, withoutTrailingBlanks(rows));
 }
 
 async function readJsonArray(
@@ -237,10 +262,10 @@ async function readJsonArray(
   return withHeader(columns, rows);
 }
 
-/** Later objects may bring new columns: every row is padded to the final width. */
+/** Later objects may bring new columns: every row (not a blank line) is padded to the final width. */
 function withHeader(columns: JsonColumns, rows: string[][]): string[][] {
   const width = columns.columns.length;
-  for (const row of rows) while (row.length < width) row.push("");
+  for (const row of rows) if (!isBlankRecord(row)) while (row.length < width) row.push("");
   return [columns.columns, ...rows];
 }
 
@@ -273,18 +298,22 @@ export async function readWorkbook(
         ? "The workbook has no sheets."
         : `The workbook has no sheet named "${sheet}".`,
     );
-  const records = chosen.data.map((row) => row.map(excelCell));
-  while (records.length > 0 && records[records.length - 1]!.every((cell) => cell.trim() === ""))
-    records.pop();
+  const records = withoutTrailingBlanks(chosen.data.map((row) => blankAsEmpty(row.map(excelCell))));
   const width = records.reduce((widest, row) => Math.max(widest, row.length), 0);
-  for (const row of records) while (row.length < width) row.push("");
+  for (const row of records) if (!isBlankRecord(row)) while (row.length < width) row.push("");
   if (records.length > limits.rows + HEADER_SEARCH_ROWS) throw new FileProblem(tooManyRows(limits));
   onProgress(file.size, file.size, "reading");
-  return {
-    records: records.filter((row) => row.some((cell) => cell.trim() !== "")),
-    sheets,
-    sheet: chosen.sheet,
-  };
+  return { records, sheets, sheet: chosen.sheet };
+}
+
+/** A record of only empty cells is a blank row: `[]`. */
+function blankAsEmpty(record: string[]): string[] {
+  return record.every((cell) => cell.trim() === "") ? [] : record;
+}
+
+function withoutTrailingBlanks(records: string[][]): string[][] {
+  while (records.length > 0 && isBlankRecord(records[records.length - 1]!)) records.pop();
+  return records;
 }
 
 function excelCell(value: unknown): string {

@@ -11,6 +11,11 @@ export const HEADER_SEARCH_ROWS = 20;
 /** Records a file may hold: the rows, a header and what may stand above it. */
 export const MAX_RECORDS = MAX_IMPORT_ROWS + HEADER_SEARCH_ROWS;
 
+/** A blank line of the file (the readers make it `[]`): it keeps its row number but is never imported. */
+export function isBlankRecord(record: readonly string[]): boolean {
+  return record.length === 0;
+}
+
 /** Headers as column names: blanks named by position, repeats numbered, so a mapping can key on them. */
 export function uniqueHeaders(cells: readonly string[]): string[] {
   const seen = new Map<string, number>();
@@ -26,7 +31,8 @@ export function uniqueHeaders(cells: readonly string[]): string[] {
 export function suggestHeaderRow(records: readonly (readonly string[])[]): number {
   const sample = records.slice(0, HEADER_SEARCH_ROWS);
   const counts = new Map<number, number>();
-  for (const record of sample) counts.set(record.length, (counts.get(record.length) ?? 0) + 1);
+  for (const record of sample)
+    if (!isBlankRecord(record)) counts.set(record.length, (counts.get(record.length) ?? 0) + 1);
   let widest = 0;
   let mostOften = 0;
   for (const [width, count] of counts) {
@@ -51,7 +57,7 @@ export function raggedRows(
   const rows: number[] = [];
   let total = 0;
   for (let at = headerRow + 1; at < records.length; at++) {
-    if (records[at]!.length === width) continue;
+    if (records[at]!.length === width || isBlankRecord(records[at]!)) continue;
     total++;
     if (rows.length < limit) rows.push(at + 1);
   }

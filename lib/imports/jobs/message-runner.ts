@@ -139,8 +139,8 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
       attempt: Math.max(...batch.rows.map((row) => row.attempts)),
       rateLimitedTries: Math.max(...batch.rows.map((row) => row.rateLimitedTries)),
     };
-    const first = batch.rows[0]!.rowIndex;
-    const last = batch.rows[batch.rows.length - 1]!.rowIndex;
+    // The row numbers of the file, as everywhere else: a spreadsheet's, header included.
+    const numbers = batch.rows.map((row) => row.rowIndex + job.firstRow);
     const each = (update: Omit<RowUpdate, "rowIndex">) =>
       batch.rows.map((row) => ({ rowIndex: row.rowIndex, release: true, ...update }));
     try {
@@ -152,7 +152,7 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const code = isPlatformError(error) ? error.code : null;
-      const carried = `the request of ${batch.rows.length} messages to ${batch.channelUrl} (rows ${rowList(batch.rows.map((row) => row.rowIndex))})`;
+      const carried = `the request of ${batch.rows.length} messages to ${batch.channelUrl} (rows ${rowList(numbers)})`;
       const next = rowRetry(options.limits, tries, error);
       if (isPlatformError(error) && next.retry) {
         return each({
@@ -162,7 +162,7 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
           ...next.counts,
         });
       }
-      options.log(`messages ${first + 1}–${last + 1} to ${batch.channelUrl} failed: ${reason}`);
+      options.log(`rows ${rowList(numbers)} to ${batch.channelUrl} failed: ${reason}`);
       return each({
         state: "failed",
         resultCode: code,
@@ -195,12 +195,10 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   return worked;
 }
 
-/** "3, 4, 5, 9" as row numbers of the file (1-based), shortened past 10. */
-function rowList(indexes: number[]): string {
-  const shown = indexes.slice(0, 10).map((index) => String(index + 1));
-  return indexes.length > 10
-    ? `${shown.join(", ")} and ${indexes.length - 10} more`
-    : shown.join(", ");
+/** "3, 4, 5, 9", shortened past 10. */
+function rowList(numbers: number[]): string {
+  const shown = numbers.slice(0, 10).join(", ");
+  return numbers.length > 10 ? `${shown} and ${numbers.length - 10} more` : shown;
 }
 
 /**

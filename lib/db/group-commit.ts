@@ -15,6 +15,7 @@ type Pending<Item, Result> = {
 export class GroupCommit<Item, Result> {
   private readonly queue: Array<Pending<Item, Result>> = [];
   private inFlight = 0;
+  private scheduled = false;
 
   constructor(
     private readonly write: (items: Item[]) => Promise<Array<Result | Error>>,
@@ -24,7 +25,15 @@ export class GroupCommit<Item, Result> {
   submit(item: Item): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      if (this.inFlight < this.options.maxInFlight) void this.drain();
+      if (this.scheduled || this.inFlight >= this.options.maxInFlight) return;
+      // Wait for the end of this turn of the event loop: every request whose bytes arrived
+      // with this one is parsed by then and joins the group. Without the wait, a database
+      // that answers within microtasks (PGlite, on this thread) would write groups of one.
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        void this.drain();
+      });
     });
   }
 

@@ -191,6 +191,23 @@ describe("POST /v3/users (JSON)", () => {
     expectCreateError(await createUser(body), 400100, field);
   });
 
+  it("stores text that looks like SQL, quotes and backslashes exactly as sent", async () => {
+    // The hot path writes through PREPAREd statements with literals on PGlite: nothing in a
+    // value may be read as SQL.
+    const awkward = `O'Brien '' \\ \\' $1 '); drop table sandbox_users; -- 😀 "x"`;
+    const userId = `${uniqueId()}'\\$1`;
+    const created = await createUser(
+      newUser({ user_id: userId, nickname: awkward, metadata: { [awkward]: awkward } }),
+    );
+    expect(created.status).toBe(200);
+    const read = await getUser(userId);
+    expect(read.body).toMatchObject({
+      user_id: userId,
+      nickname: awkward,
+      metadata: { [awkward]: awkward },
+    });
+  });
+
   it("refuses an empty user_id with 400111", async () => {
     expectCreateError(await createUser(newUser({ user_id: "" })), 400111, "user_id");
   });

@@ -14,13 +14,35 @@ describe("GroupCommit", () => {
       },
       { maxItems: 100, maxInFlight: 1 },
     );
-    const answers = await Promise.allSettled([1, 2, 3, 4, 5, 6].map((item) => commit.submit(item)));
+    const first = commit.submit(1);
+    // Submitted on a later turn of the event loop, while the write of 1 is under way.
+    await new Promise((resolve) => setImmediate(resolve));
+    const answers = await Promise.allSettled([
+      first,
+      ...[2, 3, 4, 5, 6].map((item) => commit.submit(item)),
+    ]);
     expect(groups).toEqual([[1], [2, 3, 4, 5, 6]]);
     expect(
       answers.map((answer) =>
         answer.status === "fulfilled" ? answer.value : (answer.reason as Error).message,
       ),
     ).toEqual(["stored 1", "stored 2", "refused 3", "stored 4", "stored 5", "refused 6"]);
+  });
+
+  it("gathers the items submitted in one turn of the event loop even when the database answers at once", async () => {
+    // PGlite runs on this thread and answers within microtasks: without waiting for the end
+    // of the turn, every request parsed in that turn would be written alone.
+    const groups: number[][] = [];
+    const commit = new GroupCommit<number, number>(
+      async (items) => {
+        groups.push(items);
+        return items;
+      },
+      { maxItems: 100, maxInFlight: 1 },
+    );
+    const answers = await Promise.all([1, 2, 3].map((item) => commit.submit(item)));
+    expect(answers).toEqual([1, 2, 3]);
+    expect(groups).toEqual([[1, 2, 3]]);
   });
 
   it("answers only after the write that carried the item has finished", async () => {

@@ -80,7 +80,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
     total += 1;
     inFlight.set(event.url, (inFlight.get(event.url) ?? 0) + 1);
     const at = new Date();
-    const work = postJson(event.url, JSON.stringify(event.payload), {
+    const work = postJson(event.url, event.body, {
       timeoutMs: options.timeoutMs,
       policy: options.policy,
       signingKey: event.signingKey,
@@ -123,7 +123,8 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
     const claimed = await claimDueEvents(db, {
       limit: free,
       lockMs,
-      capacity: (url) => perEndpoint - (inFlight.get(url) ?? 0),
+      perEndpoint,
+      inFlight,
     });
     for (const event of claimed) attempt(db, event);
     return false;

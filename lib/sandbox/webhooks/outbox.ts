@@ -65,7 +65,7 @@ export async function enqueueEvents(
   return results.map(({ event_id, delivered }) => ({ event_id, delivered }));
 }
 
-export function newEventRow(
+function newEventRow(
   appId: string,
   url: string,
   payload: WebhookPayload,

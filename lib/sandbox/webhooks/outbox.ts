@@ -9,6 +9,7 @@ import {
   type WebhookOutcome,
   type WebhookSettings,
 } from "@/lib/db/schema";
+import { isEmbedded, preparedQuery } from "@/lib/db/raw";
 import { withRelaxedCommit } from "@/lib/db/relaxed-commit";
 import { deliveryRetries } from "@/lib/delivery/delivery-retries";
 import type { AttemptOutcome } from "@/lib/delivery/post-json";
@@ -235,41 +236,61 @@ export function judgeAttempt(
 /**
  * Records attempts and decides what happens next for each event: done, or another try later.
  * A whole batch is one statement (the attempts inserted and their events updated from one
- * VALUES list): a commit, or a round trip, per attempt would be the delivery rate's ceiling.
- * A refusal by the address guard is final.
+ * JSON list): a commit, or a round trip, per attempt would be the delivery rate's ceiling. It
+ * is a prepared statement with the batch as one parameter, so neither this process nor the
+ * database builds or plans it again for each batch. A refusal by the address guard is final.
  */
 export async function recordAttempts(db: Database, records: AttemptRecord[]) {
   if (records.length === 0) return;
   const rows = records.map(({ event, outcome, at }) => {
     const attempt = event.attemptCount + 1;
     const judged = judgeAttempt(outcome, attempt);
-    const status =
-      judged.event === "pending"
-        ? "pending"
-        : judged.event === "delivered" || judged.event === "failed"
-          ? "delivered"
-          : "failed";
-    const next = new Date(Date.now() + retryDelay(deliveryRetries, attempt));
-    return sql`(${event.id}, ${attempt}::int, ${status}, ${judged.event}, ${next.toISOString()}::timestamptz,
-      ${at.toISOString()}::timestamptz, ${outcome.status}::int, ${outcome.error}::text, ${judged.attempt},
-      ${outcome.latencyMs}::int, ${JSON.stringify(outcome.requestHeaders)}::jsonb,
-      ${outcome.responseHeaders === null ? null : JSON.stringify(outcome.responseHeaders)}::jsonb, ${outcome.responseExcerpt}::text)`;
+    return {
+      id: event.id,
+      attempt,
+      status:
+        judged.event === "pending"
+          ? "pending"
+          : judged.event === "delivered" || judged.event === "failed"
+            ? "delivered"
+            : "failed",
+      outcome: judged.event,
+      next_at: new Date(Date.now() + retryDelay(deliveryRetries, attempt)).toISOString(),
+      at: at.toISOString(),
+      http_status: outcome.status,
+      error: outcome.error,
+      attempt_outcome: judged.attempt,
+      latency_ms: outcome.latencyMs,
+      request_headers: outcome.requestHeaders,
+      response_headers: outcome.responseHeaders,
+      response_excerpt: outcome.responseExcerpt,
+    };
   });
-  await withRelaxedCommit(db, (tx) =>
-    tx.execute(sql`
-    with v (id, attempt, status, outcome, next_at, at, http_status, error, attempt_outcome, latency_ms, request_headers,
-      response_headers, response_excerpt) as (values ${sql.join(rows, sql`, `)}),
-    recorded as (
-      insert into ${webhookAttempts} (event_id, attempt, at, status, error, outcome, latency_ms, request_headers,
-        response_headers, response_excerpt)
-      select id, attempt, at, http_status, error, attempt_outcome, latency_ms, request_headers, response_headers, response_excerpt
-      from v
-      on conflict do nothing
-    )
-    update ${webhookEvents} set
-      attempt_count = v.attempt, status = v.status, outcome = v.outcome, next_attempt_at = v.next_at,
-      locked_until = null, attempt_started_at = null
-    from v
-    where ${webhookEvents.id} = v.id`),
-  );
+  // PostgreSQL commits without waiting for the disk (see withRelaxedCommit); PGlite flushes.
+  await preparedQuery(db, "webhook_record_attempts", recordAttemptsSql, [
+    JSON.stringify(rows),
+    isEmbedded(db) ? "on" : "off",
+  ]);
 }
+
+// `relaxed` sets this statement's own commit mode; joining it makes sure it runs.
+const recordAttemptsSql = `
+  with relaxed as materialized (select set_config('synchronous_commit', $2, true)),
+  v as (
+    select * from json_to_recordset($1::json) as v(id text, attempt int, status text, outcome text,
+      next_at timestamptz, at timestamptz, http_status int, error text, attempt_outcome text,
+      latency_ms int, request_headers jsonb, response_headers jsonb, response_excerpt text)
+  ),
+  recorded as (
+    insert into webhook_attempts (event_id, attempt, at, status, error, outcome, latency_ms,
+      request_headers, response_headers, response_excerpt)
+    select id, attempt, at, http_status, error, attempt_outcome, latency_ms, request_headers,
+      response_headers, response_excerpt
+    from v
+    on conflict do nothing
+  )
+  update webhook_events e set
+    attempt_count = v.attempt, status = v.status, outcome = v.outcome, next_attempt_at = v.next_at,
+    locked_until = null, attempt_started_at = null
+  from v, relaxed
+  where e.id = v.id`;

@@ -42,8 +42,8 @@ export type WebhookWorker = {
  * event never waits for any of this.
  */
 export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker {
-  const concurrency = options.concurrency ?? 128;
-  const perEndpoint = options.perEndpoint ?? 64;
+  const concurrency = options.concurrency ?? 256;
+  const perEndpoint = options.perEndpoint ?? 128;
   const pollMs = options.pollMs ?? 500;
   // A claim covers one attempt and its record.
   const lockMs = options.timeoutMs + 5_000;

@@ -251,7 +251,6 @@ export const webhookEvents = pgTable(
     seq: bigserial("seq", { mode: "number" }).notNull(),
   },
   (t) => [
-    index("webhook_events_due").on(t.status, t.nextAttemptAt),
     index("webhook_events_app_seq").on(t.appId, t.seq),
     index("webhook_events_app_outcome_seq").on(t.appId, t.outcome, t.seq),
     index("webhook_events_app_order_key").on(t.appId, t.orderKey, t.seq),
@@ -259,6 +258,11 @@ export const webhookEvents = pgTable(
     // The claim reads pending events in order; without this it sorts every pending event each time.
     index("webhook_events_pending_seq")
       .on(t.seq)
+      .where(sql`${t.status} = 'pending'`),
+    // Whether an older event of the same call or room is still pending: one probe per claimed
+    // event, which must not walk the key's whole delivered history.
+    index("webhook_events_pending_order_key")
+      .on(t.appId, t.orderKey, t.seq)
       .where(sql`${t.status} = 'pending'`),
   ],
 );

@@ -37,8 +37,8 @@ function agentFor(protocol: "http:" | "https:", policy: AddressPolicy): http.Age
   const key = `${protocol}${policy.allowLoopback}${policy.allowPrivate}`;
   let agent = agents.get(key);
   if (!agent) {
-    // 64 sockets per host: the webhook worker's bound on requests in flight per endpoint.
-    const options = { keepAlive: true, maxSockets: 64, lookup: guardedLookup(policy) };
+    // 128 sockets per host: the webhook worker's bound on requests in flight per endpoint.
+    const options = { keepAlive: true, maxSockets: 128, lookup: guardedLookup(policy) };
     agent = protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
     agents.set(key, agent);
   }

@@ -10,7 +10,6 @@ import {
   type EndpointHealth,
   type EndpointWindow,
 } from "@/lib/schemas/sandbox-events";
-import { newEventRow } from "./outbox";
 
 /** The most deliveries one "send again" for a selection creates. */
 export const MAX_RESEND = 10_000;
@@ -107,7 +106,9 @@ export async function countDeliveries(
 
 /**
  * Sends the payloads of every delivery the filter selects again, as new deliveries to `url`
- * (the endpoint configured now), oldest first. Answers how many were created.
+ * (the endpoint configured now), oldest first. Answers how many were created. One statement
+ * copies them inside the database: the payloads need not travel to this process and back, and
+ * the worker sees the whole selection at once.
  */
 export async function resendDeliveries(
   db: Database,
@@ -115,17 +116,29 @@ export async function resendDeliveries(
   url: string,
   filter: DeliveryFilter,
 ): Promise<{ count: number; event_ids: string[] }> {
-  const selected = await db
-    .select({ payload: webhookEvents.payload })
+  const selected = db
+    .select({
+      newId: sql<string>`gen_random_uuid()::text`.as("new_id"),
+      category: webhookEvents.category,
+      payload: webhookEvents.payload,
+      orderKey: webhookEvents.orderKey,
+      seq: webhookEvents.seq,
+    })
     .from(webhookEvents)
     .where(filterWhere(appId, filter))
     .orderBy(asc(webhookEvents.seq))
-    .limit(MAX_RESEND);
-  const rows = selected.map(({ payload }) => newEventRow(appId, url, payload));
-  for (let start = 0; start < rows.length; start += 500) {
-    await db.insert(webhookEvents).values(rows.slice(start, start + 500));
-  }
-  return { count: rows.length, event_ids: rows.slice(0, 100).map((row) => row.id) };
+    .limit(MAX_RESEND)
+    .as("selected");
+  // An event of no call or room is its own order key (see orderKeyOf): its copy gets its own.
+  const { rows } = (await db.execute(sql`
+    insert into ${webhookEvents} (id, app_id, category, payload, url, order_key)
+    select new_id, ${appId}, category, payload, ${url},
+      case when order_key like 'direct_call:%' or order_key like 'room:%' then order_key else new_id end
+    from ${selected}
+    order by seq
+    returning id, seq`)) as unknown as { rows: Array<{ id: string; seq: string | number }> };
+  const ids = rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map((row) => row.id);
+  return { count: ids.length, event_ids: ids.slice(0, 100) };
 }
 
 const SLICE_MS = 5 * 60_000;

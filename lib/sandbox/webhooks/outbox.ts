@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import {
   sandboxApps,
@@ -9,6 +9,8 @@ import {
   type WebhookOutcome,
   type WebhookSettings,
 } from "@/lib/db/schema";
+import { isEmbedded, preparedQuery } from "@/lib/db/raw";
+import { withRelaxedCommit } from "@/lib/db/relaxed-commit";
 import { deliveryRetries } from "@/lib/delivery/delivery-retries";
 import type { AttemptOutcome } from "@/lib/delivery/post-json";
 import { retryDelay } from "@/lib/retry";
@@ -22,11 +24,11 @@ export const INTERRUPTED_ERROR =
 
 export type WebhookEvent = typeof webhookEvents.$inferSelect;
 export type WebhookAttempt = typeof webhookAttempts.$inferSelect;
-/** An event claimed for an attempt, with the key its body is signed with. */
-export type ClaimedEvent = Pick<
-  WebhookEvent,
-  "id" | "appId" | "url" | "payload" | "attemptCount"
-> & { signingKey: string };
+/** An event claimed for an attempt: its body as stored, and the key the body is signed with. */
+export type ClaimedEvent = Pick<WebhookEvent, "id" | "appId" | "url" | "attemptCount"> & {
+  body: string;
+  signingKey: string;
+};
 
 /** Whether an application's settings say this category is delivered. */
 export function isSubscribed(settings: WebhookSettings, category: string): boolean {
@@ -64,7 +66,7 @@ export async function enqueueEvents(
   return results.map(({ event_id, delivered }) => ({ event_id, delivered }));
 }
 
-export function newEventRow(
+function newEventRow(
   appId: string,
   url: string,
   payload: WebhookPayload,
@@ -80,57 +82,82 @@ export function newEventRow(
   };
 }
 
+type ClaimOptions = {
+  limit: number;
+  lockMs: number;
+  /** The bound on attempts in flight to one endpoint URL. */
+  perEndpoint: number;
+  /** Attempts under way now, per endpoint URL. */
+  inFlight: ReadonlyMap<string, number>;
+};
+
 /**
  * Claims due events for attempts that start at once, in one statement (a claim per batch is
  * on the delivery rate's path). An event waits while an older event of the same call or room
  * is still pending, so those arrive in order; everything else goes out side by side.
- * `capacity` says how many more attempts an endpoint may take now (the bound on requests in
- * flight per endpoint); claimed events over it are handed back at once. SKIP LOCKED lets
- * several processes share the outbox on PostgreSQL; a claim runs out by itself when its
- * worker dies.
+ * `inFlight` says how many attempts each endpoint URL has under way and `perEndpoint` bounds
+ * them: candidates over an endpoint's bound are left alone in the same statement, not claimed
+ * and handed back. SKIP LOCKED lets several processes share the outbox on PostgreSQL; a claim
+ * runs out by itself when its worker dies. The commit does not wait for the disk: a claim lost
+ * with a crash of PostgreSQL only means the event is sent again (delivery is at least once).
  *
  * A claimed event whose previous claim started an attempt that was never recorded (the
  * process died during it) first gets that attempt recorded as interrupted: it counts as one of
  * the three.
  */
-export async function claimDueEvents(
-  db: Database,
-  options: { limit: number; lockMs: number; capacity: (url: string) => number },
-): Promise<ClaimedEvent[]> {
+export async function claimDueEvents(db: Database, options: ClaimOptions): Promise<ClaimedEvent[]> {
   if (options.limit <= 0) return [];
-  const now = new Date();
+  return withRelaxedCommit(db, (tx) => claimIn(tx, options));
+}
+
+async function claimIn(db: Database, options: ClaimOptions): Promise<ClaimedEvent[]> {
+  const now = new Date().toISOString();
+  const lockedUntil = new Date(Date.now() + options.lockMs).toISOString();
+  const busy = JSON.stringify(Object.fromEntries(options.inFlight));
+  // Walk the pending events in order and stop at the limit. Statistics taken while the outbox
+  // was empty (a fresh table, or an idle one before a burst) make the planner prefer a bitmap
+  // scan of every pending event, each checked for an older one of its key and then sorted:
+  // work per claim that grows with the backlog.
+  await db.execute(sql`set local enable_bitmapscan = off`);
+  // The payload comes back as the text it was stored as (`json` keeps it verbatim): that is
+  // the body to sign and send, with no parse and no serialisation in between.
   const claimed = (await db.execute(sql`
     with candidates as (
-      select e.id, e.attempt_started_at as previous_start
+      select e.id, e.url, e.seq, e.attempt_started_at as previous_start
       from ${webhookEvents} e
-      where e.status = 'pending' and e.next_attempt_at <= ${now.toISOString()}::timestamptz
-        and (e.locked_until is null or e.locked_until < ${now.toISOString()}::timestamptz)
-        and not exists (select 1 from ${webhookEvents} earlier where earlier.app_id = e.app_id
-          and earlier.order_key = e.order_key and earlier.status = 'pending' and earlier.seq < e.seq)
+      where e.status = 'pending' and e.next_attempt_at <= ${now}::timestamptz
+        and (e.locked_until is null or e.locked_until < ${now}::timestamptz)
+        and not exists (select 1 from ${webhookEvents} earlier where earlier.status = 'pending'
+          and earlier.app_id = e.app_id and earlier.order_key = e.order_key and earlier.seq < e.seq)
       order by e.seq
       limit ${options.limit}
       for update of e skip locked
+    ),
+    within_bound as (
+      select c.id, c.previous_start from (
+        select candidates.*, row_number() over (partition by url order by seq) as place
+        from candidates
+      ) c
+      where c.place <= ${options.perEndpoint}::int - coalesce((${busy}::jsonb ->> c.url)::int, 0)
     )
     update ${webhookEvents} w
-    set locked_until = ${new Date(now.getTime() + options.lockMs).toISOString()}::timestamptz,
-      attempt_started_at = ${now.toISOString()}::timestamptz
-    from candidates c, ${sandboxApps} a
+    set locked_until = ${lockedUntil}::timestamptz, attempt_started_at = ${now}::timestamptz
+    from within_bound c, ${sandboxApps} a
     where w.id = c.id and a.id = w.app_id
-    returning w.id, w.app_id, w.url, w.payload, w.attempt_count, w.seq, c.previous_start, a.api_token`)) as unknown as {
-    rows: ClaimedRow[];
-  };
-  const rows = claimed.rows.map((row) => ({
-    id: row.id,
-    appId: row.app_id,
-    url: row.url,
-    payload:
-      typeof row.payload === "string" ? (JSON.parse(row.payload) as WebhookPayload) : row.payload,
-    attemptCount: Number(row.attempt_count),
-    seq: Number(row.seq),
-    previousStart: row.previous_start === null ? null : new Date(row.previous_start),
-    signingKey: row.api_token,
-  }));
-  rows.sort((a, b) => a.seq - b.seq);
+    returning w.id, w.app_id, w.url, w.payload::text as body, w.attempt_count, w.seq,
+      c.previous_start, a.api_token`)) as unknown as { rows: ClaimedRow[] };
+  const rows = claimed.rows
+    .map((row) => ({
+      id: row.id,
+      appId: row.app_id,
+      url: row.url,
+      body: row.body,
+      attemptCount: Number(row.attempt_count),
+      seq: Number(row.seq),
+      previousStart: row.previous_start === null ? null : new Date(row.previous_start),
+      signingKey: row.api_token,
+    }))
+    .sort((a, b) => a.seq - b.seq);
 
   const interrupted = rows.filter((row) => row.previousStart !== null);
   if (interrupted.length > 0) {
@@ -168,40 +195,23 @@ export async function claimDueEvents(
     }
   }
 
-  const taken = new Map<string, number>();
-  const attempting: ClaimedEvent[] = [];
-  const handBack: string[] = [];
-  for (const row of rows) {
-    if (row.attemptCount >= MAX_ATTEMPTS) continue;
-    const used = taken.get(row.url) ?? 0;
-    if (used >= options.capacity(row.url)) {
-      handBack.push(row.id);
-      continue;
-    }
-    taken.set(row.url, used + 1);
-    attempting.push({
-      id: row.id,
-      appId: row.appId,
-      url: row.url,
-      payload: row.payload,
-      attemptCount: row.attemptCount,
-      signingKey: row.signingKey,
-    });
-  }
-  if (handBack.length > 0) {
-    await db
-      .update(webhookEvents)
-      .set({ lockedUntil: null, attemptStartedAt: null })
-      .where(inArray(webhookEvents.id, handBack));
-  }
-  return attempting;
+  return rows
+    .filter((row) => row.attemptCount < MAX_ATTEMPTS)
+    .map(({ id, appId, url, body, attemptCount, signingKey }) => ({
+      id,
+      appId,
+      url,
+      body,
+      attemptCount,
+      signingKey,
+    }));
 }
 
 type ClaimedRow = {
   id: string;
   app_id: string;
   url: string;
-  payload: WebhookPayload | string;
+  body: string;
   attempt_count: number;
   seq: string | number;
   previous_start: string | Date | null;
@@ -226,39 +236,61 @@ export function judgeAttempt(
 /**
  * Records attempts and decides what happens next for each event: done, or another try later.
  * A whole batch is one statement (the attempts inserted and their events updated from one
- * VALUES list): a commit, or a round trip, per attempt would be the delivery rate's ceiling.
- * A refusal by the address guard is final.
+ * JSON list): a commit, or a round trip, per attempt would be the delivery rate's ceiling. It
+ * is a prepared statement with the batch as one parameter, so neither this process nor the
+ * database builds or plans it again for each batch. A refusal by the address guard is final.
  */
 export async function recordAttempts(db: Database, records: AttemptRecord[]) {
   if (records.length === 0) return;
   const rows = records.map(({ event, outcome, at }) => {
     const attempt = event.attemptCount + 1;
     const judged = judgeAttempt(outcome, attempt);
-    const status =
-      judged.event === "pending"
-        ? "pending"
-        : judged.event === "delivered" || judged.event === "failed"
-          ? "delivered"
-          : "failed";
-    const next = new Date(Date.now() + retryDelay(deliveryRetries, attempt));
-    return sql`(${event.id}, ${attempt}::int, ${status}, ${judged.event}, ${next.toISOString()}::timestamptz,
-      ${at.toISOString()}::timestamptz, ${outcome.status}::int, ${outcome.error}::text, ${judged.attempt},
-      ${outcome.latencyMs}::int, ${JSON.stringify(outcome.requestHeaders)}::jsonb,
-      ${outcome.responseHeaders === null ? null : JSON.stringify(outcome.responseHeaders)}::jsonb, ${outcome.responseExcerpt}::text)`;
+    return {
+      id: event.id,
+      attempt,
+      status:
+        judged.event === "pending"
+          ? "pending"
+          : judged.event === "delivered" || judged.event === "failed"
+            ? "delivered"
+            : "failed",
+      outcome: judged.event,
+      next_at: new Date(Date.now() + retryDelay(deliveryRetries, attempt)).toISOString(),
+      at: at.toISOString(),
+      http_status: outcome.status,
+      error: outcome.error,
+      attempt_outcome: judged.attempt,
+      latency_ms: outcome.latencyMs,
+      request_headers: outcome.requestHeaders,
+      response_headers: outcome.responseHeaders,
+      response_excerpt: outcome.responseExcerpt,
+    };
   });
-  await db.execute(sql`
-    with v (id, attempt, status, outcome, next_at, at, http_status, error, attempt_outcome, latency_ms, request_headers,
-      response_headers, response_excerpt) as (values ${sql.join(rows, sql`, `)}),
-    recorded as (
-      insert into ${webhookAttempts} (event_id, attempt, at, status, error, outcome, latency_ms, request_headers,
-        response_headers, response_excerpt)
-      select id, attempt, at, http_status, error, attempt_outcome, latency_ms, request_headers, response_headers, response_excerpt
-      from v
-      on conflict do nothing
-    )
-    update ${webhookEvents} set
-      attempt_count = v.attempt, status = v.status, outcome = v.outcome, next_attempt_at = v.next_at,
-      locked_until = null, attempt_started_at = null
-    from v
-    where ${webhookEvents.id} = v.id`);
+  // PostgreSQL commits without waiting for the disk (see withRelaxedCommit); PGlite flushes.
+  await preparedQuery(db, "webhook_record_attempts", recordAttemptsSql, [
+    JSON.stringify(rows),
+    isEmbedded(db) ? "on" : "off",
+  ]);
 }
+
+// `relaxed` sets this statement's own commit mode; joining it makes sure it runs.
+const recordAttemptsSql = `
+  with relaxed as materialized (select set_config('synchronous_commit', $2, true)),
+  v as (
+    select * from json_to_recordset($1::json) as v(id text, attempt int, status text, outcome text,
+      next_at timestamptz, at timestamptz, http_status int, error text, attempt_outcome text,
+      latency_ms int, request_headers jsonb, response_headers jsonb, response_excerpt text)
+  ),
+  recorded as (
+    insert into webhook_attempts (event_id, attempt, at, status, error, outcome, latency_ms,
+      request_headers, response_headers, response_excerpt)
+    select id, attempt, at, http_status, error, attempt_outcome, latency_ms, request_headers,
+      response_headers, response_excerpt
+    from v
+    on conflict do nothing
+  )
+  update webhook_events e set
+    attempt_count = v.attempt, status = v.status, outcome = v.outcome, next_attempt_at = v.next_at,
+    locked_until = null, attempt_started_at = null
+  from v, relaxed
+  where e.id = v.id`;

@@ -42,8 +42,8 @@ export type WebhookWorker = {
  * event never waits for any of this.
  */
 export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker {
-  const concurrency = options.concurrency ?? 128;
-  const perEndpoint = options.perEndpoint ?? 64;
+  const concurrency = options.concurrency ?? 256;
+  const perEndpoint = options.perEndpoint ?? 128;
   const pollMs = options.pollMs ?? 500;
   // A claim covers one attempt and its record.
   const lockMs = options.timeoutMs + 5_000;
@@ -80,7 +80,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
     total += 1;
     inFlight.set(event.url, (inFlight.get(event.url) ?? 0) + 1);
     const at = new Date();
-    const work = postJson(event.url, JSON.stringify(event.payload), {
+    const work = postJson(event.url, event.body, {
       timeoutMs: options.timeoutMs,
       policy: options.policy,
       signingKey: event.signingKey,
@@ -123,7 +123,8 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
     const claimed = await claimDueEvents(db, {
       limit: free,
       lockMs,
-      capacity: (url) => perEndpoint - (inFlight.get(url) ?? 0),
+      perEndpoint,
+      inFlight,
     });
     for (const event of claimed) attempt(db, event);
     return false;

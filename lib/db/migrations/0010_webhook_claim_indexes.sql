@@ -1,0 +1,2 @@
+DROP INDEX "webhook_events_due";--> statement-breakpoint
+CREATE INDEX "webhook_events_pending_order_key" ON "webhook_events" USING btree ("app_id","order_key","seq") WHERE "webhook_events"."status" = 'pending';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PreviewSession } from "@/lib/imports/parse/preview-session";
 import { prepareRow } from "@/lib/imports/prepare";
 import {
   referenceIssues,
@@ -125,5 +126,60 @@ describe("a look-up request", () => {
     const ids = Array.from({ length: 1001 }, (_, i) => `c${i}`);
     expect(referenceLookupSchema.safeParse({ channels: ids }).success).toBe(false);
     expect(referenceLookupSchema.parse({ users: ["a"] })).toEqual({ channels: [], users: ["a"] });
+  });
+});
+
+describe("the preview's look-up of what exists", () => {
+  const records = [
+    messageColumns,
+    ["general", "ada", "MESG", "hi", "1700000000000"],
+    ["nowhere", "ghost", "MESG", "hello", "1700000001000"],
+    ["general", "ghost", "MESG", "again", "1700000002000"],
+  ];
+
+  it("asks each distinct value once, marks the cells of missing ones, and re-asks only what a fix brings", () => {
+    const session = new PreviewSession(
+      "messages",
+      records.map((row) => [...row]),
+    );
+    session.chooseHeader(0);
+    session.validate(messageMapping);
+    const asked = session.uncheckedReferences(1000);
+    expect(asked).toEqual({
+      channels: ["general", "nowhere"],
+      users: ["ada", "ghost"],
+      more: { channels: 0, users: 0 },
+    });
+    const counts = session.referencesChecked(asked, { channels: ["nowhere"], users: ["ghost"] });
+    expect(counts).toMatchObject({ valid: 1, errors: 2 });
+    expect(session.viewRow(1).issues.map((issue) => issue.field)).toEqual([
+      "channel_url",
+      "user_id",
+    ]);
+    expect(session.viewRow(2).issues.map((issue) => issue.field)).toEqual(["user_id"]);
+    expect(session.uncheckedReferences(1000).channels).toEqual([]);
+
+    // A fix to a known channel clears its error at once; a fix to a new one is asked about.
+    session.edit(1, 0, "general");
+    expect(session.viewRow(1).issues.map((issue) => issue.field)).toEqual(["user_id"]);
+    session.edit(2, 1, "bob");
+    expect(session.viewRow(2).issues).toEqual([]);
+    expect(session.uncheckedReferences(1000)).toMatchObject({ channels: [], users: ["bob"] });
+    // An excluded row is neither asked about nor counted.
+    session.exclude(1, true);
+    expect(session.counts()).toMatchObject({ valid: 2, errors: 0, excluded: 1 });
+  });
+
+  it("asks at most `limit` values of each kind and says how many more there are", () => {
+    const session = new PreviewSession(
+      "messages",
+      records.map((row) => [...row]),
+    );
+    session.chooseHeader(0);
+    session.validate(messageMapping);
+    expect(session.uncheckedReferences(1)).toMatchObject({
+      channels: ["general"],
+      more: { channels: 1, users: 1 },
+    });
   });
 });

@@ -2,7 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useReducer, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -14,7 +14,7 @@ import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
 import { resourceLabels, type ColumnMapping } from "@/lib/imports/fields";
 import { autoMap, mappingProblems, recallMapping, rememberMapping } from "@/lib/imports/mapping";
 import { PreviewClient } from "@/lib/imports/parse/preview-client";
-import type { PreviewProgress } from "@/lib/imports/parse/protocol";
+import type { PreviewCounts, PreviewProgress } from "@/lib/imports/parse/protocol";
 import { formatBytes } from "@/lib/imports/parse/sniff";
 import { importLimits, type ImportResource } from "@/lib/imports/types";
 import { FileStep } from "./file-step";
@@ -24,6 +24,7 @@ import { PreviewStep } from "./preview-step";
 import { ResourceStep } from "./resource-step";
 import { UploadFailed, uploadRows, type ImportUploadActions } from "./upload-rows";
 import { invalidatePreview, previewKeys } from "./use-preview-rows";
+import { useReferenceCheck } from "./use-reference-check";
 import {
   discardDraft,
   discardDraftWork,
@@ -83,6 +84,20 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
   const [editorOpen, setEditorOpen] = useState(false);
   const { resource, step, header, loaded, file, counts, activity } = state;
   const busy = activity !== null;
+  const references = useReferenceCheck(
+    state.session,
+    useCallback(
+      (checked: PreviewCounts) => {
+        dispatch({ type: "references-checked", counts: checked });
+        void queryClient.invalidateQueries({ queryKey: previewKeys.all });
+      },
+      [queryClient],
+    ),
+  );
+  /** Looks up what the rows name, beside whatever the administrator does next. */
+  function checkReferences(worker = client, kind = resource) {
+    if (worker && kind) void references.run(worker, kind);
+  }
 
   // The worker starts with the first file and ends with the page.
   useEffect(() => () => clientRef.current?.terminate(), []);
@@ -164,8 +179,10 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
             filter: draft.filter,
           });
         }
-        if (!cancelled)
+        if (!cancelled) {
           dispatch({ type: "draft-restored", state: restored, savedAt: draft.savedAt });
+          if (restored.step === "preview") checkReferences(worker, draft.resource);
+        }
       } catch (error) {
         if (cancelled) return;
         dispatch({ type: "step-shown", step: "upload" });
@@ -292,6 +309,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       const result = await client.request({ type: "validate", mapping: state.mapping });
       await invalidatePreview(queryClient, state.session);
       dispatch({ type: "validated", counts: result });
+      checkReferences();
     });
   }
 
@@ -301,6 +319,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       const result = await client.request({ type: "edit", index, column, value });
       dispatch({ type: "cell-fixed", counts: result.counts, edits: [[index, column, value]] });
       await invalidatePreview(queryClient, state.session);
+      checkReferences();
     });
   }
 
@@ -310,6 +329,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       const result = await client.request({ type: "exclude", index, excluded });
       dispatch({ type: "rows-excluded", counts: result.counts, rows: [[index, excluded]] });
       await invalidatePreview(queryClient, state.session);
+      if (!excluded) checkReferences();
     });
   }
 
@@ -345,6 +365,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       changed = result.edits.length;
       dispatch({ type: "cell-fixed", counts: result.counts, edits: result.edits });
       await invalidatePreview(queryClient, state.session);
+      checkReferences();
     });
     return changed;
   }
@@ -632,6 +653,8 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
           upload={state.upload}
           uploadError={state.uploadError}
           onUpload={() => void sendRows()}
+          references={references.check}
+          onRetryReferences={() => checkReferences()}
         />
       )}
     </div>

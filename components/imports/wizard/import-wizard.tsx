@@ -20,6 +20,7 @@ import { importLimits, type ImportResource } from "@/lib/imports/types";
 import { FileStep } from "./file-step";
 import { HeaderRowChoice } from "./header-row-choice";
 import { MappingStep } from "./mapping-step";
+import { OrderNotice, type UnfinishedImports } from "./order-notice";
 import { PreviewStep } from "./preview-step";
 import { ResourceStep } from "./resource-step";
 import { UploadFailed, uploadRows, type ImportUploadActions } from "./upload-rows";
@@ -47,6 +48,8 @@ export type ImportWizardProps = {
   /** The server actions that store the rows; null while the server side is not available. */
   actions: ImportUploadActions | null;
   usersImports: number | null;
+  /** Imports of the earlier stages not finished yet, for the order warning; null when not known. */
+  unfinished?: UnfinishedImports | null;
 };
 
 const steps: Array<{ id: WizardStep; label: string }> = [
@@ -66,7 +69,7 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : "Something went wrong.";
 }
 
-export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
+export function ImportWizard({ actions, usersImports, unfinished = null }: ImportWizardProps) {
   const router = useRouter();
   const queryClient = useQueryClient();
   const wizardRef = useHydratedMarker<HTMLDivElement>();
@@ -476,6 +479,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
             onChange={(kind) => dispatch({ type: "resource-chosen", resource: kind })}
             usersImports={usersImports}
           />
+          <OrderNotice resource={resource} unfinished={unfinished} />
           <div className="mt-5 flex justify-end">
             <Button
               disabled={!resource}
@@ -628,6 +632,10 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
             </div>
           </div>
         </Card>
+      )}
+
+      {step !== "choose" && activity !== "restoring" && (
+        <OrderNotice resource={resource} unfinished={unfinished} />
       )}
 
       {step === "preview" && resource && header && counts && client && activity !== "restoring" && (

@@ -9,8 +9,10 @@ type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
 /**
  * The only way to write a console route handler (reads: JSON pages, CSV downloads): the same
- * administrator check as every server action comes first, then the path's params and the
- * query string are parsed with `schema` (one object), then `handler` runs. Bad input is a 400
+ * administrator check as every server action comes first, then the path's params, the query
+ * string and, for a POST, its JSON body are parsed with `schema` (one object), then `handler`
+ * runs. A POST is a read too big for a URL (a look-up of a thousand ids), never a change:
+ * changes are server actions. Bad input is a 400
  * in the JSON error shape; our own refusals (`ActionError`) a 404 with their reason; anything
  * else is logged and answered with a generic 500.
  */
@@ -25,7 +27,10 @@ export function adminRoute<S extends z.ZodType>(
     const session = await getAdminSession();
     if (!session) return Response.json({ error: signedOutMessage }, { status: 401 });
     const query = Object.fromEntries(new URL(request.url).searchParams);
-    const parsed = schema.safeParse({ ...query, ...(await context.params) });
+    const body = request.method === "POST" ? await jsonBody(request) : {};
+    if (body === null)
+      return Response.json({ error: "The request body must be a JSON object." }, { status: 400 });
+    const parsed = schema.safeParse({ ...query, ...body, ...(await context.params) });
     if (!parsed.success) {
       return Response.json(
         { error: parsed.error.issues.map((issue) => issue.message).join(" ") },
@@ -41,4 +46,17 @@ export function adminRoute<S extends z.ZodType>(
       return Response.json({ error: genericErrorMessage }, { status: 500 });
     }
   };
+}
+
+/** A POST's JSON object, or null when the body is not one (or not sent as JSON). */
+async function jsonBody(request: Request): Promise<Record<string, unknown> | null> {
+  if (!request.headers.get("content-type")?.startsWith("application/json")) return null;
+  try {
+    const body: unknown = await request.json();
+    return typeof body === "object" && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
 }

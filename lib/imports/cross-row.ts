@@ -1,3 +1,4 @@
+import { quoteSome } from "./references";
 import type { ImportResource, PreparedRow, RowIssue } from "./types";
 
 /**
@@ -124,15 +125,10 @@ export class CrossRowIndex {
         if (!Array.isArray(ids)) continue;
         const missing = (ids as string[]).filter((id) => !known.has(id));
         if (missing.length === 0) continue;
-        const shown = missing
-          .slice(0, 3)
-          .map((id) => `"${id}"`)
-          .join(", ");
-        const more = missing.length > 3 ? ` and ${missing.length - 3} more` : "";
         issues.push({
           field,
           severity: "warning",
-          message: `${shown}${more} not in this import's users — the plan checks the platform.`,
+          message: `${quoteSome(missing)} not in this import's users — the plan checks the platform.`,
         });
       }
     }

@@ -4,6 +4,7 @@ import http from "node:http";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { freePort } from "../support/console-server";
+import { serverActionId } from "./support/server-actions";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const { origin, adminPassword } = inject("console");
@@ -95,14 +96,7 @@ describe("hostile requests at every layer", () => {
 });
 
 describe("sign-in throttling", () => {
-  const manifest = JSON.parse(
-    fs.readFileSync(path.join(root, ".next/server/server-reference-manifest.json"), "utf8"),
-  ) as {
-    node: Record<string, { filename: string; exportedName: string }>;
-  };
-  const signInAction = Object.entries(manifest.node).find(
-    ([, action]) => action.filename === "lib/actions/auth.ts" && action.exportedName === "signIn",
-  )?.[0];
+  const signInAction = serverActionId("lib/actions/auth.ts", "signIn");
 
   /** Calls the sign-in server action the way the sign-in form does, from `from`. */
   async function signIn(password: string, from: string, headers: Record<string, string> = {}) {

@@ -2,7 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useReducer, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -14,16 +14,18 @@ import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
 import { resourceLabels, type ColumnMapping } from "@/lib/imports/fields";
 import { autoMap, mappingProblems, recallMapping, rememberMapping } from "@/lib/imports/mapping";
 import { PreviewClient } from "@/lib/imports/parse/preview-client";
-import type { PreviewProgress } from "@/lib/imports/parse/protocol";
+import type { PreviewCounts, PreviewProgress } from "@/lib/imports/parse/protocol";
 import { formatBytes } from "@/lib/imports/parse/sniff";
 import { importLimits, type ImportResource } from "@/lib/imports/types";
 import { FileStep } from "./file-step";
 import { HeaderRowChoice } from "./header-row-choice";
 import { MappingStep } from "./mapping-step";
+import { OrderNotice, type UnfinishedImports } from "./order-notice";
 import { PreviewStep } from "./preview-step";
 import { ResourceStep } from "./resource-step";
 import { UploadFailed, uploadRows, type ImportUploadActions } from "./upload-rows";
 import { invalidatePreview, previewKeys } from "./use-preview-rows";
+import { useReferenceCheck } from "./use-reference-check";
 import {
   discardDraft,
   discardDraftWork,
@@ -46,6 +48,8 @@ export type ImportWizardProps = {
   /** The server actions that store the rows; null while the server side is not available. */
   actions: ImportUploadActions | null;
   usersImports: number | null;
+  /** Imports of the earlier stages not finished yet, for the order warning; null when not known. */
+  unfinished?: UnfinishedImports | null;
 };
 
 const steps: Array<{ id: WizardStep; label: string }> = [
@@ -65,7 +69,7 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : "Something went wrong.";
 }
 
-export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
+export function ImportWizard({ actions, usersImports, unfinished = null }: ImportWizardProps) {
   const router = useRouter();
   const queryClient = useQueryClient();
   const wizardRef = useHydratedMarker<HTMLDivElement>();
@@ -83,6 +87,20 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
   const [editorOpen, setEditorOpen] = useState(false);
   const { resource, step, header, loaded, file, counts, activity } = state;
   const busy = activity !== null;
+  const references = useReferenceCheck(
+    state.session,
+    useCallback(
+      (checked: PreviewCounts) => {
+        dispatch({ type: "references-checked", counts: checked });
+        void queryClient.invalidateQueries({ queryKey: previewKeys.all });
+      },
+      [queryClient],
+    ),
+  );
+  /** Looks up what the rows name, beside whatever the administrator does next. */
+  function checkReferences(worker = client, kind = resource) {
+    if (worker && kind) void references.run(worker, kind);
+  }
 
   // The worker starts with the first file and ends with the page.
   useEffect(() => () => clientRef.current?.terminate(), []);
@@ -164,8 +182,10 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
             filter: draft.filter,
           });
         }
-        if (!cancelled)
+        if (!cancelled) {
           dispatch({ type: "draft-restored", state: restored, savedAt: draft.savedAt });
+          if (restored.step === "preview") checkReferences(worker, draft.resource);
+        }
       } catch (error) {
         if (cancelled) return;
         dispatch({ type: "step-shown", step: "upload" });
@@ -292,6 +312,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       const result = await client.request({ type: "validate", mapping: state.mapping });
       await invalidatePreview(queryClient, state.session);
       dispatch({ type: "validated", counts: result });
+      checkReferences();
     });
   }
 
@@ -301,6 +322,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       const result = await client.request({ type: "edit", index, column, value });
       dispatch({ type: "cell-fixed", counts: result.counts, edits: [[index, column, value]] });
       await invalidatePreview(queryClient, state.session);
+      checkReferences();
     });
   }
 
@@ -310,6 +332,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       const result = await client.request({ type: "exclude", index, excluded });
       dispatch({ type: "rows-excluded", counts: result.counts, rows: [[index, excluded]] });
       await invalidatePreview(queryClient, state.session);
+      if (!excluded) checkReferences();
     });
   }
 
@@ -345,6 +368,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
       changed = result.edits.length;
       dispatch({ type: "cell-fixed", counts: result.counts, edits: result.edits });
       await invalidatePreview(queryClient, state.session);
+      checkReferences();
     });
     return changed;
   }
@@ -455,6 +479,7 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
             onChange={(kind) => dispatch({ type: "resource-chosen", resource: kind })}
             usersImports={usersImports}
           />
+          <OrderNotice resource={resource} unfinished={unfinished} />
           <div className="mt-5 flex justify-end">
             <Button
               disabled={!resource}
@@ -609,6 +634,10 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
         </Card>
       )}
 
+      {step !== "choose" && activity !== "restoring" && (
+        <OrderNotice resource={resource} unfinished={unfinished} />
+      )}
+
       {step === "preview" && resource && header && counts && client && activity !== "restoring" && (
         <PreviewStep
           client={client}
@@ -632,6 +661,8 @@ export function ImportWizard({ actions, usersImports }: ImportWizardProps) {
           upload={state.upload}
           uploadError={state.uploadError}
           onUpload={() => void sendRows()}
+          references={references.check}
+          onRetryReferences={() => checkReferences()}
         />
       )}
     </div>

@@ -526,7 +526,7 @@ function CellDetails({
       id={id}
       aria-live="polite"
       data-testid="cell-details"
-      className="min-h-14 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm"
+      className="h-24 overflow-y-auto rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm"
     >
       {title ? (
         <>

@@ -15,6 +15,7 @@ import type { ImportResource } from "@/lib/imports/types";
 import { PreviewGrid } from "./preview-grid";
 import { ProgressBar } from "@/components/ui/progress-bar";
 import type { UploadState } from "./upload-rows";
+import type { ReferenceCheck } from "./use-reference-check";
 
 export type PreviewStepProps = {
   client: PreviewClient;
@@ -44,6 +45,9 @@ export type PreviewStepProps = {
   upload: UploadState | null;
   uploadError: string | null;
   onUpload: () => void;
+  /** The look-up of the channels and users the rows name (not for users imports). */
+  references: ReferenceCheck;
+  onRetryReferences: () => void;
 };
 
 const filters: Array<{ id: RowFilter; label: string; count: (counts: PreviewCounts) => number }> = [
@@ -123,6 +127,11 @@ export function PreviewStep(props: PreviewStepProps) {
           onReplace={props.onReplace}
         />
         {props.problem && <Alert tone="error">{props.problem}</Alert>}
+        <ReferenceStatus
+          resource={props.resource}
+          check={props.references}
+          onRetry={props.onRetryReferences}
+        />
         <PreviewGrid
           client={props.client}
           session={props.session}
@@ -272,5 +281,46 @@ function BulkActions({ counts, columns, busy, onExcludeErrors, onReplace }: Bulk
         </form>
       )}
     </div>
+  );
+}
+
+const referenceWords: Record<ImportResource, string> = {
+  users: "",
+  open_channels: "operators",
+  group_channels: "members and operators",
+  messages: "channels and senders",
+};
+
+/** Where the look-up of what the rows name stands: running, done, or failed (the plan checks again). */
+function ReferenceStatus({
+  resource,
+  check,
+  onRetry,
+}: {
+  resource: ImportResource;
+  check: ReferenceCheck;
+  onRetry: () => void;
+}) {
+  const words = referenceWords[resource];
+  if (resource === "users" || check.state === "idle") return null;
+  if (check.state === "failed") {
+    return (
+      <Alert tone="warning" title={`The ${words} could not be checked`}>
+        {check.message} You can go on: the plan checks them again before anything is sent.{" "}
+        <button type="button" className="font-medium underline" onClick={onRetry}>
+          Try again
+        </button>
+      </Alert>
+    );
+  }
+  return (
+    <p role="status" data-testid="reference-check" className="text-sm text-slate-600">
+      {check.state === "running"
+        ? `Checking that the ${words} exist, on the platform or in an import of this console… ${check.done.toLocaleString("en-US")} of ${check.total.toLocaleString("en-US")}`
+        : `The ${words} were checked on the platform and in this console's imports; a row naming a missing one shows the error beside the cell.`}
+      {check.state === "done" &&
+        check.notChecked > 0 &&
+        ` ${check.notChecked.toLocaleString("en-US")} more were not checked here: the plan checks them.`}
+    </p>
   );
 }

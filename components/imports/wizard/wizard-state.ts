@@ -94,6 +94,7 @@ export type WizardEvent =
   | { type: "validated"; counts: PreviewCounts }
   | { type: "cell-fixed"; counts: PreviewCounts; edits: Array<[number, number, string]> }
   | { type: "rows-excluded"; counts: PreviewCounts; rows: Array<[number, boolean]> }
+  | { type: "references-checked"; counts: PreviewCounts }
   | { type: "filter-changed"; filter: RowFilter }
   | { type: "upload-progress"; upload: UploadState }
   | { type: "upload-failed"; upload: UploadState | null; problem: string }
@@ -188,6 +189,9 @@ export function wizardReducer(state: WizardState, event: WizardEvent): WizardSta
         fixes: { ...state.fixes, excluded },
       };
     }
+    case "references-checked":
+      // Arrives beside the administrator's own work: the counts only, nothing else changes.
+      return state.counts ? { ...state, counts: event.counts } : state;
     case "filter-changed":
       return { ...state, filter: event.filter };
     case "upload-progress":

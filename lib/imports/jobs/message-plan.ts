@@ -1,15 +1,17 @@
 import "server-only";
-import { and, eq, inArray, ne, or, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { importJobs, importRows } from "@/lib/db/schema";
 import type { MessagePlan, PlanProgress } from "@/lib/imports/types";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
-import { isPlatformError, type PlatformClient } from "@/lib/platform";
-import { LOOKUP_BATCH } from "./limits";
+import type { PlatformClient } from "@/lib/platform";
 import { chunk, rowsOf } from "./rows";
-import { platformRetries } from "@/lib/platform/retries";
-import { withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "./concurrency";
+import {
+  channelExists,
+  channelImportRows,
+  importedUsers as importedUserSources,
+  usersOnPlatform,
+} from "./lookups";
 import type { ImportJob } from "./store";
 
 export type { MessagePlan };
@@ -18,7 +20,6 @@ type OrderCheck = { jobId: string; fileName: string; status: string; channels: n
 
 const SHOWN = 100;
 const CHANNEL_LOOKUP_CONCURRENCY = 8;
-const USER_LOOKUP_CONCURRENCY = 4;
 
 /**
  * A message's channel is named in the file by its channel URL or by the source id a channel
@@ -104,49 +105,21 @@ export async function planMessages(
       select distinct body ->> 'user_id' as id from import_rows
       where job_id = ${job.id} and state = 'pending' and body ? 'user_id'`),
   ).map((row) => row.id);
-  const importedUsers = new Map<string, { jobId: string; fileName: string; status: string }>();
-  for (const batch of chunk(senders, 1000)) {
-    const found = await db
-      .select({
-        key: importRows.resourceKey,
-        jobId: importJobs.id,
-        fileName: importJobs.fileName,
-        status: importJobs.status,
-      })
-      .from(importRows)
-      .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
-      .where(
-        and(
-          eq(importJobs.resource, "users"),
-          ne(importJobs.status, "cancelled"),
-          inArray(importRows.state, ["pending", "created", "existed"]),
-          inArray(importRows.resourceKey, batch),
-        ),
-      );
-    for (const row of found) if (row.key) importedUsers.set(row.key, row);
-  }
+  const importedUsers = await importedUserSources(db, senders);
   const unfinishedSenders = senders.filter((id) => {
     const source = importedUsers.get(id);
     return source !== undefined && source.status !== "completed";
   });
   const sendersToLookUp = senders.filter((id) => !unfinishedSenders.includes(id));
-  const onPlatform = new Set<string>();
   let usersLookedUp = 0;
   await report({ step: "members", done: 0, total: sendersToLookUp.length }, true);
-  await forEachConcurrent(
-    chunk(sendersToLookUp, LOOKUP_BATCH),
-    USER_LOOKUP_CONCURRENCY,
-    async (userIds) => {
+  const onPlatform = await usersOnPlatform(client, sendersToLookUp, {
+    onBatch: async (ids) => {
       requests++;
-      const page = await withRetries(
-        () => client.users.list({ userIds, limit: LOOKUP_BATCH }),
-        platformRetries(),
-      );
-      for (const user of page.users) onPlatform.add(user.user_id);
-      usersLookedUp += userIds.length;
+      usersLookedUp += ids;
       await report({ step: "members", done: usersLookedUp, total: sendersToLookUp.length });
     },
-  );
+  });
   const missingSenders = sendersToLookUp.filter((id) => !onPlatform.has(id));
   const senderJobs = new Set<string>();
   for (const id of unfinishedSenders) {
@@ -238,51 +211,6 @@ async function summarize(
       last: Number(channel.last),
     })),
   };
-}
-
-/** Rows of channel imports (not cancelled) that name one of `refs` as channel URL or source id. */
-async function channelImportRows(db: Database, refs: string[]) {
-  return db
-    .select({
-      key: importRows.resourceKey,
-      sourceId: importRows.sourceId,
-      state: importRows.state,
-      jobId: importJobs.id,
-      fileName: importJobs.fileName,
-      status: importJobs.status,
-    })
-    .from(importRows)
-    .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
-    .where(
-      and(
-        inArray(importJobs.resource, ["open_channels", "group_channels"]),
-        ne(importJobs.status, "cancelled"),
-        inArray(importRows.state, ["pending", "created", "existed"]),
-        or(inArray(importRows.resourceKey, refs), inArray(importRows.sourceId, refs)),
-      ),
-    );
-}
-
-/** Open or group: the migration takes either, so both are asked. */
-async function channelExists(
-  client: PlatformClient,
-  channelUrl: string,
-  count: () => void,
-): Promise<boolean> {
-  const lookups: Array<(url: string) => Promise<unknown>> = [
-    client.openChannels.get,
-    client.groupChannels.get,
-  ];
-  for (const get of lookups) {
-    count();
-    try {
-      await withRetries(() => get(channelUrl), platformRetries());
-      return true;
-    } catch (error) {
-      if (!isPlatformError(error, 400201)) throw error;
-    }
-  }
-  return false;
 }
 
 /**

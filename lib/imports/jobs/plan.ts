@@ -1,16 +1,15 @@
 import "server-only";
-import { and, asc, eq, gt, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import {
   isChannelResource,
-  type FollowUps,
-  type ImportResource,
   type JobPlan,
   type MessagePlan,
   type PlanProgress,
   type RowIssue,
 } from "@/lib/imports/types";
+import { referencedUserIds } from "@/lib/imports/references";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { LOOKUP_BATCH } from "./limits";
 import { chunk, rowsOf } from "./rows";
@@ -18,6 +17,7 @@ import { planMessages, resolveMessageChannels } from "./message-plan";
 import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "./concurrency";
+import { importedUsers, usersOnPlatform } from "./lookups";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import {
   finishUpload,
@@ -280,26 +280,6 @@ async function* pendingPages(db: Database, jobId: string) {
   }
 }
 
-/** The user ids a channel's creation body refers to (members and operators). */
-export function referencedUserIds(
-  body: Record<string, unknown> | null,
-  followUps?: FollowUps | null,
-): string[] {
-  if (!body) return [];
-  const ids = new Set<string>(followUps?.invite ?? []);
-  for (const key of ["user_ids", "operator_ids"]) {
-    const list = body[key];
-    if (Array.isArray(list)) for (const id of list) if (typeof id === "string") ids.add(id);
-  }
-  if (Array.isArray(body.users)) {
-    for (const user of body.users) {
-      const id = (user as { user_id?: unknown })?.user_id;
-      if (typeof id === "string") ids.add(id);
-    }
-  }
-  return [...ids];
-}
-
 /**
  * Members and operators must be users: in a users import of this console, or on the
  * platform. Unknown ones fail a `strict` channel (400111) and are left out of any other
@@ -325,48 +305,20 @@ async function checkMembers(
     }
   }
   const ids = [...rowsById.keys()];
-  // Users some users import of this console holds (to create, created, or found existing).
-  const imported = new Map<string, { jobId: string; fileName: string; status: string }>();
-  for (const batch of chunk(ids, 1000)) {
-    const found = await db
-      .select({
-        key: importRows.resourceKey,
-        jobId: importJobs.id,
-        fileName: importJobs.fileName,
-        status: importJobs.status,
-      })
-      .from(importRows)
-      .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
-      .where(
-        and(
-          eq(importJobs.resource, "users" satisfies ImportResource),
-          ne(importJobs.status, "cancelled"),
-          inArray(importRows.state, ["pending", "created", "existed"]),
-          inArray(importRows.resourceKey, batch),
-        ),
-      );
-    for (const row of found) if (row.key) imported.set(row.key, row);
-  }
-  const onPlatform = new Set<string>();
+  const imported = await importedUsers(db, ids);
   const toLookUp = ids.filter(
     (id) => !imported.has(id) || imported.get(id)!.status === "completed",
   );
   let lookedUp = 0;
   await report({ step: "members", done: 0, total: toLookUp.length }, true);
-  await forEachConcurrent(
-    chunk(toLookUp, LOOKUP_BATCH),
-    USER_LOOKUP_CONCURRENCY,
-    async (userIds) => {
+  const onPlatform = await usersOnPlatform(client, toLookUp, {
+    activeMode: "all",
+    onBatch: async (count) => {
       requests++;
-      const page = await withRetries(
-        () => client.users.list({ userIds, limit: LOOKUP_BATCH, activeMode: "all" }),
-        platformRetries(),
-      );
-      for (const user of page.users) onPlatform.add(user.user_id);
-      lookedUp += userIds.length;
+      lookedUp += count;
       await report({ step: "members", done: lookedUp, total: toLookUp.length });
     },
-  );
+  });
 
   const issuesByRow = new Map<number, RowIssue[]>();
   const orderChecks = new Map<
@@ -445,4 +397,4 @@ async function followUpCounts(db: Database, jobId: string): Promise<JobPlan["fol
 }
 
 /** Kept here for the modules that take them from the plan (they live in `rows.ts`, out of the plan's import cycle). */
-export { chunk, rowsOf };
+export { chunk, rowsOf, referencedUserIds };

@@ -1,6 +1,13 @@
 import { CrossRowIndex, type CrossRowOptions } from "../cross-row";
 import type { ColumnMapping } from "../fields";
 import { prepareRow } from "../prepare";
+import {
+  referenceIssues,
+  rowReferences,
+  type MissingReferences,
+  type ReferenceLookup,
+  type RowReferences,
+} from "../references";
 import { importLimits, type ImportResource, type RowIssue } from "../types";
 import type {
   ColumnProfile,
@@ -38,6 +45,13 @@ export class PreviewSession {
   /** Messages only: each row's dedup id, unique per channel. */
   private dedupIds: (string | undefined)[] = [];
   private cross: CrossRowIndex;
+  /** Channels and users each row names, for the look-up against what exists. */
+  private references: (RowReferences | undefined)[] = [];
+  /** What the server said of each value asked about (true: exists); kept while the file is. */
+  private readonly known = {
+    channels: new Map<string, boolean>(),
+    users: new Map<string, boolean>(),
+  };
   private filtered = new Map<RowFilter, Int32Array>();
   /** The indexes of the rows under the header, blank lines left out. */
   private indexes = new Int32Array(0);
@@ -127,6 +141,7 @@ export class PreviewSession {
     this.keys = new Array(total);
     this.sourceIds = new Array(total);
     this.dedupIds = new Array(total);
+    this.references = new Array(total);
     this.cross = new CrossRowIndex(this.resource, {
       ...this.crossOptions,
       firstRow: this.firstRow,
@@ -157,6 +172,7 @@ export class PreviewSession {
     this.sourceIds[index] = row.sourceId;
     const dedupId = row.body?.dedup_id;
     this.dedupIds[index] = typeof dedupId === "string" ? dedupId : undefined;
+    this.references[index] = rowReferences(this.resource, row);
     if (this.crossOptions.importedUserIds) this.crossBodies.set(index, row.body);
   }
 
@@ -176,6 +192,8 @@ export class PreviewSession {
       issues: [],
       excluded,
     });
+    if (!excluded)
+      issues.push(...referenceIssues(this.resource, this.references[index], this.known));
     this.crossIssues[index] = issues.length > 0 ? issues : undefined;
     let flags = excluded ? EXCLUDED : 0;
     for (const issue of [...(this.ownIssues[index] ?? []), ...issues])
@@ -263,6 +281,53 @@ export class PreviewSession {
       edits.push([index, column, next]);
     }
     return { counts: this.counts(), edits };
+  }
+
+  /**
+   * Up to `limit` channels and users of each kind the included rows name that have not been
+   * looked up yet, and how many more there are beyond them.
+   */
+  uncheckedReferences(limit: number): ReferenceLookup & {
+    more: { channels: number; users: number };
+  } {
+    const channels = new Set<string>();
+    const users = new Set<string>();
+    for (const index of this.indexes) {
+      if (this.flags[index]! & EXCLUDED) continue;
+      const references = this.references[index];
+      if (!references) continue;
+      if (references.channel !== undefined && !this.known.channels.has(references.channel))
+        channels.add(references.channel);
+      for (const user of references.users) if (!this.known.users.has(user.id)) users.add(user.id);
+    }
+    const first = (values: Set<string>) => [...values].slice(0, limit);
+    return {
+      channels: first(channels),
+      users: first(users),
+      more: {
+        channels: Math.max(0, channels.size - limit),
+        users: Math.max(0, users.size - limit),
+      },
+    };
+  }
+
+  /** Records the server's answer about `asked`; the rows naming a missing value get its error. */
+  referencesChecked(asked: ReferenceLookup, missing: MissingReferences): PreviewCounts {
+    const missingChannels = new Set(missing.channels);
+    const missingUsers = new Set(missing.users);
+    for (const value of asked.channels) this.known.channels.set(value, !missingChannels.has(value));
+    for (const value of asked.users) this.known.users.set(value, !missingUsers.has(value));
+    if (missingChannels.size === 0 && missingUsers.size === 0) return this.counts();
+    for (const index of this.indexes) {
+      const references = this.references[index];
+      if (!references) continue;
+      const names =
+        (references.channel !== undefined && missingChannels.has(references.channel)) ||
+        references.users.some((user) => missingUsers.has(user.id));
+      if (names) this.refreshCross(index);
+    }
+    this.filtered.clear();
+    return this.counts();
   }
 
   counts(): PreviewCounts {

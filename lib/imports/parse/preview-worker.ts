@@ -78,6 +78,10 @@ async function handle(request: PreviewRequest): Promise<unknown> {
         request.replacement,
         request.wholeCell,
       );
+    case "unchecked-references":
+      return activeSession().uncheckedReferences(request.limit);
+    case "references-checked":
+      return activeSession().referencesChecked(request.asked, request.missing);
   }
 }
 

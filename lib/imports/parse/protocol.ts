@@ -1,4 +1,5 @@
 import type { ColumnMapping } from "../fields";
+import type { MissingReferences, ReferenceLookup } from "../references";
 import type { ImportResource, RowIssue } from "../types";
 import type { FileFormat } from "./sniff";
 
@@ -72,7 +73,9 @@ export type PreviewRequest =
   | { type: "upload-rows"; start: number; size: number; maxChars: number }
   | { type: "apply-fixes"; fixes: SavedFixes }
   | { type: "exclude-errors" }
-  | { type: "replace"; column: number; find: string; replacement: string; wholeCell: boolean };
+  | { type: "replace"; column: number; find: string; replacement: string; wholeCell: boolean }
+  | { type: "unchecked-references"; limit: number }
+  | { type: "references-checked"; asked: ReferenceLookup; missing: MissingReferences };
 
 export type PreviewResults = {
   load: LoadedFile;
@@ -85,6 +88,8 @@ export type PreviewResults = {
   "apply-fixes": PreviewCounts;
   "exclude-errors": { counts: PreviewCounts; rows: number[] };
   replace: { counts: PreviewCounts; edits: Array<[number, number, string]> };
+  "unchecked-references": ReferenceLookup & { more: { channels: number; users: number } };
+  "references-checked": PreviewCounts;
 };
 
 export type PreviewProgress = {

@@ -4,6 +4,7 @@ import { PageHeader } from "@/components/shell/page-header";
 import { appendImportRows, createImportJob, finishImportUpload } from "@/lib/actions/imports";
 import { requireAdmin } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
+import { migrationOverview } from "@/lib/imports/jobs/overview";
 import { listJobs } from "@/lib/imports/jobs/store";
 
 export const metadata: Metadata = { title: "New import" };
@@ -11,10 +12,16 @@ export const metadata: Metadata = { title: "New import" };
 export default async function NewImportPage() {
   await requireAdmin("/imports/new");
   // Users imports that got past their upload: the wizard's hint about the platform's order.
-  const jobs = await listJobs(await getDb(), 500);
+  const db = await getDb();
+  const jobs = await listJobs(db, 500);
   const usersImports = jobs.filter(
     (job) => job.resource === "users" && job.status !== "draft" && job.status !== "cancelled",
   ).length;
+  // Earlier stages still under way: the wizard warns about the platform's order.
+  const stages = await migrationOverview(db);
+  const unfinishedOf = (stage: "users" | "channels") =>
+    stages.find((item) => item.stage === stage)!.jobs.filter((job) => job.status !== "completed")
+      .length;
   return (
     <>
       <PageHeader
@@ -24,6 +31,7 @@ export default async function NewImportPage() {
       <ImportWizard
         actions={{ createImportJob, appendImportRows, finishImportUpload }}
         usersImports={usersImports}
+        unfinished={{ users: unfinishedOf("users"), channels: unfinishedOf("channels") }}
       />
     </>
   );

@@ -1,0 +1,159 @@
+import "server-only";
+import { and, eq, inArray, ne, or } from "drizzle-orm";
+import type { Database } from "@/lib/db/client";
+import { importJobs, importRows } from "@/lib/db/schema";
+import type { MissingReferences, ReferenceLookup } from "@/lib/imports/references";
+import type { ImportResource } from "@/lib/imports/types";
+import { isPlatformError, type PlatformClient } from "@/lib/platform";
+import { platformRetries } from "@/lib/platform/retries";
+import { withRetries } from "@/lib/retry";
+import { forEachConcurrent } from "./concurrency";
+import { LOOKUP_BATCH } from "./limits";
+import { chunk } from "./rows";
+
+/**
+ * The look-ups against what exists, shared by the plans and the wizard's preview: channels
+ * and users in this console's imports (not cancelled), and on the platform.
+ */
+
+export type ImportSource = { jobId: string; fileName: string; status: string };
+
+const CHANNEL_LOOKUP_CONCURRENCY = 8;
+const USER_LOOKUP_CONCURRENCY = 4;
+
+/** Rows of channel imports (not cancelled) that name one of `refs` as channel URL or source id. */
+export async function channelImportRows(db: Database, refs: string[]) {
+  return db
+    .select({
+      key: importRows.resourceKey,
+      sourceId: importRows.sourceId,
+      state: importRows.state,
+      jobId: importJobs.id,
+      fileName: importJobs.fileName,
+      status: importJobs.status,
+    })
+    .from(importRows)
+    .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
+    .where(
+      and(
+        inArray(importJobs.resource, ["open_channels", "group_channels"]),
+        ne(importJobs.status, "cancelled"),
+        inArray(importRows.state, ["pending", "created", "existed"]),
+        or(inArray(importRows.resourceKey, refs), inArray(importRows.sourceId, refs)),
+      ),
+    );
+}
+
+/** Open or group: the migration takes either, so both are asked. */
+export async function channelExists(
+  client: PlatformClient,
+  channelUrl: string,
+  count: () => void = () => {},
+): Promise<boolean> {
+  const lookups: Array<(url: string) => Promise<unknown>> = [
+    client.openChannels.get,
+    client.groupChannels.get,
+  ];
+  for (const get of lookups) {
+    count();
+    try {
+      await withRetries(() => get(channelUrl), platformRetries());
+      return true;
+    } catch (error) {
+      if (!isPlatformError(error, 400201)) throw error;
+    }
+  }
+  return false;
+}
+
+/** The users of `ids` some users import of this console holds (to create, created, or found existing). */
+export async function importedUsers(
+  db: Database,
+  ids: string[],
+): Promise<Map<string, ImportSource>> {
+  const imported = new Map<string, ImportSource>();
+  for (const batch of chunk(ids, 1000)) {
+    const found = await db
+      .select({
+        key: importRows.resourceKey,
+        jobId: importJobs.id,
+        fileName: importJobs.fileName,
+        status: importJobs.status,
+      })
+      .from(importRows)
+      .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
+      .where(
+        and(
+          eq(importJobs.resource, "users" satisfies ImportResource),
+          ne(importJobs.status, "cancelled"),
+          inArray(importRows.state, ["pending", "created", "existed"]),
+          inArray(importRows.resourceKey, batch),
+        ),
+      );
+    for (const row of found) if (row.key) imported.set(row.key, row);
+  }
+  return imported;
+}
+
+/**
+ * The users of `ids` on the platform, asked a page of ids at a time; `onBatch` hears how
+ * many ids each answered page covered.
+ */
+export async function usersOnPlatform(
+  client: PlatformClient,
+  ids: string[],
+  options: { activeMode?: "all"; onBatch?: (ids: number) => Promise<void> } = {},
+): Promise<Set<string>> {
+  const onPlatform = new Set<string>();
+  await forEachConcurrent(chunk(ids, LOOKUP_BATCH), USER_LOOKUP_CONCURRENCY, async (userIds) => {
+    const page = await withRetries(
+      () =>
+        client.users.list({
+          userIds,
+          limit: LOOKUP_BATCH,
+          ...(options.activeMode ? { activeMode: options.activeMode } : {}),
+        }),
+      platformRetries(),
+    );
+    for (const user of page.users) onPlatform.add(user.user_id);
+    await options.onBatch?.(userIds.length);
+  });
+  return onPlatform;
+}
+
+/**
+ * The wizard's question before any upload: which of these channels and users exist neither
+ * in this console's imports nor on the platform. Users are asked as the plan of `resource`
+ * asks them (a message's sender must be active; a channel's member may be deactivated).
+ */
+export async function missingReferences(
+  db: Database,
+  client: PlatformClient,
+  resource: ImportResource,
+  lookup: ReferenceLookup,
+): Promise<MissingReferences> {
+  const inImports = new Set<string>();
+  if (lookup.channels.length > 0) {
+    for (const row of await channelImportRows(db, lookup.channels)) {
+      if (row.key) inImports.add(row.key);
+      if (row.sourceId) inImports.add(row.sourceId);
+    }
+  }
+  const missing = new Set<string>();
+  await forEachConcurrent(
+    lookup.channels.filter((ref) => !inImports.has(ref)),
+    CHANNEL_LOOKUP_CONCURRENCY,
+    async (ref) => {
+      if (!(await channelExists(client, ref))) missing.add(ref);
+    },
+  );
+  const imported = await importedUsers(db, lookup.users);
+  const toAsk = lookup.users.filter((id) => !imported.has(id));
+  const onPlatform = await usersOnPlatform(client, toAsk, {
+    ...(resource === "messages" ? {} : { activeMode: "all" as const }),
+  });
+  return {
+    channels: lookup.channels.filter((ref) => missing.has(ref)),
+    users: toAsk.filter((id) => !onPlatform.has(id)),
+  };
+}

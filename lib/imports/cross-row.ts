@@ -94,7 +94,7 @@ export class CrossRowIndex {
         issues.push({
           field: "dedup_id",
           severity: "error",
-          message: `The same dedup id in the same channel as row ${first + 1}: the platform would store only one of them.`,
+          message: `The same dedup id in the same channel as row ${first + (this.options.firstRow ?? 1)}: the platform would store only one of them.`,
         });
       }
       return issues;

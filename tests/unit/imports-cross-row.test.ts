@@ -32,6 +32,24 @@ describe("crossRowIssues", () => {
     ]);
   });
 
+  it("a dedup id twice in one channel names the first row by the file's row number", () => {
+    const prepared = rows(
+      "messages",
+      ["channel_url", "user_id", "message", "timestamp", "dedup_id"],
+      [
+        ["c1", "u1", "hi", "1700000000000", "d1"],
+        ["c2", "u1", "hi", "1700000000000", "d1"],
+        ["c1", "u1", "again", "1700000001000", "d1"],
+      ],
+    );
+    // The header is on line 1, so the file's first data row is row 2.
+    const issues = crossRowIssues("messages", prepared, { firstRow: 2 });
+    expect([...issues.keys()]).toEqual([2]);
+    expect(issues.get(2)![0]!.message).toBe(
+      "The same dedup id in the same channel as row 2: the platform would store only one of them.",
+    );
+  });
+
   it("excluded rows take no part", () => {
     const prepared = rows(
       "users",

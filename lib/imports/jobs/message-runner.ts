@@ -42,6 +42,8 @@ const STATUS_CHECK_MS = 1000;
  */
 const CLAIM_BATCHES = 5;
 const CLAIM_ROWS = CLAIM_BATCHES * MIGRATION_MESSAGES_MAX;
+/** New channels claimed by one statement. */
+const CLAIM_CHANNELS = 4;
 /** Outcomes are written together off the send path: a statement per this many rows or this long. */
 const FLUSH_ROWS = 1000;
 const FLUSH_MS = 200;
@@ -74,6 +76,7 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   let refill: Promise<void> | null = null;
   let idleMs = 0;
   let lastLook = 0;
+  let wake: (() => void) | null = null;
   const recorder = outcomeRecorder(db, job.id, workerId, options.log);
   const keepGoing = () => active && options.running();
 
@@ -111,15 +114,28 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   async function refillQueue() {
     if (candidates.length === 0) {
       const wait = lastLook + idleMs - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      // A lane letting go of its channel ends the wait: with none left in flight, there may be
+      // nothing more to do here.
+      if (wait > 0 && busy.size > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, wait);
+          function done() {
+            clearTimeout(timer);
+            resolve();
+          }
+          wake = done;
+        });
+        wake = null;
+      }
       if (!keepGoing()) return;
       candidates = (await claimableChannels(db, job.id)).filter((url) => !busy.has(url));
       lastLook = performance.now();
-      idleMs = candidates.length === 0 ? Math.min(IDLE_MAX_MS, idleMs * 2) : IDLE_MS;
+      idleMs = candidates.length === 0 ? Math.min(IDLE_MAX_MS, Math.max(IDLE_MS, idleMs * 2)) : 0;
       // Nothing claimable and nothing in flight: this job has no work here for now.
       if (candidates.length === 0 && busy.size === 0) active = false;
     }
-    const wanted = Math.max(1, options.concurrency - busy.size);
+    // A few channels per statement, so the first lanes start while the others' are claimed.
+    const wanted = Math.min(CLAIM_CHANNELS, Math.max(1, options.concurrency - busy.size));
     const tried = candidates.splice(0, wanted);
     if (tried.length === 0) return;
     const claimed = await claimChannels(db, job.id, {
@@ -154,6 +170,7 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
           await sendChannel(claimed);
         } finally {
           busy.delete(claimed[0]!.channelUrl);
+          wake?.();
         }
       }
     } catch (error) {

@@ -120,7 +120,15 @@ export class Pacer {
       const ceiling = (rateLimit.limit / rateLimit.windowSeconds) * this.headroom;
       if (this.ceiling !== ceiling) {
         this.ceiling = ceiling;
-        this.rate = this.rate === null ? ceiling : Math.min(this.rate, ceiling);
+        if (this.rate === null) {
+          // Pacing starts now, the request just answered being its first: the next waits
+          // its turn, rather than spending tokens saved up while nobody paced.
+          this.rate = ceiling;
+          this.tokens = 0;
+          this.updatedAt = this.now();
+        } else {
+          this.rate = Math.min(this.rate, ceiling);
+        }
       }
     }
     if (status === 429) {

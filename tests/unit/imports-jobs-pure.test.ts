@@ -70,8 +70,41 @@ describe("Pacer", () => {
     expect(pacer.currentRate!).toBeCloseTo(before * 0.7);
     time.advance(2000);
     for (let i = 0; i < 200; i++) pacer.observe(200, limit(100));
-    expect(pacer.currentRate!).toBeCloseTo(95);
+    expect(pacer.currentRate!).toBeCloseTo(99);
     expect(pacer.stats.rateLimited).toBe(1);
+  });
+
+  it("with learnFirst, lets one request go until the first answer, then paces at the limit it announced", async () => {
+    const time = clock();
+    const pacer = new Pacer({ now: time.now, learnFirst: true });
+    const sent: number[] = [];
+    const callers = [1, 2, 3].map((n) => pacer.acquire().then(() => sent.push(n)));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(sent).toEqual([1]);
+    time.advance(1000);
+    pacer.observe(200, limit(5, 4));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The first counts as the first paced request: the second waits its turn at 4.95 a second.
+    expect(sent).toEqual([1]);
+    time.advance(1000 / 4.95);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(sent).toEqual([1, 2]);
+    time.advance(1000 / 4.95);
+    await Promise.all(callers);
+    expect(sent).toEqual([1, 2, 3]);
+  });
+
+  it("with learnFirst, lets another request go when the first answer does not come", async () => {
+    const pacer = new Pacer({ learnFirst: true, firstAnswerWaitMs: 30 });
+    const sent: number[] = [];
+    const callers = [1, 2].map((n) => pacer.acquire().then(() => sent.push(n)));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(sent).toEqual([1]);
+    await Promise.all(callers);
+    expect(sent).toEqual([1, 2]);
+    // Unpaced once it is clear the platform announces no limit.
+    pacer.observe(200, null);
+    expect(pacer.reserve()).toBe(0);
   });
 
   it("serves waiting callers in order", async () => {

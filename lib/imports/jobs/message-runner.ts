@@ -1,14 +1,14 @@
 import "server-only";
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { importJobs, importRows } from "@/lib/db/schema";
+import { importJobs } from "@/lib/db/schema";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import type { MigratedMessage } from "@/lib/platform/types";
 import { keepRenewed } from "@/lib/background/lease";
 import type { Pacer } from "./pacer";
-import { rowsOf } from "./plan";
 import { gaveUpMessage, rowRetry, type RowRetryLimits } from "./row-retry";
+import { chunk, rowsOf } from "./rows";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import type { ImportJob } from "./store";
 
@@ -40,21 +40,49 @@ export type MessageWorkOptions = {
 };
 
 const STATUS_CHECK_MS = 1000;
+/**
+ * Requests of one channel claimed by one statement. The claim sorts the channel's pending
+ * messages by timestamp; taking several requests' worth pays that once for all of them.
+ */
+const CLAIM_BATCHES = 5;
+const CLAIM_ROWS = CLAIM_BATCHES * MIGRATION_MESSAGES_MAX;
+/** New channels claimed by one statement. */
+const CLAIM_CHANNELS = 4;
+/** Outcomes are written together off the send path: a statement per this many rows or this long. */
+const FLUSH_ROWS = 1000;
+const FLUSH_MS = 200;
+/** Lanes with no channel look again after this, doubling up to IDLE_MAX_MS. */
+const IDLE_MS = 50;
+const IDLE_MAX_MS = 1000;
+
+/** How one request ended: created, or rows to write (a retry or a final failure). */
+type SendOutcome = { created: true } | { created: false; updates: RowUpdate[] };
 
 /**
  * Works a messages job until nothing is claimable now or it stops running. Each lane sends
  * one channel's earliest messages at a time, so a channel's history goes in timestamp order
- * and never two of its requests at once, while many channels go in parallel. A request whose
- * answer was lost is sent again: the dedup ids make the platform store its messages once.
+ * and never two of its requests at once, while many channels go in parallel. A lane claims
+ * its channel's messages several requests at a time, and its next ones while the last is in
+ * flight; outcomes are written in groups beside the sends. A request whose answer was lost
+ * (or whose outcome was not written before a crash) is sent again: the dedup ids make the
+ * platform store its messages once.
  */
 export async function workMessageJob(options: MessageWorkOptions): Promise<boolean> {
   const { db, client, job, pacer, workerId, leaseMs } = options;
   let active = true;
   let worked = false;
-  const queue: MessageBatch[] = [];
+  /** Channels claimed here, not yet taken by a lane: each its requests in order. */
+  const queue: MessageBatch[][] = [];
   /** Channels queued or in flight here: never claimed twice. */
   const busy = new Set<string>();
+  /** Channels found claimable and not yet tried. */
+  let candidates: string[] = [];
   let refill: Promise<void> | null = null;
+  let idleMs = 0;
+  let lastLook = 0;
+  let wake: (() => void) | null = null;
+  const recorder = outcomeRecorder(db, job.id, workerId, options.log);
+  const keepGoing = () => active && options.running();
 
   const statusTimer = setInterval(() => {
     void db
@@ -69,86 +97,148 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   const stopRenewing = keepRenewed(
     async () => {
       if (busy.size === 0) return;
-      await db
-        .update(importRows)
-        .set({ lockedUntil: new Date(Date.now() + leaseMs) })
-        .where(
-          and(
-            eq(importRows.jobId, job.id),
-            eq(importRows.lockedBy, workerId),
-            eq(importRows.state, "pending"),
-          ),
-        );
+      const now = Date.now();
+      // Most claims are sent and written within a second: only those with under two thirds
+      // of their lease left (older than one renewal interval) are renewed.
+      await db.execute(sql`
+        update import_rows set locked_until = ${new Date(now + leaseMs).toISOString()}::timestamptz
+        where job_id = ${job.id} and locked_by = ${workerId} and state = 'pending'
+          and resource_key in (select jsonb_array_elements_text(${JSON.stringify([...busy])}::jsonb))
+          and locked_until < ${new Date(now + (leaseMs * 2) / 3).toISOString()}::timestamptz`);
     },
     leaseMs,
     options.log,
   );
 
-  async function next(): Promise<MessageBatch | undefined> {
-    while (active && options.running()) {
-      const batch = queue.shift();
-      if (batch) return batch;
-      refill ??= claimBatches(db, job.id, {
-        workerId,
-        leaseMs,
-        channels: options.concurrency,
-        busy: [...busy],
-      })
-        .then((batches) => {
-          // Nothing claimable and nothing in flight: this job has no work here for now.
-          if (batches.length === 0 && busy.size === 0) active = false;
-          for (const claimed of batches) busy.add(claimed.channelUrl);
-          queue.push(...batches);
-        })
-        .finally(() => {
-          refill = null;
+  /**
+   * Claims channels for the lanes that have none, from those found claimable. Looking for
+   * claimable channels reads the whole job: while it finds none (the other lanes hold the
+   * last ones), the lanes wait together for one look per interval, doubling up to a second.
+   */
+  async function refillQueue() {
+    if (candidates.length === 0) {
+      const wait = lastLook + idleMs - performance.now();
+      // A lane letting go of its channel ends the wait: with none left in flight, there may be
+      // nothing more to do here.
+      if (wait > 0 && busy.size > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, wait);
+          function done() {
+            clearTimeout(timer);
+            resolve();
+          }
+          wake = done;
         });
+        wake = null;
+      }
+      if (!keepGoing()) return;
+      candidates = (await claimableChannels(db, job.id)).filter((url) => !busy.has(url));
+      lastLook = performance.now();
+      idleMs = candidates.length === 0 ? Math.min(IDLE_MAX_MS, Math.max(IDLE_MS, idleMs * 2)) : 0;
+      // Nothing claimable and nothing in flight: this job has no work here for now.
+      if (candidates.length === 0 && busy.size === 0) active = false;
+    }
+    // A few channels per statement, so the first lanes start while the others' are claimed.
+    const wanted = Math.min(CLAIM_CHANNELS, Math.max(1, options.concurrency - busy.size));
+    const tried = candidates.splice(0, wanted);
+    if (tried.length === 0) return;
+    const claimed = await claimChannels(db, job.id, {
+      workerId,
+      leaseMs,
+      channelUrls: tried,
+      rows: CLAIM_ROWS,
+      held: false,
+    });
+    for (const batches of claimed) busy.add(batches[0]!.channelUrl);
+    queue.push(...claimed);
+  }
+
+  async function nextChannel(): Promise<MessageBatch[] | undefined> {
+    while (keepGoing()) {
+      const claimed = queue.shift();
+      if (claimed) return claimed;
+      refill ??= refillQueue().finally(() => {
+        refill = null;
+      });
       await refill;
-      // Other lanes hold the only channels with work: wait for one to finish.
-      if (queue.length === 0 && active) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     return undefined;
   }
 
-  /** A lane keeps its channel while it has messages to send, claiming its next 100 by the channel's index. */
+  /** A lane keeps its channel while it has messages to send. */
   async function lane() {
-    for (let batch = await next(); batch; batch = await next()) {
-      worked = true;
-      try {
-        for (let current: MessageBatch | undefined = batch; current;) {
-          const updates = await send(current);
-          await applyRowUpdates(db, job.id, updates, workerId);
-          // A request put back for a retry holds the channel until it is due.
-          if (updates[0]?.finished !== true || !active || !options.running()) break;
-          [current] = await claimBatches(db, job.id, {
-            workerId,
-            leaseMs,
-            channels: 1,
-            busy: [],
-            channelUrl: current.channelUrl,
-          });
+    try {
+      for (let claimed = await nextChannel(); claimed; claimed = await nextChannel()) {
+        worked = true;
+        try {
+          await sendChannel(claimed);
+        } finally {
+          busy.delete(claimed[0]!.channelUrl);
+          wake?.();
         }
-      } finally {
-        busy.delete(batch.channelUrl);
       }
+    } catch (error) {
+      // One lane's failure stops the others; the job is picked up again by the next tick.
+      active = false;
+      throw error;
     }
   }
 
-  async function send(batch: MessageBatch): Promise<RowUpdate[]> {
+  /**
+   * Sends a channel's requests one after another, claiming its next ones while the last is
+   * in flight. A request put back for a retry holds the rest of the channel until it is due.
+   */
+  async function sendChannel(first: MessageBatch[]) {
+    const channelUrl = first[0]!.channelUrl;
+    let batches = [...first];
+    let full = rowCount(first) === CLAIM_ROWS;
+    let ahead: Promise<MessageBatch[]> | null = null;
+    try {
+      while (batches.length > 0) {
+        const batch = batches.shift()!;
+        if (batches.length === 0 && full && keepGoing()) {
+          ahead = claimChannels(db, job.id, {
+            workerId,
+            leaseMs,
+            channelUrls: [channelUrl],
+            rows: CLAIM_ROWS,
+            held: true,
+          }).then((claimed) => claimed[0] ?? []);
+        }
+        const outcome = await send(batch);
+        if (outcome.created) recorder.created(batch.rows.map((row) => row.rowIndex));
+        else recorder.update(outcome.updates);
+        if (!outcome.created || !keepGoing()) break;
+        if (batches.length === 0 && ahead) {
+          batches = await ahead;
+          ahead = null;
+          full = rowCount(batches) === CLAIM_ROWS;
+        }
+      }
+    } finally {
+      // Claimed but not sent: back at once, not when the lease runs out.
+      const unsent = [...batches, ...(ahead ? await ahead.catch(() => []) : [])];
+      recorder.update(unclaim(unsent));
+    }
+  }
+
+  async function send(batch: MessageBatch): Promise<SendOutcome> {
     const tries = {
       attempt: Math.max(...batch.rows.map((row) => row.attempts)),
       rateLimitedTries: Math.max(...batch.rows.map((row) => row.rateLimitedTries)),
     };
     // The row numbers of the file, as everywhere else: a spreadsheet's, header included.
     const numbers = batch.rows.map((row) => row.rowIndex + job.firstRow);
-    const each = (update: Omit<RowUpdate, "rowIndex">) =>
-      batch.rows.map((row) => ({ rowIndex: row.rowIndex, release: true, ...update }));
+    const each = (update: Omit<RowUpdate, "rowIndex">): SendOutcome => ({
+      created: false,
+      updates: batch.rows.map((row) => ({ rowIndex: row.rowIndex, release: true, ...update })),
+    });
     try {
       await pacer.acquire();
       await client.migration.migrateMessages(batch.channelUrl, {
         messages: batch.rows.map((row) => row.body as MigratedMessage),
       });
-      return each({ state: "created", resultCode: null, resultMessage: null, finished: true });
+      return { created: true };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const code = isPlatformError(error) ? error.code : null;
@@ -176,23 +266,86 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
     }
   }
 
-  try {
-    await Promise.all(Array.from({ length: options.concurrency }, lane));
-  } finally {
-    clearInterval(statusTimer);
-    stopRenewing();
-    // Batches claimed but not sent go back at once, not when the lease runs out.
-    const unsent = queue.splice(0).flatMap((batch) => batch.rows.map((row) => row.rowIndex));
-    if (unsent.length > 0) {
-      await applyRowUpdates(
-        db,
-        job.id,
-        unsent.map((rowIndex) => ({ rowIndex, release: true, attemptsDelta: -1 })),
-        workerId,
-      );
-    }
-  }
+  const lanes = await Promise.allSettled(Array.from({ length: options.concurrency }, lane));
+  clearInterval(statusTimer);
+  stopRenewing();
+  recorder.update(unclaim(queue.splice(0).flat()));
+  await recorder.close();
+  const failed = lanes.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
   return worked;
+}
+
+function rowCount(batches: MessageBatch[]): number {
+  return batches.reduce((sum, batch) => sum + batch.rows.length, 0);
+}
+
+/** Rows claimed and never sent: released, and the attempt their claim counted taken back. */
+function unclaim(batches: MessageBatch[]): RowUpdate[] {
+  return batches.flatMap((batch) =>
+    batch.rows.map((row) => ({ rowIndex: row.rowIndex, release: true, attemptsDelta: -1 })),
+  );
+}
+
+/**
+ * Collects outcomes and writes them in groups, one write at a time in the order given: the
+ * created rows in one plain statement, anything else through `applyRowUpdates`. Only rows
+ * still claimed by this worker are written. A failed write is logged: its rows stay pending
+ * and are sent again once their lease runs out, which the dedup ids make harmless.
+ */
+function outcomeRecorder(
+  db: Database,
+  jobId: string,
+  workerId: string,
+  log: (line: string) => void,
+) {
+  let created: number[] = [];
+  let updates: RowUpdate[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+
+  async function write(rows: number[], others: RowUpdate[]) {
+    if (rows.length > 0) {
+      await db.execute(sql`
+        update import_rows set state = 'created', result_code = null, result_message = null,
+          finished_at = now(), locked_until = null, locked_by = null
+        where job_id = ${jobId} and locked_by = ${workerId}
+          and row_index = any(${`{${rows.join(",")}}`}::integer[])`);
+    }
+    await applyRowUpdates(db, jobId, others, workerId);
+  }
+
+  function flush(): Promise<void> {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const rows = created;
+    const others = updates;
+    created = [];
+    updates = [];
+    if (rows.length === 0 && others.length === 0) return writing;
+    writing = writing
+      .then(() => write(rows, others))
+      .catch((error: unknown) => log(`recording outcomes failed: ${String(error)}`));
+    return writing;
+  }
+
+  function added() {
+    if (created.length + updates.length >= FLUSH_ROWS) void flush();
+    else timer ??= setTimeout(() => void flush(), FLUSH_MS);
+  }
+
+  return {
+    created(rowIndexes: number[]) {
+      created.push(...rowIndexes);
+      added();
+    },
+    update(rows: RowUpdate[]) {
+      if (rows.length === 0) return;
+      updates.push(...rows);
+      added();
+    },
+    close: flush,
+  };
 }
 
 /** "3, 4, 5, 9", shortened past 10. */
@@ -202,47 +355,72 @@ function rowList(numbers: number[]): string {
 }
 
 /**
- * Claims the next batch of up to `channels` channels that have messages to send, none of
- * them held by any worker and none waiting for a retry: each channel's earliest 100 pending
- * messages by timestamp. The update re-checks the lease, so two workers never both take a row.
+ * Channels of the job with messages to send that no worker holds (none of their messages
+ * claimed) and none waits for a retry, the earliest in the file first.
  */
-export async function claimBatches(
+export async function claimableChannels(db: Database, jobId: string): Promise<string[]> {
+  const now = new Date().toISOString();
+  const result = await db.execute(sql`
+    select resource_key from import_rows
+    where job_id = ${jobId} and state = 'pending' and resource_key is not null
+    group by resource_key
+    having bool_and(locked_until is null or locked_until < ${now}::timestamptz)
+      and coalesce(max(next_attempt_at), '-infinity'::timestamptz) <= ${now}::timestamptz
+    order by min(row_index)`);
+  return rowsOf<{ resource_key: string }>(result).map((row) => row.resource_key);
+}
+
+/**
+ * Claims up to `rows` of the earliest pending messages (by timestamp) of each channel named,
+ * as its requests of up to 100 in order. A channel not `held` is taken only if no worker holds
+ * any of its messages and none waits for a retry (checked again here: another worker may have
+ * taken it since it was found); a `held` one is this worker's, and its next messages are the
+ * earliest not claimed, i.e. those after the ones in flight. The update re-checks each row's
+ * lease, so two workers never both take a row. A claim counts as an attempt.
+ */
+export async function claimChannels(
   db: Database,
   jobId: string,
   options: {
     workerId: string;
     leaseMs: number;
-    channels: number;
-    busy: string[];
-    channelUrl?: string;
+    channelUrls: string[];
+    rows: number;
+    held: boolean;
   },
-): Promise<MessageBatch[]> {
+): Promise<MessageBatch[][]> {
   const now = new Date();
   const nowText = now.toISOString();
   const lease = new Date(now.getTime() + options.leaseMs).toISOString();
-  // One channel a lane already holds: its next messages, without looking at the others.
-  const channels = options.channelUrl
-    ? sql`select ${options.channelUrl}::text as resource_key`
-    : sql`
-      select resource_key from import_rows
-      where job_id = ${jobId} and state = 'pending' and resource_key is not null
-        and resource_key not in (select jsonb_array_elements_text(${JSON.stringify(options.busy)}::jsonb))
-      group by resource_key
-      having bool_and(locked_until is null or locked_until < ${nowText}::timestamptz)
-        and coalesce(max(next_attempt_at), '-infinity'::timestamptz) <= ${nowText}::timestamptz
-      limit ${options.channels}`;
+  // Looked at one channel at a time (its own index range), never as a scan of the whole job.
+  const free = options.held
+    ? sql``
+    : sql`cross join lateral (
+        select bool_and(h.locked_until is null or h.locked_until < ${nowText}::timestamptz)
+          and coalesce(max(h.next_attempt_at), '-infinity'::timestamptz) <= ${nowText}::timestamptz as free
+        from import_rows as h
+        where h.job_id = ${jobId} and h.resource_key = c.resource_key and h.state = 'pending'
+      ) as f
+      where f.free`;
+  // The rows are updated by primary key from an array: the plan cannot turn into a join that
+  // scans the job once per channel, whatever the (often absent) statistics say.
   const result = await db.execute(sql`
-    with channels as (${channels}), picked as (
+    with channels as (
+      select c.resource_key
+      from jsonb_array_elements_text(${JSON.stringify(options.channelUrls)}::jsonb) as c(resource_key)
+      ${free}
+    ), picked as (
       select p.row_index from channels as c cross join lateral (
         select row_index from import_rows as m
         where m.job_id = ${jobId} and m.resource_key = c.resource_key and m.state = 'pending'
+          and (m.locked_until is null or m.locked_until < ${nowText}::timestamptz)
         order by (m.body ->> 'timestamp')::bigint, m.row_index
-        limit ${MIGRATION_MESSAGES_MAX}
+        limit ${options.rows}
       ) as p
     )
     update import_rows as r set locked_until = ${lease}::timestamptz, locked_by = ${options.workerId}, attempts = r.attempts + 1
-    from picked
-    where r.job_id = ${jobId} and r.row_index = picked.row_index and r.state = 'pending'
+    where r.job_id = ${jobId} and r.row_index = any(array(select row_index from picked))
+      and r.state = 'pending'
       and (r.locked_until is null or r.locked_until < ${nowText}::timestamptz)
     returning r.row_index, r.resource_key, r.body, r.attempts, r.rate_limited_tries`);
   const rows = rowsOf<{
@@ -252,21 +430,21 @@ export async function claimBatches(
     attempts: number;
     rate_limited_tries: number;
   }>(result);
-  const batches = new Map<string, MessageBatch>();
+  const byChannel = new Map<string, MessageBatch["rows"]>();
   for (const row of rows) {
-    const batch = batches.get(row.resource_key) ?? { channelUrl: row.resource_key, rows: [] };
-    batch.rows.push({
+    const channel = byChannel.get(row.resource_key) ?? [];
+    channel.push({
       rowIndex: row.row_index,
       body: row.body,
       attempts: row.attempts,
       rateLimitedTries: row.rate_limited_tries,
     });
-    batches.set(row.resource_key, batch);
+    byChannel.set(row.resource_key, channel);
   }
-  for (const batch of batches.values()) {
-    batch.rows.sort(
+  return [...byChannel].map(([channelUrl, claimed]) => {
+    claimed.sort(
       (a, b) => Number(a.body.timestamp) - Number(b.body.timestamp) || a.rowIndex - b.rowIndex,
     );
-  }
-  return [...batches.values()];
+    return chunk(claimed, MIGRATION_MESSAGES_MAX).map((batch) => ({ channelUrl, rows: batch }));
+  });
 }

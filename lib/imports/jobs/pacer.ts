@@ -9,6 +9,14 @@ export type PacerOptions = {
   initialRate?: number | null;
   /** Most requests sent back to back after a quiet spell. */
   burstSeconds?: number;
+  /**
+   * One request at a time until the platform has answered once. Every answer under a limit
+   * announces it (`X-RateLimit-Limit`), so a fresh run learns the limit before it sends
+   * more, instead of bursting into 429s. Only for a pacer whose answers reach `observe`.
+   */
+  learnFirst?: boolean;
+  /** How long the others wait for that first answer before one more goes (it may be lost). */
+  firstAnswerWaitMs?: number;
 };
 
 /**
@@ -28,14 +36,21 @@ export class Pacer {
   private updatedAt: number;
   private blockedUntil = 0;
   private queue: Promise<void> = Promise.resolve();
+  private answered: boolean;
+  private readonly firstAnswerWaitMs: number;
+  /** When the request still waiting for the first answer went; null: none yet. */
+  private probeSentAt: number | null = null;
+  private readonly onAnswer: Array<() => void> = [];
   /** Counted for the report and the bench. */
   readonly stats = { responses: 0, rateLimited: 0 };
 
   constructor(options: PacerOptions = {}) {
     this.now = options.now ?? (() => performance.now());
-    this.headroom = options.headroom ?? 0.95;
+    this.headroom = options.headroom ?? 0.99;
     this.burstSeconds = options.burstSeconds ?? 0.1;
     this.rate = options.initialRate ?? null;
+    this.answered = !options.learnFirst;
+    this.firstAnswerWaitMs = options.firstAnswerWaitMs ?? 5000;
     this.updatedAt = this.now();
   }
 
@@ -51,7 +66,9 @@ export class Pacer {
     const now = this.now();
     if (now < this.blockedUntil) return this.blockedUntil - now;
     if (this.rate === null) return 0;
-    const capacity = Math.max(1, this.rate * this.burstSeconds);
+    // One token more than the burst: time lost to a timer that fired late (a busy machine)
+    // is made up by the next request rather than lost, so the rate is kept, not undershot.
+    const capacity = 1 + this.rate * this.burstSeconds;
     this.tokens = Math.min(capacity, this.tokens + ((now - this.updatedAt) / 1000) * this.rate);
     this.updatedAt = now;
     if (this.tokens >= 1) {
@@ -64,6 +81,7 @@ export class Pacer {
   /** Waits for a token; callers are served in the order they asked. */
   acquire(signal?: AbortSignal): Promise<void> {
     const turn = this.queue.then(async () => {
+      if (!this.answered) await this.firstAnswer();
       for (;;) {
         const waitMs = this.reserve();
         if (waitMs <= 0) return;
@@ -74,14 +92,43 @@ export class Pacer {
     return turn;
   }
 
+  /** Until the platform has answered: waits while a request is out for its first answer. */
+  private async firstAnswer(): Promise<void> {
+    while (!this.answered && this.probeSentAt !== null) {
+      const left = this.probeSentAt + this.firstAnswerWaitMs - this.now();
+      if (left <= 0) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, left);
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.onAnswer.push(done);
+      });
+    }
+    if (!this.answered) this.probeSentAt = this.now();
+  }
+
   /** Every answer from the platform (success or not) goes through here. */
   observe(status: number, rateLimit: RateLimitInfo | null): void {
     this.stats.responses++;
+    if (!this.answered) {
+      this.answered = true;
+      for (const done of this.onAnswer.splice(0)) done();
+    }
     if (rateLimit?.limit && rateLimit.windowSeconds) {
       const ceiling = (rateLimit.limit / rateLimit.windowSeconds) * this.headroom;
       if (this.ceiling !== ceiling) {
         this.ceiling = ceiling;
-        this.rate = this.rate === null ? ceiling : Math.min(this.rate, ceiling);
+        if (this.rate === null) {
+          // Pacing starts now, the request just answered being its first: the next waits
+          // its turn, rather than spending tokens saved up while nobody paced.
+          this.rate = ceiling;
+          this.tokens = 0;
+          this.updatedAt = this.now();
+        } else {
+          this.rate = Math.min(this.rate, ceiling);
+        }
       }
     }
     if (status === 429) {

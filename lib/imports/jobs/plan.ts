@@ -190,6 +190,10 @@ export async function planJob(
   await db.execute(sql`
     update import_rows set follow_up_state = 'pending'
     where job_id = ${jobId} and state = 'pending' and follow_ups is not null and follow_ups <> '{}'::jsonb`);
+  // The plan rewrote the job's rows. PGlite has no autovacuum and PostgreSQL's may not have
+  // come round yet: without fresh statistics the run's claims are planned as if the table
+  // were nearly empty, and each one scans the whole job.
+  await db.execute(sql`analyze import_rows`);
 
   const counts = await rowCounts(db, jobId);
   const followUps = await followUpCounts(db, jobId);

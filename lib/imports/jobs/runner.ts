@@ -63,7 +63,12 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
   const pollMs = options.pollMs ?? 500;
   const workerId = options.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
   const log = options.log ?? ((line: string) => console.log(`[imports] ${line}`));
-  const pacers: Pacers = { read: new Pacer(), write: new Pacer(), migration: new Pacer() };
+  // Every answer reaches its pacer (onResponse below): each learns its limit from the first.
+  const pacers: Pacers = {
+    read: new Pacer({ learnFirst: true }),
+    write: new Pacer({ learnFirst: true }),
+    migration: new Pacer({ learnFirst: true }),
+  };
 
   const onResponse = (info: ResponseInfo) =>
     (info.url.includes("/v3/migration/")

@@ -36,71 +36,76 @@ describe("messages import reliability under faults and a crash", () => {
     await sandbox?.stop();
   });
 
-  it(`stores each of ${MESSAGES.toLocaleString("en")} messages over ${CHANNELS} channels once, in order`, async () => {
-    const prefix = `mrel_${randomBytes(4).toString("hex")}`;
-    const client = clientFor(sandbox, { timeoutMs: 1000 });
-    const senders = Array.from({ length: 10 }, (_, n) => `${prefix}_u${n}`);
-    for (const id of senders)
-      await retrying(() => client.users.create({ user_id: id, nickname: id, profile_url: "" }));
-    const channels = Array.from({ length: CHANNELS }, (_, n) => `${prefix}_c${n}`);
-    for (const url of channels)
-      await retrying(() => client.groupChannels.create({ channel_url: url, user_ids: senders }));
+  it(
+    `stores each of ${MESSAGES.toLocaleString("en")} messages over ${CHANNELS} channels once, in order`,
+    async () => {
+      const prefix = `mrel_${randomBytes(4).toString("hex")}`;
+      const client = clientFor(sandbox, { timeoutMs: 1000 });
+      const senders = Array.from({ length: 10 }, (_, n) => `${prefix}_u${n}`);
+      for (const id of senders)
+        await retrying(() => client.users.create({ user_id: id, nickname: id, profile_url: "" }));
+      const channels = Array.from({ length: CHANNELS }, (_, n) => `${prefix}_c${n}`);
+      for (const url of channels)
+        await retrying(() => client.groupChannels.create({ channel_url: url, user_ids: senders }));
 
-    const file = messagesFile(channels, senders, PER_CHANNEL, { prefix });
-    const valid = file.rows.length;
-    file.rows.push([channels[0]!, "file", senders[0]!, "", "1700000001", `${prefix}-nourl`, ""]);
+      const file = messagesFile(channels, senders, PER_CHANNEL, { prefix });
+      const valid = file.rows.length;
+      file.rows.push([channels[0]!, "file", senders[0]!, "", "1700000001", `${prefix}-nourl`, ""]);
 
-    const handle = await openJobDatabase();
-    const planned = await createPlannedJob(handle, sandbox, "messages", file, messagesMapping, {
-      clientTimeoutMs: 1000,
-    });
-    expect(planned.plan).toMatchObject({ toCreate: valid, invalid: 1 });
-    await controlJob(handle.db, planned.id, "run");
-    await handle.close();
-
-    // A request of 100 messages takes longer than one user: on a busy machine 1 s would cut
-    // off answers that are merely slow, again and again.
-    const worker = () => startWorker(handle.dataDir, sandbox, { PLATFORM_TIMEOUT_MS: "5000" });
-    const first = worker();
-    await first.waitFor((output) => (doneRows(output) ?? 0) >= valid / 3);
-    first.kill();
-    await first.exited;
-    const second = worker();
-    const code = await second.exited;
-    expect(code, second.output()).toBe(0);
-
-    const reopened = await openDatabase({ dataDir: path.join(handle.dataDir, "pglite") });
-    try {
-      expect((await requireJob(reopened.db, planned.id)).status).toBe("completed");
-      const counts = await rowCounts(reopened.db, planned.id);
-      const failures = await listRows(reopened.db, planned.id, { states: ["failed"], limit: 3 });
-      expect(counts, failures.map((row) => row.resultMessage).join("\n")).toMatchObject({
-        created: valid,
-        invalid: 1,
-        failed: 0,
-        pending: 0,
+      const handle = await openJobDatabase();
+      const planned = await createPlannedJob(handle, sandbox, "messages", file, messagesMapping, {
+        clientTimeoutMs: 1000,
       });
+      expect(planned.plan).toMatchObject({ toCreate: valid, invalid: 1 });
+      await controlJob(handle.db, planned.id, "run");
+      await handle.close();
 
-      let stored = 0;
-      const expected = Array.from({ length: PER_CHANNEL }, (_, n) => (1_700_000_000 + n) * 1000);
-      for (const url of channels) {
-        const history: number[] = [];
-        for (let ts = 0, first = true; ; first = false) {
-          const page = await retrying(() =>
-            client.request<Listed>("chat", "GET", `/v3/group_channels/${url}/messages`, {
-              query: { message_ts: ts, prev_limit: 0, next_limit: 200, include: first },
-            }),
-          );
-          history.push(...page.messages.map((message) => message.created_at));
-          if (page.messages.length < 200) break;
-          ts = page.messages.at(-1)!.created_at;
+      // A request of 100 messages takes longer than one user: on a busy machine 1 s would cut
+      // off answers that are merely slow, again and again.
+      const worker = () => startWorker(handle.dataDir, sandbox, { PLATFORM_TIMEOUT_MS: "5000" });
+      const first = worker();
+      await first.waitFor((output) => (doneRows(output) ?? 0) >= valid / 3);
+      first.kill();
+      await first.exited;
+      const second = worker();
+      const code = await second.exited;
+      expect(code, second.output()).toBe(0);
+
+      const reopened = await openDatabase({ dataDir: path.join(handle.dataDir, "pglite") });
+      try {
+        expect((await requireJob(reopened.db, planned.id)).status).toBe("completed");
+        const counts = await rowCounts(reopened.db, planned.id);
+        const failures = await listRows(reopened.db, planned.id, { states: ["failed"], limit: 3 });
+        expect(counts, failures.map((row) => row.resultMessage).join("\n")).toMatchObject({
+          created: valid,
+          invalid: 1,
+          failed: 0,
+          pending: 0,
+        });
+
+        let stored = 0;
+        const expected = Array.from({ length: PER_CHANNEL }, (_, n) => (1_700_000_000 + n) * 1000);
+        for (const url of channels) {
+          const history: number[] = [];
+          for (let ts = 0, first = true; ; first = false) {
+            const page = await retrying(() =>
+              client.request<Listed>("chat", "GET", `/v3/group_channels/${url}/messages`, {
+                query: { message_ts: ts, prev_limit: 0, next_limit: 200, include: first },
+              }),
+            );
+            history.push(...page.messages.map((message) => message.created_at));
+            if (page.messages.length < 200) break;
+            ts = page.messages.at(-1)!.created_at;
+          }
+          expect(history, url).toEqual(expected);
+          stored += history.length;
         }
-        expect(history, url).toEqual(expected);
-        stored += history.length;
+        expect(stored).toBe(counts.created);
+      } finally {
+        await reopened.close();
       }
-      expect(stored).toBe(counts.created);
-    } finally {
-      await reopened.close();
-    }
-  }, 600_000);
+    },
+    // Ten minutes for CI's size; the full size takes longer on 2 cores.
+    Math.max(600_000, MESSAGES * 10),
+  );
 });

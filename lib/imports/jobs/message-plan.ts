@@ -1,8 +1,7 @@
 import "server-only";
-import { and, eq, inArray, ne, or, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { importJobs, importRows } from "@/lib/db/schema";
-import type { MessagePlan, PlanProgress } from "@/lib/imports/types";
+import { channelResources, type MessagePlan, type PlanProgress } from "@/lib/imports/types";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { LOOKUP_BATCH } from "./limits";
@@ -10,7 +9,7 @@ import { chunk, rowsOf } from "./rows";
 import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "./concurrency";
-import type { ImportJob } from "./store";
+import { importedKeys, type ImportedKey, type ImportJob } from "./store";
 
 export type { MessagePlan };
 
@@ -30,14 +29,13 @@ export async function resolveMessageChannels(db: Database, job: ImportJob): Prom
     select distinct resource_key as ref from import_rows
     where job_id = ${job.id} and state = 'pending' and resource_key is not null`)) as unknown;
   const names = rowsOf<{ ref: string }>(refs).map((row) => row.ref);
+  const asked = new Set(names);
+  const held = await importedKeys(db, channelResources, names, { bySourceId: true });
+  const urls = new Set(held.map((row) => row.key));
   const renamed: Record<string, string> = {};
-  for (const batch of chunk(names, 1000)) {
-    const found = await channelImportRows(db, batch);
-    const urls = new Set(found.map((row) => row.key));
-    for (const row of found) {
-      if (row.sourceId && batch.includes(row.sourceId) && !urls.has(row.sourceId) && row.key)
-        renamed[row.sourceId] = row.key;
-    }
+  for (const row of held) {
+    if (row.sourceId && asked.has(row.sourceId) && !urls.has(row.sourceId))
+      renamed[row.sourceId] = row.key;
   }
   if (Object.keys(renamed).length === 0) return;
   await db.execute(sql`
@@ -60,10 +58,10 @@ export async function planMessages(
 ): Promise<{ requests: number; missing: number; orderChecks: OrderCheck[]; summary: MessagePlan }> {
   let requests = 0;
   const orderChecks = new Map<string, OrderCheck>();
-  const noteOrder = (source: { jobId: string; fileName: string; status: string }) => {
-    const check = orderChecks.get(source.jobId) ?? { ...source, channels: 0 };
+  const noteOrder = ({ jobId, fileName, status }: ImportedKey) => {
+    const check = orderChecks.get(jobId) ?? { jobId, fileName, status, channels: 0 };
     check.channels++;
-    orderChecks.set(source.jobId, check);
+    orderChecks.set(jobId, check);
   };
 
   // Channels.
@@ -74,18 +72,16 @@ export async function planMessages(
   ).map((row) => row.ref);
   const unfinishedChannels: string[] = [];
   const toLookUp: string[] = [];
-  for (const batch of chunk(channelUrls, 1000)) {
-    const found = new Map(
-      (await channelImportRows(db, batch)).filter((row) => row.key).map((row) => [row.key!, row]),
-    );
-    for (const url of batch) {
-      const source = found.get(url);
-      if (source && source.status !== "completed") {
-        unfinishedChannels.push(url);
-        noteOrder(source);
-      } else if (!source || source.state !== "created") {
-        toLookUp.push(url);
-      }
+  const channelImports = new Map(
+    (await importedKeys(db, channelResources, channelUrls)).map((row) => [row.key, row]),
+  );
+  for (const url of channelUrls) {
+    const source = channelImports.get(url);
+    if (source && source.status !== "completed") {
+      unfinishedChannels.push(url);
+      noteOrder(source);
+    } else if (!source || source.state !== "created") {
+      toLookUp.push(url);
     }
   }
   const missingChannels: string[] = [];
@@ -104,27 +100,9 @@ export async function planMessages(
       select distinct body ->> 'user_id' as id from import_rows
       where job_id = ${job.id} and state = 'pending' and body ? 'user_id'`),
   ).map((row) => row.id);
-  const importedUsers = new Map<string, { jobId: string; fileName: string; status: string }>();
-  for (const batch of chunk(senders, 1000)) {
-    const found = await db
-      .select({
-        key: importRows.resourceKey,
-        jobId: importJobs.id,
-        fileName: importJobs.fileName,
-        status: importJobs.status,
-      })
-      .from(importRows)
-      .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
-      .where(
-        and(
-          eq(importJobs.resource, "users"),
-          ne(importJobs.status, "cancelled"),
-          inArray(importRows.state, ["pending", "created", "existed"]),
-          inArray(importRows.resourceKey, batch),
-        ),
-      );
-    for (const row of found) if (row.key) importedUsers.set(row.key, row);
-  }
+  const importedUsers = new Map(
+    (await importedKeys(db, "users", senders)).map((row) => [row.key, row]),
+  );
   const unfinishedSenders = senders.filter((id) => {
     const source = importedUsers.get(id);
     return source !== undefined && source.status !== "completed";
@@ -150,10 +128,10 @@ export async function planMessages(
   const missingSenders = sendersToLookUp.filter((id) => !onPlatform.has(id));
   const senderJobs = new Set<string>();
   for (const id of unfinishedSenders) {
-    const source = importedUsers.get(id)!;
-    if (!senderJobs.has(source.jobId)) {
-      senderJobs.add(source.jobId);
-      orderChecks.set(source.jobId, { ...source, channels: 0 });
+    const { jobId, fileName, status } = importedUsers.get(id)!;
+    if (!senderJobs.has(jobId)) {
+      senderJobs.add(jobId);
+      orderChecks.set(jobId, { jobId, fileName, status, channels: 0 });
     }
   }
 
@@ -238,29 +216,6 @@ async function summarize(
       last: Number(channel.last),
     })),
   };
-}
-
-/** Rows of channel imports (not cancelled) that name one of `refs` as channel URL or source id. */
-async function channelImportRows(db: Database, refs: string[]) {
-  return db
-    .select({
-      key: importRows.resourceKey,
-      sourceId: importRows.sourceId,
-      state: importRows.state,
-      jobId: importJobs.id,
-      fileName: importJobs.fileName,
-      status: importJobs.status,
-    })
-    .from(importRows)
-    .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
-    .where(
-      and(
-        inArray(importJobs.resource, ["open_channels", "group_channels"]),
-        ne(importJobs.status, "cancelled"),
-        inArray(importRows.state, ["pending", "created", "existed"]),
-        or(inArray(importRows.resourceKey, refs), inArray(importRows.sourceId, refs)),
-      ),
-    );
 }
 
 /** Open or group: the migration takes either, so both are asked. */

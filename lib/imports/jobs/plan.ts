@@ -1,11 +1,10 @@
 import "server-only";
-import { and, asc, eq, gt, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import {
   isChannelResource,
   type FollowUps,
-  type ImportResource,
   type JobPlan,
   type MessagePlan,
   type PlanProgress,
@@ -22,6 +21,7 @@ import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import {
   finishUpload,
   ImportJobError,
+  importedKeys,
   rehearsalRunning,
   requireJob,
   rowCounts,
@@ -326,27 +326,7 @@ async function checkMembers(
   }
   const ids = [...rowsById.keys()];
   // Users some users import of this console holds (to create, created, or found existing).
-  const imported = new Map<string, { jobId: string; fileName: string; status: string }>();
-  for (const batch of chunk(ids, 1000)) {
-    const found = await db
-      .select({
-        key: importRows.resourceKey,
-        jobId: importJobs.id,
-        fileName: importJobs.fileName,
-        status: importJobs.status,
-      })
-      .from(importRows)
-      .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
-      .where(
-        and(
-          eq(importJobs.resource, "users" satisfies ImportResource),
-          ne(importJobs.status, "cancelled"),
-          inArray(importRows.state, ["pending", "created", "existed"]),
-          inArray(importRows.resourceKey, batch),
-        ),
-      );
-    for (const row of found) if (row.key) imported.set(row.key, row);
-  }
+  const imported = new Map((await importedKeys(db, "users", ids)).map((row) => [row.key, row]));
   const onPlatform = new Set<string>();
   const toLookUp = ids.filter(
     (id) => !imported.has(id) || imported.get(id)!.status === "completed",
@@ -378,7 +358,8 @@ async function checkMembers(
     if (onPlatform.has(id)) continue;
     const source = imported.get(id);
     if (source && source.status !== "completed") {
-      const check = orderChecks.get(source.jobId) ?? { ...source, rows: new Set<number>() };
+      const { jobId, fileName, status } = source;
+      const check = orderChecks.get(jobId) ?? { jobId, fileName, status, rows: new Set<number>() };
       for (const rowIndex of rowIndexes) check.rows.add(rowIndex);
       orderChecks.set(source.jobId, check);
       for (const rowIndex of rowIndexes) {

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, ne, or, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import { prepareRow } from "@/lib/imports/prepare";
@@ -15,6 +15,7 @@ import {
 } from "@/lib/imports/types";
 import { deriveChannelUrl } from "./channel-url";
 import { MAX_CHUNK_BYTES, MAX_CHUNK_ROWS } from "./limits";
+import { chunk } from "./rows";
 
 export type ImportJob = typeof importJobs.$inferSelect;
 export type ImportRow = typeof importRows.$inferSelect;
@@ -334,4 +335,56 @@ export async function liveClaims(db: Database, jobId: string): Promise<number> {
       ),
     );
   return row?.n ?? 0;
+}
+
+/** A row of another import of this console that holds a key (a user id, a channel URL). */
+export type ImportedKey = {
+  key: string;
+  sourceId: string | null;
+  state: RowState;
+  resource: ImportResource;
+  jobId: string;
+  fileName: string;
+  status: JobStatus;
+};
+
+/**
+ * The rows of imports of `resource` (not cancelled) that hold one of `keys`: to create,
+ * created, or found existing. With `bySourceId`, a row also answers for the source id its
+ * key was derived from. Asked 1,000 keys at a time, so any number of keys fits one statement.
+ */
+export async function importedKeys(
+  db: Database,
+  resource: ImportResource | readonly ImportResource[],
+  keys: readonly string[],
+  options: { bySourceId?: boolean } = {},
+): Promise<ImportedKey[]> {
+  const resources = typeof resource === "string" ? [resource] : [...resource];
+  const held: ImportedKey[] = [];
+  for (const batch of chunk(keys, 1000)) {
+    const found = await db
+      .select({
+        key: importRows.resourceKey,
+        sourceId: importRows.sourceId,
+        state: importRows.state,
+        resource: importJobs.resource,
+        jobId: importJobs.id,
+        fileName: importJobs.fileName,
+        status: importJobs.status,
+      })
+      .from(importRows)
+      .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
+      .where(
+        and(
+          inArray(importJobs.resource, resources),
+          ne(importJobs.status, "cancelled"),
+          inArray(importRows.state, ["pending", "created", "existed"]),
+          options.bySourceId
+            ? or(inArray(importRows.resourceKey, batch), inArray(importRows.sourceId, batch))
+            : inArray(importRows.resourceKey, batch),
+        ),
+      );
+    for (const row of found) if (row.key) held.push({ ...row, key: row.key });
+  }
+  return held;
 }

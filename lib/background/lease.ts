@@ -1,6 +1,7 @@
-import { and, inArray, isNull, lt, or, type SQL } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, or, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Database } from "@/lib/db/client";
+import { importRows } from "@/lib/db/schema";
 
 /**
  * Leases: how background workers share work through the database (import rows, import jobs'
@@ -48,6 +49,32 @@ export async function claimRows<TTable extends PgTable>(
     .where(and(options.scope, inArray(options.key, due)))
     .returning();
   return claimed as TTable["$inferSelect"][];
+}
+
+/** A worker's hold on the rows of one import job. */
+export type RowLease = { jobId: string; workerId: string; leaseMs: number };
+
+/**
+ * Extends a worker's lease on import rows it holds: the given row indexes, or every pending
+ * row of the job it holds (a messages import holds whole channels, not single rows).
+ */
+export async function renewRowLeases(
+  db: Database,
+  { jobId, workerId, leaseMs }: RowLease,
+  rows: readonly number[] | "pending",
+): Promise<void> {
+  await db
+    .update(importRows)
+    .set({ lockedUntil: new Date(Date.now() + leaseMs) })
+    .where(
+      and(
+        eq(importRows.jobId, jobId),
+        eq(importRows.lockedBy, workerId),
+        rows === "pending"
+          ? eq(importRows.state, "pending")
+          : inArray(importRows.rowIndex, [...rows]),
+      ),
+    );
 }
 
 /**

@@ -1,13 +1,13 @@
 import "server-only";
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { importJobs, importRows } from "@/lib/db/schema";
+import { importJobs } from "@/lib/db/schema";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import type { MigratedMessage } from "@/lib/platform/types";
 import { platformRetries } from "@/lib/platform/retries";
 import { nextRetry } from "@/lib/retry";
-import { keepRenewed } from "@/lib/background/lease";
+import { keepRenewed, renewRowLeases } from "@/lib/background/lease";
 import type { Pacer } from "./pacer";
 import { rowsOf } from "./plan";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
@@ -64,17 +64,7 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   }, STATUS_CHECK_MS);
   const stopRenewing = keepRenewed(
     async () => {
-      if (busy.size === 0) return;
-      await db
-        .update(importRows)
-        .set({ lockedUntil: new Date(Date.now() + leaseMs) })
-        .where(
-          and(
-            eq(importRows.jobId, job.id),
-            eq(importRows.lockedBy, workerId),
-            eq(importRows.state, "pending"),
-          ),
-        );
+      if (busy.size > 0) await renewRowLeases(db, { jobId: job.id, workerId, leaseMs }, "pending");
     },
     leaseMs,
     options.log,

@@ -5,7 +5,7 @@ import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import type { PlatformClient, ResponseInfo } from "@/lib/platform";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
-import { claimRows, keepRenewed, unclaimed } from "@/lib/background/lease";
+import { claimRows, keepRenewed, renewRowLeases, unclaimed } from "@/lib/background/lease";
 import { startPollLoop } from "@/lib/background/poll-loop";
 import { workMessageJob } from "./message-runner";
 import { Pacer } from "./pacer";
@@ -131,17 +131,8 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     const held = new Set<number>();
     const stopRenewing = keepRenewed(
       async () => {
-        if (held.size === 0) return;
-        await db
-          .update(importRows)
-          .set({ lockedUntil: new Date(Date.now() + leaseMs) })
-          .where(
-            and(
-              eq(importRows.jobId, job.id),
-              eq(importRows.lockedBy, workerId),
-              inArray(importRows.rowIndex, [...held]),
-            ),
-          );
+        if (held.size > 0)
+          await renewRowLeases(db, { jobId: job.id, workerId, leaseMs }, [...held]);
       },
       leaseMs,
       log,

@@ -259,6 +259,8 @@ const channelListQuerySchema = z.object({
   name_contains: z.string().optional(),
 });
 
+export type ChannelListQuery = z.output<typeof channelListQuerySchema>;
+
 /** `GET /v3/open_channels`. */
 export const openChannelListQuerySchema = channelListQuerySchema.extend({
   url_contains: z.string().optional(),

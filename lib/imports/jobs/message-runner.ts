@@ -1,7 +1,6 @@
 import "server-only";
-import { eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { importJobs } from "@/lib/db/schema";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import type { MigratedMessage } from "@/lib/platform/types";
@@ -11,7 +10,7 @@ import { keepRenewed, renewRowLeases } from "@/lib/background/lease";
 import type { Pacer } from "./pacer";
 import { rowsOf } from "./plan";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
-import type { ImportJob } from "./store";
+import { jobStatus, type ImportJob } from "./store";
 
 /** One migration request: up to 100 messages of one channel, the earliest still to send. */
 export type MessageBatch = {
@@ -53,12 +52,9 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   let refill: Promise<void> | null = null;
 
   const statusTimer = setInterval(() => {
-    void db
-      .select({ status: importJobs.status })
-      .from(importJobs)
-      .where(eq(importJobs.id, job.id))
-      .then(([row]) => {
-        if (row?.status !== "running") active = false;
+    void jobStatus(db, job.id)
+      .then((status) => {
+        if (status !== "running") active = false;
       })
       .catch(() => {});
   }, STATUS_CHECK_MS);

@@ -11,7 +11,7 @@ import { workMessageJob } from "./message-runner";
 import { Pacer } from "./pacer";
 import { startPlanner } from "./planner";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
-import { liveClaims, type ImportJob, type ImportRow } from "./store";
+import { jobStatus, liveClaims, type ImportJob, type ImportRow } from "./store";
 
 export type RunnerOptions = {
   getDb: () => Promise<Database>;
@@ -151,12 +151,9 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     };
 
     const statusTimer = setInterval(() => {
-      void db
-        .select({ status: importJobs.status })
-        .from(importJobs)
-        .where(eq(importJobs.id, job.id))
-        .then(([row]) => {
-          if (row?.status !== keepsRunning) active = false;
+      void jobStatus(db, job.id)
+        .then((status) => {
+          if (status !== keepsRunning) active = false;
         })
         .catch(() => {});
       if (buffer.length > 0 && Date.now() - lastFlush > FLUSH_MS) void flush();

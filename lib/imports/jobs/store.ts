@@ -76,6 +76,15 @@ export async function findJob(db: Database, jobId: string): Promise<ImportJob | 
   return job;
 }
 
+/** Just the status, for runners that watch whether they should go on. */
+export async function jobStatus(db: Database, jobId: string): Promise<JobStatus | undefined> {
+  const [row] = await db
+    .select({ status: importJobs.status })
+    .from(importJobs)
+    .where(eq(importJobs.id, jobId));
+  return row?.status;
+}
+
 export async function requireJob(db: Database, jobId: string): Promise<ImportJob> {
   const job = await findJob(db, jobId);
   if (!job)

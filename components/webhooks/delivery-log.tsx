@@ -9,6 +9,7 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Select } from "@/components/ui/select";
 import { Skeleton } from "@/components/ui/skeleton";
+import { Table } from "@/components/ui/table";
 import {
   deliveryOutcomeLabels,
   deliveryOutcomes,
@@ -296,70 +297,52 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
             <span className="font-mono">{entry.id}</span>
             {entry.source === "console" && " · posted by the console"}
           </p>
-          <table className="w-full text-left text-xs">
-            <caption className="sr-only">Attempts</caption>
-            <thead className="text-slate-500">
+          <Table
+            caption="Attempts"
+            density="dense"
+            columns={["Attempt", "At", "Status or error", "Latency", "Request and response"]}
+          >
+            {entry.attempts.length === 0 && (
               <tr>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Attempt
-                </th>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  At
-                </th>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Status or error
-                </th>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Latency
-                </th>
-                <th scope="col" className="py-1 font-medium">
-                  Request and response
-                </th>
+                <td colSpan={5} className="py-1 text-slate-500">
+                  No attempt yet; the first one is on its way.
+                </td>
               </tr>
-            </thead>
-            <tbody className="align-top text-slate-800">
-              {entry.attempts.length === 0 && (
-                <tr>
-                  <td colSpan={5} className="py-1 text-slate-500">
-                    No attempt yet; the first one is on its way.
-                  </td>
-                </tr>
-              )}
-              {entry.attempts.map((attempt) => (
-                <tr key={attempt.attempt}>
-                  <td className="py-1 pr-3">{attempt.attempt}</td>
-                  <td className="py-1 pr-3 whitespace-nowrap" suppressHydrationWarning>
-                    {new Date(attempt.at).toLocaleTimeString()}
-                  </td>
-                  <td className="py-1 pr-3">
-                    {attempt.status !== null ? `HTTP ${attempt.status}` : attempt.error}
-                    {attempt.outcome === "interrupted" && " (counts as one of the 3)"}
-                  </td>
-                  <td className="py-1 pr-3">{attempt.latency_ms} ms</td>
-                  <td className="space-y-1 py-1">
-                    {attempt.request_headers && (
-                      <details>
-                        <summary className="cursor-pointer">Request headers</summary>
-                        <HeaderList headers={attempt.request_headers} />
-                      </details>
-                    )}
-                    {attempt.response_headers && (
-                      <details>
-                        <summary className="cursor-pointer">Response headers</summary>
-                        <HeaderList headers={attempt.response_headers} />
-                      </details>
-                    )}
-                    <div>
-                      <span className="text-slate-500">Response body (first 2 KiB): </span>
-                      <code className="break-all whitespace-pre-wrap">
-                        {attempt.response_excerpt || "—"}
-                      </code>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            )}
+            {entry.attempts.map((attempt) => (
+              <tr key={attempt.attempt} className="align-top text-slate-800">
+                <td className="py-1 pr-3">{attempt.attempt}</td>
+                <td className="py-1 pr-3 whitespace-nowrap" suppressHydrationWarning>
+                  {new Date(attempt.at).toLocaleTimeString()}
+                </td>
+                <td className="py-1 pr-3">
+                  {attempt.status !== null ? `HTTP ${attempt.status}` : attempt.error}
+                  {attempt.outcome === "interrupted" && " (counts as one of the 3)"}
+                </td>
+                <td className="py-1 pr-3">{attempt.latency_ms} ms</td>
+                <td className="space-y-1 py-1">
+                  {attempt.request_headers && (
+                    <details>
+                      <summary className="cursor-pointer">Request headers</summary>
+                      <HeaderList headers={attempt.request_headers} />
+                    </details>
+                  )}
+                  {attempt.response_headers && (
+                    <details>
+                      <summary className="cursor-pointer">Response headers</summary>
+                      <HeaderList headers={attempt.response_headers} />
+                    </details>
+                  )}
+                  <div>
+                    <span className="text-slate-500">Response body (first 2 KiB): </span>
+                    <code className="break-all whitespace-pre-wrap">
+                      {attempt.response_excerpt || "—"}
+                    </code>
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </Table>
           <div>
             <h4 className="text-xs font-medium text-slate-600">Request body (the payload)</h4>
             <pre

@@ -10,6 +10,7 @@ import { Label } from "@/components/ui/label";
 import { Select } from "@/components/ui/select";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table } from "@/components/ui/table";
+import { classNames } from "@/components/ui/class-names";
 import {
   deliveryOutcomeLabels,
   deliveryOutcomes,
@@ -41,6 +42,14 @@ const fromLocalInput = (value: FormDataEntryValue | null) => {
 };
 const text = (value: FormDataEntryValue | null) =>
   typeof value === "string" && value.trim() ? value.trim() : undefined;
+
+/** The filters that wait for Apply: ids to look for, and the window deliveries were accepted in. */
+const textFilters = [
+  { name: "search", label: "call_id or room_id", kind: "id" },
+  { name: "event_id", label: "Event id", kind: "id" },
+  { name: "since", label: "Accepted from", kind: "datetime-local" },
+  { name: "until", label: "Accepted until", kind: "datetime-local" },
+] as const;
 
 /** Every delivery, newest first, filtered and paged where it is stored, each row opening onto its attempts. */
 export function DeliveryLog({ allCategories }: DeliveryLogProps) {
@@ -79,73 +88,37 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
         onReset={() => setFilter({})}
         className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4"
       >
-        <div>
-          <Label htmlFor="delivery-filter-category">Category</Label>
-          <Select
-            id="delivery-filter-category"
-            name="category"
-            className="w-full font-mono"
-            defaultValue=""
-            onChange={(event) =>
-              setFilter({ ...filter, category: event.target.value || undefined })
-            }
-          >
-            <option value="">All categories</option>
-            {allCategories.map((category) => (
-              <option key={category} value={category}>
-                {category}
-              </option>
-            ))}
-          </Select>
-        </div>
-        <div>
-          <Label htmlFor="delivery-filter-outcome">Outcome</Label>
-          <Select
-            id="delivery-filter-outcome"
-            name="outcome"
-            className="w-full"
-            defaultValue=""
-            onChange={(event) =>
-              setFilter({
-                ...filter,
-                outcome: (event.target.value || undefined) as DeliveryOutcome | undefined,
-              })
-            }
-          >
-            <option value="">Any outcome</option>
-            {deliveryOutcomes.map((outcome) => (
-              <option key={outcome} value={outcome}>
-                {deliveryOutcomeLabels[outcome]}
-              </option>
-            ))}
-          </Select>
-        </div>
-        <div>
-          <Label htmlFor="delivery-filter-search">call_id or room_id</Label>
-          <Input
-            id="delivery-filter-search"
-            name="search"
-            className="w-full font-mono"
-            spellCheck={false}
-          />
-        </div>
-        <div>
-          <Label htmlFor="delivery-filter-event">Event id</Label>
-          <Input
-            id="delivery-filter-event"
-            name="event_id"
-            className="w-full font-mono"
-            spellCheck={false}
-          />
-        </div>
-        <div>
-          <Label htmlFor="delivery-filter-since">Accepted from</Label>
-          <Input id="delivery-filter-since" name="since" type="datetime-local" className="w-full" />
-        </div>
-        <div>
-          <Label htmlFor="delivery-filter-until">Accepted until</Label>
-          <Input id="delivery-filter-until" name="until" type="datetime-local" className="w-full" />
-        </div>
+        <FilterSelect
+          name="category"
+          label="Category"
+          anyLabel="All categories"
+          values={allCategories}
+          className="font-mono"
+          onSelect={(category) => setFilter({ ...filter, category })}
+        />
+        <FilterSelect
+          name="outcome"
+          label="Outcome"
+          anyLabel="Any outcome"
+          values={deliveryOutcomes}
+          labels={deliveryOutcomeLabels}
+          onSelect={(outcome) => setFilter({ ...filter, outcome })}
+        />
+        {textFilters.map(({ name, label, kind }) => (
+          <div key={name}>
+            <Label htmlFor={`delivery-filter-${name}`}>{label}</Label>
+            {kind === "id" ? (
+              <Input
+                id={`delivery-filter-${name}`}
+                name={name}
+                className="w-full font-mono"
+                spellCheck={false}
+              />
+            ) : (
+              <Input id={`delivery-filter-${name}`} name={name} type={kind} className="w-full" />
+            )}
+          </div>
+        ))}
         <div className="flex items-end gap-2 lg:col-span-2">
           <Button type="submit" variant="secondary">
             Apply filters
@@ -254,6 +227,51 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
           )}
         </>
       )}
+    </div>
+  );
+}
+
+type FilterSelectProps<Value extends string> = {
+  /** The filter it sets, and the form field's name. */
+  name: "category" | "outcome";
+  label: string;
+  /** The first choice, which sets no filter. */
+  anyLabel: string;
+  values: readonly Value[];
+  /** What each value is called; the value itself where absent. */
+  labels?: Record<Value, string>;
+  className?: string;
+  onSelect: (value: Value | undefined) => void;
+};
+
+/** A filter that applies as soon as it is chosen (the text filters wait for Apply). */
+function FilterSelect<Value extends string>({
+  name,
+  label,
+  anyLabel,
+  values,
+  labels,
+  className,
+  onSelect,
+}: FilterSelectProps<Value>) {
+  const id = `delivery-filter-${name}`;
+  return (
+    <div>
+      <Label htmlFor={id}>{label}</Label>
+      <Select
+        id={id}
+        name={name}
+        className={classNames("w-full", className)}
+        defaultValue=""
+        onChange={(event) => onSelect((event.target.value || undefined) as Value | undefined)}
+      >
+        <option value="">{anyLabel}</option>
+        {values.map((value) => (
+          <option key={value} value={value}>
+            {labels?.[value] ?? value}
+          </option>
+        ))}
+      </Select>
     </div>
   );
 }

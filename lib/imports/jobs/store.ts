@@ -318,6 +318,37 @@ export async function listRows(
     .limit(options.limit);
 }
 
+/**
+ * A job's pending rows, a page at a time in row order: what a plan looks up and a rehearsal
+ * sends. The next page starts after the last row given, whatever became of it meanwhile.
+ */
+export async function* pendingPages(db: Database, jobId: string, pageSize: number) {
+  let after = -1;
+  for (;;) {
+    const rows = await db
+      .select({
+        rowIndex: importRows.rowIndex,
+        resourceKey: importRows.resourceKey,
+        body: importRows.body,
+        followUps: importRows.followUps,
+        followUpState: importRows.followUpState,
+      })
+      .from(importRows)
+      .where(
+        and(
+          eq(importRows.jobId, jobId),
+          eq(importRows.state, "pending"),
+          gt(importRows.rowIndex, after),
+        ),
+      )
+      .orderBy(asc(importRows.rowIndex))
+      .limit(pageSize);
+    if (rows.length === 0) return;
+    yield rows;
+    after = rows[rows.length - 1]!.rowIndex;
+  }
+}
+
 export async function findRow(
   db: Database,
   jobId: string,

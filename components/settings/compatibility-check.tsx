@@ -4,6 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { Table } from "@/components/ui/table";
 import { actionErrorMessage } from "@/lib/actions/action-result";
 import { checkCompatibility } from "@/lib/actions/settings";
 import type { CompatibilityOutcome } from "@/lib/conformance/compatibility";
@@ -51,34 +52,23 @@ export function CompatibilityCheck() {
               ? `Every operation tried answered as expected (${check.data.length} checked).`
               : `${failed} of ${check.data.length} operations answered something unexpected.`}
           </p>
-          <table className="w-full text-left text-sm" aria-label="Compatibility check results">
-            <thead className="text-xs text-slate-500">
-              <tr>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Operation
-                </th>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Result
-                </th>
-                <th scope="col" className="py-1 font-medium">
-                  Detail
-                </th>
+          <Table
+            aria-label="Compatibility check results"
+            density="compact"
+            columns={["Operation", "Result", "Detail"]}
+          >
+            {check.data.map((row) => (
+              <tr key={row.operation}>
+                <td className="py-1.5 pr-3 font-mono text-xs">{row.operation}</td>
+                <td className="py-1.5 pr-3">
+                  <Badge tone={outcomeBadge[row.outcome].tone}>
+                    {outcomeBadge[row.outcome].label}
+                  </Badge>
+                </td>
+                <td className="py-1.5 text-slate-700">{row.detail}</td>
               </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {check.data.map((row) => (
-                <tr key={row.operation}>
-                  <td className="py-1.5 pr-3 font-mono text-xs">{row.operation}</td>
-                  <td className="py-1.5 pr-3">
-                    <Badge tone={outcomeBadge[row.outcome].tone}>
-                      {outcomeBadge[row.outcome].label}
-                    </Badge>
-                  </td>
-                  <td className="py-1.5 text-slate-700">{row.detail}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </>
       )}
     </div>

@@ -16,14 +16,7 @@ export type ConfirmDialogProps = {
 };
 
 /** Asks before something that cannot be undone; keeps itself open and shows why if it fails. */
-export function ConfirmDialog({
-  trigger,
-  title,
-  description,
-  confirmLabel,
-  tone = "danger",
-  onConfirm,
-}: ConfirmDialogProps) {
+export function ConfirmDialog({ tone = "danger", onConfirm, ...frame }: ConfirmDialogProps) {
   const [open, setOpen] = useState(false);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -41,15 +34,12 @@ export function ConfirmDialog({
 
   return (
     <AlertDialogFrame
+      {...frame}
       open={open}
       onOpenChange={(next) => {
         setOpen(next);
         if (!next) setError(null);
       }}
-      trigger={trigger}
-      title={title}
-      description={description}
-      confirmLabel={confirmLabel}
       tone={tone}
       pending={pending}
       onConfirm={confirm}

@@ -4,19 +4,42 @@ import { classNames } from "./class-names";
 export type TableProps = ComponentProps<"table"> & {
   /** The column headings, in order. */
   columns: readonly ReactNode[];
-  /** Space between columns: `compact` for dense reports. */
-  density?: "regular" | "compact";
+  /**
+   * Space between columns: `compact` for dense reports, `dense` (smaller text too) for a table
+   * nested in a panel or dialog.
+   */
+  density?: "regular" | "compact" | "dense";
+  /** Names the table for screen readers, where no visible heading does. */
+  caption?: string;
+};
+
+const densities = {
+  regular: { text: "text-sm", cell: "py-2", gap: "pr-4" },
+  compact: { text: "text-sm", cell: "py-2", gap: "pr-3" },
+  dense: { text: "text-xs", cell: "py-1", gap: "pr-3" },
 };
 
 /** A plain data table: a labelled `<table>` with its heading row; the rows are the children (`<tr>`s). */
-export function Table({ columns, density = "regular", className, children, ...props }: TableProps) {
-  const gap = density === "compact" ? "pr-3" : "pr-4";
+export function Table({
+  columns,
+  density = "regular",
+  caption,
+  className,
+  children,
+  ...props
+}: TableProps) {
+  const { text, cell, gap } = densities[density];
   return (
-    <table className={classNames("w-full text-left text-sm", className)} {...props}>
+    <table className={classNames("w-full text-left", text, className)} {...props}>
+      {caption && <caption className="sr-only">{caption}</caption>}
       <thead className="border-b border-slate-200 text-xs text-slate-500 uppercase">
         <tr>
           {columns.map((column, at) => (
-            <th key={at} className={classNames("py-2 font-medium", at < columns.length - 1 && gap)}>
+            <th
+              key={at}
+              scope="col"
+              className={classNames(cell, "font-medium", at < columns.length - 1 && gap)}
+            >
               {column}
             </th>
           ))}

@@ -9,6 +9,8 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Select } from "@/components/ui/select";
 import { Skeleton } from "@/components/ui/skeleton";
+import { Table } from "@/components/ui/table";
+import { classNames } from "@/components/ui/class-names";
 import {
   deliveryOutcomeLabels,
   deliveryOutcomes,
@@ -40,6 +42,14 @@ const fromLocalInput = (value: FormDataEntryValue | null) => {
 };
 const text = (value: FormDataEntryValue | null) =>
   typeof value === "string" && value.trim() ? value.trim() : undefined;
+
+/** The filters that wait for Apply: ids to look for, and the window deliveries were accepted in. */
+const textFilters = [
+  { name: "search", label: "call_id or room_id", kind: "id" },
+  { name: "event_id", label: "Event id", kind: "id" },
+  { name: "since", label: "Accepted from", kind: "datetime-local" },
+  { name: "until", label: "Accepted until", kind: "datetime-local" },
+] as const;
 
 /** Every delivery, newest first, filtered and paged where it is stored, each row opening onto its attempts. */
 export function DeliveryLog({ allCategories }: DeliveryLogProps) {
@@ -78,73 +88,37 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
         onReset={() => setFilter({})}
         className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4"
       >
-        <div>
-          <Label htmlFor="delivery-filter-category">Category</Label>
-          <Select
-            id="delivery-filter-category"
-            name="category"
-            className="w-full font-mono"
-            defaultValue=""
-            onChange={(event) =>
-              setFilter({ ...filter, category: event.target.value || undefined })
-            }
-          >
-            <option value="">All categories</option>
-            {allCategories.map((category) => (
-              <option key={category} value={category}>
-                {category}
-              </option>
-            ))}
-          </Select>
-        </div>
-        <div>
-          <Label htmlFor="delivery-filter-outcome">Outcome</Label>
-          <Select
-            id="delivery-filter-outcome"
-            name="outcome"
-            className="w-full"
-            defaultValue=""
-            onChange={(event) =>
-              setFilter({
-                ...filter,
-                outcome: (event.target.value || undefined) as DeliveryOutcome | undefined,
-              })
-            }
-          >
-            <option value="">Any outcome</option>
-            {deliveryOutcomes.map((outcome) => (
-              <option key={outcome} value={outcome}>
-                {deliveryOutcomeLabels[outcome]}
-              </option>
-            ))}
-          </Select>
-        </div>
-        <div>
-          <Label htmlFor="delivery-filter-search">call_id or room_id</Label>
-          <Input
-            id="delivery-filter-search"
-            name="search"
-            className="w-full font-mono"
-            spellCheck={false}
-          />
-        </div>
-        <div>
-          <Label htmlFor="delivery-filter-event">Event id</Label>
-          <Input
-            id="delivery-filter-event"
-            name="event_id"
-            className="w-full font-mono"
-            spellCheck={false}
-          />
-        </div>
-        <div>
-          <Label htmlFor="delivery-filter-since">Accepted from</Label>
-          <Input id="delivery-filter-since" name="since" type="datetime-local" className="w-full" />
-        </div>
-        <div>
-          <Label htmlFor="delivery-filter-until">Accepted until</Label>
-          <Input id="delivery-filter-until" name="until" type="datetime-local" className="w-full" />
-        </div>
+        <FilterSelect
+          name="category"
+          label="Category"
+          anyLabel="All categories"
+          values={allCategories}
+          className="font-mono"
+          onSelect={(category) => setFilter({ ...filter, category })}
+        />
+        <FilterSelect
+          name="outcome"
+          label="Outcome"
+          anyLabel="Any outcome"
+          values={deliveryOutcomes}
+          labels={deliveryOutcomeLabels}
+          onSelect={(outcome) => setFilter({ ...filter, outcome })}
+        />
+        {textFilters.map(({ name, label, kind }) => (
+          <div key={name}>
+            <Label htmlFor={`delivery-filter-${name}`}>{label}</Label>
+            {kind === "id" ? (
+              <Input
+                id={`delivery-filter-${name}`}
+                name={name}
+                className="w-full font-mono"
+                spellCheck={false}
+              />
+            ) : (
+              <Input id={`delivery-filter-${name}`} name={name} type={kind} className="w-full" />
+            )}
+          </div>
+        ))}
         <div className="flex items-end gap-2 lg:col-span-2">
           <Button type="submit" variant="secondary">
             Apply filters
@@ -257,6 +231,51 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
   );
 }
 
+type FilterSelectProps<Value extends string> = {
+  /** The filter it sets, and the form field's name. */
+  name: "category" | "outcome";
+  label: string;
+  /** The first choice, which sets no filter. */
+  anyLabel: string;
+  values: readonly Value[];
+  /** What each value is called; the value itself where absent. */
+  labels?: Record<Value, string>;
+  className?: string;
+  onSelect: (value: Value | undefined) => void;
+};
+
+/** A filter that applies as soon as it is chosen (the text filters wait for Apply). */
+function FilterSelect<Value extends string>({
+  name,
+  label,
+  anyLabel,
+  values,
+  labels,
+  className,
+  onSelect,
+}: FilterSelectProps<Value>) {
+  const id = `delivery-filter-${name}`;
+  return (
+    <div>
+      <Label htmlFor={id}>{label}</Label>
+      <Select
+        id={id}
+        name={name}
+        className={classNames("w-full", className)}
+        defaultValue=""
+        onChange={(event) => onSelect((event.target.value || undefined) as Value | undefined)}
+      >
+        <option value="">{anyLabel}</option>
+        {values.map((value) => (
+          <option key={value} value={value}>
+            {labels?.[value] ?? value}
+          </option>
+        ))}
+      </Select>
+    </div>
+  );
+}
+
 function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
   const [open, setOpen] = useState(false);
   const detailsId = useId();
@@ -296,70 +315,52 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
             <span className="font-mono">{entry.id}</span>
             {entry.source === "console" && " · posted by the console"}
           </p>
-          <table className="w-full text-left text-xs">
-            <caption className="sr-only">Attempts</caption>
-            <thead className="text-slate-500">
+          <Table
+            caption="Attempts"
+            density="dense"
+            columns={["Attempt", "At", "Status or error", "Latency", "Request and response"]}
+          >
+            {entry.attempts.length === 0 && (
               <tr>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Attempt
-                </th>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  At
-                </th>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Status or error
-                </th>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Latency
-                </th>
-                <th scope="col" className="py-1 font-medium">
-                  Request and response
-                </th>
+                <td colSpan={5} className="py-1 text-slate-500">
+                  No attempt yet; the first one is on its way.
+                </td>
               </tr>
-            </thead>
-            <tbody className="align-top text-slate-800">
-              {entry.attempts.length === 0 && (
-                <tr>
-                  <td colSpan={5} className="py-1 text-slate-500">
-                    No attempt yet; the first one is on its way.
-                  </td>
-                </tr>
-              )}
-              {entry.attempts.map((attempt) => (
-                <tr key={attempt.attempt}>
-                  <td className="py-1 pr-3">{attempt.attempt}</td>
-                  <td className="py-1 pr-3 whitespace-nowrap" suppressHydrationWarning>
-                    {new Date(attempt.at).toLocaleTimeString()}
-                  </td>
-                  <td className="py-1 pr-3">
-                    {attempt.status !== null ? `HTTP ${attempt.status}` : attempt.error}
-                    {attempt.outcome === "interrupted" && " (counts as one of the 3)"}
-                  </td>
-                  <td className="py-1 pr-3">{attempt.latency_ms} ms</td>
-                  <td className="space-y-1 py-1">
-                    {attempt.request_headers && (
-                      <details>
-                        <summary className="cursor-pointer">Request headers</summary>
-                        <HeaderList headers={attempt.request_headers} />
-                      </details>
-                    )}
-                    {attempt.response_headers && (
-                      <details>
-                        <summary className="cursor-pointer">Response headers</summary>
-                        <HeaderList headers={attempt.response_headers} />
-                      </details>
-                    )}
-                    <div>
-                      <span className="text-slate-500">Response body (first 2 KiB): </span>
-                      <code className="break-all whitespace-pre-wrap">
-                        {attempt.response_excerpt || "—"}
-                      </code>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            )}
+            {entry.attempts.map((attempt) => (
+              <tr key={attempt.attempt} className="align-top text-slate-800">
+                <td className="py-1 pr-3">{attempt.attempt}</td>
+                <td className="py-1 pr-3 whitespace-nowrap" suppressHydrationWarning>
+                  {new Date(attempt.at).toLocaleTimeString()}
+                </td>
+                <td className="py-1 pr-3">
+                  {attempt.status !== null ? `HTTP ${attempt.status}` : attempt.error}
+                  {attempt.outcome === "interrupted" && " (counts as one of the 3)"}
+                </td>
+                <td className="py-1 pr-3">{attempt.latency_ms} ms</td>
+                <td className="space-y-1 py-1">
+                  {attempt.request_headers && (
+                    <details>
+                      <summary className="cursor-pointer">Request headers</summary>
+                      <HeaderList headers={attempt.request_headers} />
+                    </details>
+                  )}
+                  {attempt.response_headers && (
+                    <details>
+                      <summary className="cursor-pointer">Response headers</summary>
+                      <HeaderList headers={attempt.response_headers} />
+                    </details>
+                  )}
+                  <div>
+                    <span className="text-slate-500">Response body (first 2 KiB): </span>
+                    <code className="break-all whitespace-pre-wrap">
+                      {attempt.response_excerpt || "—"}
+                    </code>
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </Table>
           <div>
             <h4 className="text-xs font-medium text-slate-600">Request body (the payload)</h4>
             <pre

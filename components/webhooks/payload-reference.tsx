@@ -1,4 +1,5 @@
 import { Card } from "@/components/ui/card";
+import { Table } from "@/components/ui/table";
 import type { PayloadReferenceEntry } from "@/lib/webhooks/payload-reference";
 
 export type PayloadReferenceProps = { entries: PayloadReferenceEntry[] };
@@ -22,31 +23,19 @@ export function PayloadReference({ entries }: PayloadReferenceProps) {
         <div key={entry.category} id={anchor(entry.category)} className="scroll-mt-4">
           <Card title={entry.category} description={`Fires when: ${entry.firesWhen}`}>
             <div className="grid gap-6 lg:grid-cols-2">
-              <table className="w-full text-left text-sm">
-                <caption className="sr-only">Fields of {entry.category}</caption>
-                <thead className="text-xs text-slate-500">
-                  <tr>
-                    <th scope="col" className="pb-1 font-medium">
-                      Field
-                    </th>
-                    <th scope="col" className="pb-1 font-medium">
-                      Type
-                    </th>
-                    <th scope="col" className="pb-1 font-medium">
-                      Notes
-                    </th>
+              <Table
+                caption={`Fields of ${entry.category}`}
+                density="compact"
+                columns={["Field", "Type", "Notes"]}
+              >
+                {entry.fields.map((field) => (
+                  <tr key={field.path} className="align-top">
+                    <td className="py-1 pr-3 font-mono text-xs">{field.path}</td>
+                    <td className="py-1 pr-3 text-xs text-slate-700">{field.type}</td>
+                    <td className="py-1 text-xs text-slate-600">{field.note}</td>
                   </tr>
-                </thead>
-                <tbody className="align-top">
-                  {entry.fields.map((field) => (
-                    <tr key={field.path} className="border-t border-slate-100">
-                      <td className="py-1 pr-3 font-mono text-xs">{field.path}</td>
-                      <td className="py-1 pr-3 text-xs text-slate-700">{field.type}</td>
-                      <td className="py-1 text-xs text-slate-600">{field.note}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </Table>
               <pre
                 tabIndex={0}
                 aria-label={`Example ${entry.category} payload`}

@@ -20,70 +20,97 @@ export function PlayCallsPanel() {
 
   return (
     <div className="grid gap-6 md:grid-cols-2">
-      <section aria-label="Direct call" className="space-y-3">
-        <p className="text-sm text-slate-600">
-          Dial, accept and end: three events with one call id.
-        </p>
-        <div className="grid grid-cols-2 gap-3">
-          <TextField
-            id="play-caller-id"
-            label="caller_id"
-            value={callerId}
-            onChange={(e) => setCallerId(e.target.value)}
-          />
-          <TextField
-            id="play-callee-id"
-            label="callee_id"
-            value={calleeId}
-            onChange={(e) => setCalleeId(e.target.value)}
-          />
-        </div>
-        <Button
-          pending={directCall.isPending}
-          disabled={!callerId.trim() || !calleeId.trim()}
-          onClick={() =>
-            directCall.mutate({ caller_id: callerId.trim(), callee_id: calleeId.trim() })
-          }
-        >
-          Play a direct call
-        </Button>
-        {directCall.isError && <Alert tone="error">{directCall.error.message}</Alert>}
-        {directCall.data && <PlayedEvents events={directCall.data.events} />}
-      </section>
-      <section aria-label="Group call" className="space-y-3">
-        <p className="text-sm text-slate-600">
-          A room is created, invitees are invited, accept, enter and leave; the room is deleted.
-        </p>
-        <div className="grid grid-cols-2 gap-3">
-          <TextField
-            id="play-created-by"
-            label="created_by"
-            value={callerId}
-            onChange={(e) => setCallerId(e.target.value)}
-          />
-          <TextField
-            id="play-invitee-ids"
-            label="invitee_ids"
-            hint="Comma-separated."
-            value={invitees}
-            onChange={(e) => setInvitees(e.target.value)}
-          />
-        </div>
-        <Button
-          pending={groupCall.isPending}
-          disabled={!callerId.trim()}
-          onClick={() => groupCall.mutate({ created_by: callerId.trim(), invitee_ids: inviteeIds })}
-        >
-          Play a group call
-        </Button>
-        {groupCall.isError && <Alert tone="error">{groupCall.error.message}</Alert>}
-        {groupCall.data && <PlayedEvents events={groupCall.data.events} />}
-      </section>
+      <PlayCallSection
+        name="Direct call"
+        description="Dial, accept and end: three events with one call id."
+        action="Play a direct call"
+        play={directCall}
+        canPlay={Boolean(callerId.trim() && calleeId.trim())}
+        onPlay={() => directCall.mutate({ caller_id: callerId.trim(), callee_id: calleeId.trim() })}
+        fields={[
+          { id: "play-caller-id", label: "caller_id", value: callerId, set: setCallerId },
+          { id: "play-callee-id", label: "callee_id", value: calleeId, set: setCalleeId },
+        ]}
+      />
+      <PlayCallSection
+        name="Group call"
+        description="A room is created, invitees are invited, accept, enter and leave; the room is deleted."
+        action="Play a group call"
+        play={groupCall}
+        canPlay={Boolean(callerId.trim())}
+        onPlay={() => groupCall.mutate({ created_by: callerId.trim(), invitee_ids: inviteeIds })}
+        fields={[
+          { id: "play-created-by", label: "created_by", value: callerId, set: setCallerId },
+          {
+            id: "play-invitee-ids",
+            label: "invitee_ids",
+            hint: "Comma-separated.",
+            value: invitees,
+            set: setInvitees,
+          },
+        ]}
+      />
     </div>
   );
 }
 
-function PlayedEvents({ events }: { events: Array<{ category: string; delivered: boolean }> }) {
+type PlayedEvent = { category: string; delivered: boolean };
+
+type PlayCallSectionProps = {
+  /** The section's accessible name. */
+  name: string;
+  description: string;
+  /** The button's words. */
+  action: string;
+  /** The mutation that plays the call. */
+  play: { isPending: boolean; error: Error | null; data?: { events: PlayedEvent[] } };
+  canPlay: boolean;
+  onPlay: () => void;
+  /** The call's id fields, side by side. */
+  fields: Array<{
+    id: string;
+    label: string;
+    hint?: string;
+    value: string;
+    set: (value: string) => void;
+  }>;
+};
+
+/** One kind of call: its ids, the button that plays it, and what came of it. */
+function PlayCallSection({
+  name,
+  description,
+  action,
+  play,
+  canPlay,
+  onPlay,
+  fields,
+}: PlayCallSectionProps) {
+  return (
+    <section aria-label={name} className="space-y-3">
+      <p className="text-sm text-slate-600">{description}</p>
+      <div className="grid grid-cols-2 gap-3">
+        {fields.map(({ id, label, hint, value, set }) => (
+          <TextField
+            key={id}
+            id={id}
+            label={label}
+            hint={hint}
+            value={value}
+            onChange={(event) => set(event.target.value)}
+          />
+        ))}
+      </div>
+      <Button pending={play.isPending} disabled={!canPlay} onClick={onPlay}>
+        {action}
+      </Button>
+      {play.error && <Alert tone="error">{play.error.message}</Alert>}
+      {play.data && <PlayedEvents events={play.data.events} />}
+    </section>
+  );
+}
+
+function PlayedEvents({ events }: { events: PlayedEvent[] }) {
   const delivered = events.filter((event) => event.delivered).length;
   return (
     <Alert tone={delivered > 0 ? "success" : "info"}>

@@ -1,6 +1,7 @@
 "use client";
 
 import { AlertDialogFrame } from "@/components/ui/alert-dialog-frame";
+import { Table } from "@/components/ui/table";
 import {
   hasChanges,
   type SettingsField,
@@ -77,53 +78,40 @@ export function SaveSettingsDialog({
             The platform&apos;s settings changed since this page loaded them (another administrator
             or a script). Choose, for each field, which value to keep:
           </p>
-          <table className="mt-2 w-full text-left text-xs">
-            <thead>
-              <tr>
-                <th scope="col" className="py-1 pr-2 font-medium">
-                  Field
+          <Table
+            className="mt-2"
+            density="dense"
+            columns={["Field", "When the page loaded", "Now on the platform", "Yours"]}
+          >
+            {stale.map((item) => (
+              <tr
+                key={item.field}
+                className="align-top"
+                aria-label={`${fieldLabels[item.field]} changed on the platform`}
+              >
+                <th scope="row" className="py-1 pr-2 font-medium">
+                  {fieldLabels[item.field]}
                 </th>
-                <th scope="col" className="py-1 pr-2 font-medium">
-                  When the page loaded
-                </th>
-                <th scope="col" className="py-1 pr-2 font-medium">
-                  Now on the platform
-                </th>
-                <th scope="col" className="py-1 font-medium">
-                  Yours
-                </th>
+                <td className="py-1 pr-2 font-mono break-all">
+                  {showValue(item.field, item.loaded)}
+                </td>
+                <ChoiceCell
+                  item={item}
+                  choice="platform"
+                  label={`Keep the platform's ${fieldLabels[item.field]}`}
+                  chosen={choices[item.field]}
+                  onChoose={onChoose}
+                />
+                <ChoiceCell
+                  item={item}
+                  choice="yours"
+                  label={`Use my ${fieldLabels[item.field]}`}
+                  chosen={choices[item.field]}
+                  onChoose={onChoose}
+                />
               </tr>
-            </thead>
-            <tbody className="align-top">
-              {stale.map((item) => (
-                <tr
-                  key={item.field}
-                  aria-label={`${fieldLabels[item.field]} changed on the platform`}
-                >
-                  <th scope="row" className="py-1 pr-2 font-medium">
-                    {fieldLabels[item.field]}
-                  </th>
-                  <td className="py-1 pr-2 font-mono break-all">
-                    {showValue(item.field, item.loaded)}
-                  </td>
-                  <ChoiceCell
-                    item={item}
-                    choice="platform"
-                    label={`Keep the platform's ${fieldLabels[item.field]}`}
-                    chosen={choices[item.field]}
-                    onChoose={onChoose}
-                  />
-                  <ChoiceCell
-                    item={item}
-                    choice="yours"
-                    label={`Use my ${fieldLabels[item.field]}`}
-                    chosen={choices[item.field]}
-                    onChoose={onChoose}
-                  />
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
           {unchosen.length > 0 && (
             <p role="status" className="mt-2">
               You changed {unchosen.map((item) => fieldLabels[item.field]).join(" and ")} too:

@@ -1,6 +1,7 @@
-import { and, inArray, isNull, lt, or, type SQL } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, or, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Database } from "@/lib/db/client";
+import { importRows } from "@/lib/db/schema";
 
 /**
  * Leases: how background workers share work through the database (import rows, import jobs'
@@ -48,6 +49,40 @@ export async function claimRows<TTable extends PgTable>(
     .where(and(options.scope, inArray(options.key, due)))
     .returning();
   return claimed as TTable["$inferSelect"][];
+}
+
+/** A worker's hold on the rows of one import job. */
+export type RowLease = { jobId: string; workerId: string; leaseMs: number };
+
+/**
+ * Extends a worker's lease on import rows it holds: the given row indexes, every pending row
+ * of the job it holds, or its pending rows of some channels (a messages import holds whole
+ * channels) whose lease is past a third, since most claims there are done within a second.
+ */
+export async function renewRowLeases(
+  db: Database,
+  { jobId, workerId, leaseMs }: RowLease,
+  rows: readonly number[] | "pending" | { channels: readonly string[] },
+): Promise<void> {
+  const now = Date.now();
+  await db
+    .update(importRows)
+    .set({ lockedUntil: new Date(now + leaseMs) })
+    .where(
+      and(
+        eq(importRows.jobId, jobId),
+        eq(importRows.lockedBy, workerId),
+        rows === "pending"
+          ? eq(importRows.state, "pending")
+          : "channels" in rows
+            ? and(
+                eq(importRows.state, "pending"),
+                inArray(importRows.resourceKey, [...rows.channels]),
+                lt(importRows.lockedUntil, new Date(now + (leaseMs * 2) / 3)),
+              )
+            : inArray(importRows.rowIndex, [...rows]),
+      ),
+    );
 }
 
 /**

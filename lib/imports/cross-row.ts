@@ -53,8 +53,8 @@ export function identityOf(row: PreparedRow & { dedupId?: string }): Identity {
  * row excluded, `remove` + `add` return the rows whose cross-row issues may have changed.
  */
 export class CrossRowIndex {
-  private readonly keys = new Map<string, number[]>();
-  private readonly sourceIds = new Map<string, number[]>();
+  private readonly keys = new RowsByValue();
+  private readonly sourceIds = new RowsByValue();
 
   constructor(
     private readonly resource: ImportResource,
@@ -65,8 +65,8 @@ export class CrossRowIndex {
   add(row: Identity): number[] {
     if (row.excluded) return [];
     return [
-      ...insert(this.keys, this.identity(row), row.index),
-      ...insert(this.sourceIds, row.sourceId, row.index),
+      ...this.keys.add(this.identity(row), row.index),
+      ...this.sourceIds.add(row.sourceId, row.index),
     ];
   }
 
@@ -74,8 +74,8 @@ export class CrossRowIndex {
   remove(row: Identity): number[] {
     if (row.excluded) return [];
     return [
-      ...drop(this.keys, this.identity(row), row.index),
-      ...drop(this.sourceIds, row.sourceId, row.index),
+      ...this.keys.remove(this.identity(row), row.index),
+      ...this.sourceIds.remove(row.sourceId, row.index),
     ];
   }
 
@@ -89,7 +89,7 @@ export class CrossRowIndex {
     if (row.excluded) return [];
     const issues: RowIssue[] = [];
     if (this.resource === "messages") {
-      const first = firstOther(this.keys, this.identity(identityOf(row)), row.index);
+      const first = this.keys.firstOther(this.identity(identityOf(row)), row.index);
       if (first !== undefined) {
         issues.push({
           field: "dedup_id",
@@ -101,7 +101,7 @@ export class CrossRowIndex {
     }
     const keyField = this.resource === "users" ? "user_id" : "channel_url";
     const keyLabel = this.resource === "users" ? "user id" : "channel URL";
-    const firstWithKey = firstOther(this.keys, row.key, row.index);
+    const firstWithKey = this.keys.firstOther(row.key, row.index);
     if (firstWithKey !== undefined) {
       issues.push({
         field: keyField,
@@ -110,7 +110,7 @@ export class CrossRowIndex {
         message: `The same ${keyLabel} as row ${firstWithKey + (this.options.firstRow ?? 1)}: each ${this.resource === "users" ? "user" : "channel"} is created once, so this row would fail.`,
       });
     }
-    const firstWithSource = firstOther(this.sourceIds, row.sourceId, row.index);
+    const firstWithSource = this.sourceIds.firstOther(row.sourceId, row.index);
     if (firstWithSource !== undefined && row.key === null) {
       issues.push({
         field: "source_id",
@@ -136,46 +136,36 @@ export class CrossRowIndex {
   }
 }
 
-/** The first row before or after `index` holding the same value, when it is not `index` itself. */
-function firstOther(
-  map: Map<string, number[]>,
-  value: string | null | undefined,
-  index: number,
-): number | undefined {
-  if (value === null || value === undefined) return undefined;
-  const indexes = map.get(value);
-  if (!indexes || indexes.length < 2) return undefined;
-  return indexes[0] === index ? undefined : indexes[0];
-}
+/** Row indexes by a value they hold (a key, a source id), in row order; null holds nothing. */
+class RowsByValue {
+  private readonly rows = new Map<string, number[]>();
 
-function insert(
-  map: Map<string, number[]>,
-  value: string | null | undefined,
-  index: number,
-): number[] {
-  if (value === null || value === undefined) return [];
-  const indexes = map.get(value);
-  if (!indexes) {
-    map.set(value, [index]);
-    return [];
+  /** The first row holding `value`, when it is not `index` itself. */
+  firstOther(value: string | null | undefined, index: number): number | undefined {
+    const indexes = value === null || value === undefined ? undefined : this.rows.get(value);
+    if (!indexes || indexes.length < 2) return undefined;
+    return indexes[0] === index ? undefined : indexes[0];
   }
-  // Rows arrive in file order, so this is a push except when a fixed cell moves a row.
-  let at = indexes.length;
-  while (at > 0 && indexes[at - 1]! > index) at--;
-  if (indexes[at - 1] !== index) indexes.splice(at, 0, index);
-  return indexes.filter((other) => other !== index);
-}
 
-function drop(
-  map: Map<string, number[]>,
-  value: string | null | undefined,
-  index: number,
-): number[] {
-  if (value === null || value === undefined) return [];
-  const indexes = map.get(value);
-  if (!indexes) return [];
-  const at = indexes.indexOf(index);
-  if (at >= 0) indexes.splice(at, 1);
-  if (indexes.length === 0) map.delete(value);
-  return [...indexes];
+  /** Registers row `index` under `value`; returns the other rows holding it. */
+  add(value: string | null | undefined, index: number): number[] {
+    if (value === null || value === undefined) return [];
+    const indexes = this.rows.get(value) ?? [];
+    this.rows.set(value, indexes);
+    // Rows arrive in file order, so this is a push except when a fixed cell moves a row.
+    let at = indexes.length;
+    while (at > 0 && indexes[at - 1]! > index) at--;
+    if (indexes[at - 1] !== index) indexes.splice(at, 0, index);
+    return indexes.filter((other) => other !== index);
+  }
+
+  /** Forgets row `index` under `value`; returns the rows still holding it. */
+  remove(value: string | null | undefined, index: number): number[] {
+    if (value === null || value === undefined) return [];
+    const indexes = this.rows.get(value) ?? [];
+    const at = indexes.indexOf(index);
+    if (at >= 0) indexes.splice(at, 1);
+    if (indexes.length === 0) this.rows.delete(value);
+    return [...indexes];
+  }
 }

@@ -40,6 +40,24 @@ export const METADATA_PREFIX = "metadata.";
 /** Column header -> field key, `metadata.<key>`, or "" for a column that is ignored. */
 export type ColumnMapping = Record<string, string>;
 
+/** `custom_type` and `data`, which channels and messages both carry. */
+const customTypeField: ImportField = {
+  key: "custom_type",
+  label: "Custom type",
+  kind: "text",
+  required: false,
+  aliases: ["category"],
+  hint: "At most 128 characters.",
+};
+const dataField: ImportField = {
+  key: "data",
+  label: "Data",
+  kind: "text",
+  required: false,
+  aliases: ["extra", "payload", "customdata"],
+  hint: "Free text, often JSON.",
+};
+
 const channelCommonFields: readonly ImportField[] = [
   {
     key: "channel_url",
@@ -73,22 +91,9 @@ const channelCommonFields: readonly ImportField[] = [
     aliases: ["cover", "image", "imageurl", "coverimage", "avatar", "avatarurl", "picture"],
     hint: "At most 2,048 characters.",
   },
-  {
-    key: "custom_type",
-    label: "Custom type",
-    kind: "text",
-    required: false,
-    aliases: ["type", "category"],
-    hint: "At most 128 characters.",
-  },
-  {
-    key: "data",
-    label: "Data",
-    kind: "text",
-    required: false,
-    aliases: ["extra", "payload", "customdata"],
-    hint: "Free text, often JSON.",
-  },
+  // "type" names a message's type, so only a channel's custom type answers to it.
+  { ...customTypeField, aliases: ["type", ...customTypeField.aliases] },
+  dataField,
   {
     key: "is_ephemeral",
     label: "Ephemeral",
@@ -183,22 +188,8 @@ const messageFields: readonly ImportField[] = [
     aliases: ["dedup", "idempotencykey", "uniqueid"],
     hint: "Unique in its channel; a message whose dedup id is stored already is skipped.",
   },
-  {
-    key: "custom_type",
-    label: "Custom type",
-    kind: "text",
-    required: false,
-    aliases: ["category"],
-    hint: "At most 128 characters.",
-  },
-  {
-    key: "data",
-    label: "Data",
-    kind: "text",
-    required: false,
-    aliases: ["extra", "payload", "customdata"],
-    hint: "Free text, often JSON (text and admin messages).",
-  },
+  customTypeField,
+  { ...dataField, hint: "Free text, often JSON (text and admin messages)." },
   {
     key: "mentioned_user_ids",
     label: "Mentioned users",

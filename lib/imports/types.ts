@@ -17,6 +17,8 @@ export const importResources: readonly ImportResource[] = [
 /** The kinds whose rows are channels. */
 export type ChannelResource = "open_channels" | "group_channels";
 
+export const channelResources: readonly ChannelResource[] = ["open_channels", "group_channels"];
+
 export function isChannelResource(resource: ImportResource): resource is ChannelResource {
   return resource === "open_channels" || resource === "group_channels";
 }

@@ -12,6 +12,7 @@ import {
   groupMemberCapacity,
   type GroupChannelListQuery,
   type OpenChannelListQuery,
+  type ChannelListQuery,
   type ChannelUserSummary,
   type GroupChannelCreate,
   type GroupChannelInvite,
@@ -87,18 +88,10 @@ export async function createOpenChannel(
   const channelUrl = input.channel_url ?? generateChannelUrl("open");
 
   const row = await db.transaction(async (tx) => {
-    await claimChannelUrl(tx, appId, channelUrl);
-    const coverUrl = cover ? await storeImage(c, cover, tx) : input.cover_url;
     const [inserted] = await tx
       .insert(sandboxOpenChannels)
       .values({
-        appId,
-        channelUrl,
-        name: input.name,
-        coverUrl,
-        customType: input.custom_type,
-        data: input.data,
-        isEphemeral: input.is_ephemeral,
+        ...(await sharedChannelColumns(c, tx, channelUrl, input, cover)),
         isDynamicPartitioned: input.is_dynamic_partitioned,
         operatorIds: input.operator_ids,
         createdAt: Math.floor(Date.now() / 1000),
@@ -116,12 +109,7 @@ export async function getOpenChannel(
   appId: string,
   channelUrl: string,
 ): Promise<OpenChannelResource> {
-  const rows = await db
-    .select()
-    .from(sandboxOpenChannels)
-    .where(openChannelKey(appId, channelUrl))
-    .limit(1);
-  return theOne(await openChannelResources(db, appId, rows), channelUrl);
+  return getChannel(db, openChannelStore, appId, channelUrl);
 }
 
 export async function listOpenChannels(
@@ -130,21 +118,9 @@ export async function listOpenChannels(
   query: OpenChannelListQuery,
 ): Promise<{ channels: OpenChannelResource[]; next: string }> {
   const table = sandboxOpenChannels;
-  const filters = [
-    eq(table.appId, appId),
-    ...listFilters(table, query),
-    query.name_contains === undefined ? undefined : contains(table.name, query.name_contains),
+  return listChannels(db, openChannelStore, appId, query, [
     query.url_contains === undefined ? undefined : contains(table.channelUrl, query.url_contains),
-  ];
-  const { page, next } = await pageBySeq("open_channels", query, (after, limit) =>
-    db
-      .select()
-      .from(table)
-      .where(and(...filters, gt(table.seq, after)))
-      .orderBy(asc(table.seq))
-      .limit(limit),
-  );
-  return { channels: await openChannelResources(db, appId, page), next };
+  ]);
 }
 
 export async function freezeOpenChannel(
@@ -153,12 +129,7 @@ export async function freezeOpenChannel(
   channelUrl: string,
   freeze: boolean,
 ): Promise<OpenChannelResource> {
-  const rows = await db
-    .update(sandboxOpenChannels)
-    .set({ freeze })
-    .where(openChannelKey(appId, channelUrl))
-    .returning();
-  return theOne(await openChannelResources(db, appId, rows), channelUrl);
+  return freezeChannel(db, openChannelStore, appId, channelUrl, freeze);
 }
 
 async function openChannelResources(
@@ -246,21 +217,13 @@ export async function createGroupChannel(
         .limit(1);
       if (reused) return reused;
     }
-    await claimChannelUrl(tx, appId, channelUrl);
-    const coverUrl = cover ? await storeImage(c, cover, tx) : input.cover_url;
     const [inserted] = await tx
       .insert(sandboxGroupChannels)
       .values({
-        appId,
-        channelUrl,
-        name: input.name,
-        coverUrl,
-        customType: input.custom_type,
-        data: input.data,
+        ...(await sharedChannelColumns(c, tx, channelUrl, input, cover)),
         isDistinct: input.is_distinct,
         isPublic: input.is_public,
         isSuper: input.is_super,
-        isEphemeral: input.is_ephemeral,
         accessCode: input.access_code || null,
         blockSdkUserChannelJoin: input.block_sdk_user_channel_join,
         createdBy:
@@ -283,12 +246,7 @@ export async function getGroupChannel(
   appId: string,
   channelUrl: string,
 ): Promise<GroupChannelResource> {
-  const rows = await db
-    .select()
-    .from(sandboxGroupChannels)
-    .where(groupChannelKey(appId, channelUrl))
-    .limit(1);
-  return theOne(await groupChannelResources(db, appId, rows), channelUrl);
+  return getChannel(db, groupChannelStore, appId, channelUrl);
 }
 
 /**
@@ -305,11 +263,8 @@ export async function listGroupChannels(
     sql`${table.members} @> ${JSON.stringify([{ user_id: userId }])}::jsonb`;
   const exactly = query.members_exactly_in ?? [];
   const including = query.members_include_in ?? [];
-  const filters = [
-    eq(table.appId, appId),
-    ...listFilters(table, query),
+  const { channels, next } = await listChannels(db, groupChannelStore, appId, query, [
     query.name === undefined ? undefined : eq(table.name, query.name),
-    query.name_contains === undefined ? undefined : contains(table.name, query.name_contains),
     query.name_startswith === undefined
       ? undefined
       : sql`starts_with(${table.name}, ${query.name_startswith})`,
@@ -325,16 +280,7 @@ export async function listGroupChannels(
     query.show_empty
       ? undefined
       : sql`exists (select 1 from ${sandboxMessages} where ${sandboxMessages.appId} = ${table.appId} and ${sandboxMessages.channelUrl} = ${table.channelUrl})`,
-  ];
-  const { page, next } = await pageBySeq("group_channels", query, (after, limit) =>
-    db
-      .select()
-      .from(table)
-      .where(and(...filters, gt(table.seq, after)))
-      .orderBy(asc(table.seq))
-      .limit(limit),
-  );
-  const channels = await groupChannelResources(db, appId, page);
+  ]);
   return {
     channels: query.show_member ? channels : channels.map(({ members: _, ...channel }) => channel),
     next,
@@ -347,12 +293,7 @@ export async function freezeGroupChannel(
   channelUrl: string,
   freeze: boolean,
 ): Promise<GroupChannelResource> {
-  const rows = await db
-    .update(sandboxGroupChannels)
-    .set({ freeze })
-    .where(groupChannelKey(appId, channelUrl))
-    .returning();
-  return theOne(await groupChannelResources(db, appId, rows), channelUrl);
+  return freezeChannel(db, groupChannelStore, appId, channelUrl, freeze);
 }
 
 async function groupChannelResources(
@@ -662,14 +603,91 @@ export async function deleteChannel(
 }
 
 /** The filters both channel lists take. */
-function listFilters(
-  table: typeof sandboxOpenChannels | typeof sandboxGroupChannels,
-  query: { channel_urls?: string[]; custom_types?: string[] },
-): Array<SQL | undefined> {
-  return [
-    query.channel_urls?.length ? inArray(table.channelUrl, query.channel_urls) : undefined,
-    query.custom_types?.length ? inArray(table.customType, query.custom_types) : undefined,
-  ];
+// ---------------------------------------------------------------------------
+// Both types: read, listed and frozen alike
+// ---------------------------------------------------------------------------
+
+type ChannelTable = typeof sandboxOpenChannels | typeof sandboxGroupChannels;
+
+/** What sets one channel type apart where both are read, listed and frozen alike. */
+type ChannelStore<Table extends ChannelTable, Resource> = {
+  table: Table;
+  /** The list's name in its page tokens. */
+  list: "open_channels" | "group_channels";
+  resources: (db: Database, appId: string, rows: Table["$inferSelect"][]) => Promise<Resource[]>;
+};
+
+const openChannelStore: ChannelStore<typeof sandboxOpenChannels, OpenChannelResource> = {
+  table: sandboxOpenChannels,
+  list: "open_channels",
+  resources: openChannelResources,
+};
+
+const groupChannelStore: ChannelStore<typeof sandboxGroupChannels, GroupChannelResource> = {
+  table: sandboxGroupChannels,
+  list: "group_channels",
+  resources: groupChannelResources,
+};
+
+function channelKey(table: ChannelTable, appId: string, channelUrl: string) {
+  return and(eq(table.appId, appId), eq(table.channelUrl, channelUrl));
+}
+
+async function getChannel<Table extends ChannelTable, Resource>(
+  db: Database,
+  { table, resources }: ChannelStore<Table, Resource>,
+  appId: string,
+  channelUrl: string,
+): Promise<Resource> {
+  const rows = await db
+    .select()
+    .from(table as ChannelTable)
+    .where(channelKey(table, appId, channelUrl))
+    .limit(1);
+  return theOne(await resources(db, appId, rows as Table["$inferSelect"][]), channelUrl);
+}
+
+/** One page of the app's channels that pass the filters both lists take and `filters`. */
+async function listChannels<Table extends ChannelTable, Resource>(
+  db: Database,
+  { table, list, resources }: ChannelStore<Table, Resource>,
+  appId: string,
+  query: ChannelListQuery,
+  filters: Array<SQL | undefined>,
+): Promise<{ channels: Resource[]; next: string }> {
+  const { page, next } = await pageBySeq(list, query, (after, limit) =>
+    db
+      .select()
+      .from(table as ChannelTable)
+      .where(
+        and(
+          eq(table.appId, appId),
+          query.channel_urls?.length ? inArray(table.channelUrl, query.channel_urls) : undefined,
+          query.custom_types?.length ? inArray(table.customType, query.custom_types) : undefined,
+          query.name_contains === undefined ? undefined : contains(table.name, query.name_contains),
+          ...filters,
+          gt(table.seq, after),
+        ),
+      )
+      .orderBy(asc(table.seq))
+      .limit(limit),
+  );
+  return { channels: await resources(db, appId, page as Table["$inferSelect"][]), next };
+}
+
+async function freezeChannel<Table extends ChannelTable, Resource>(
+  db: Database,
+  { table, resources }: ChannelStore<Table, Resource>,
+  appId: string,
+  channelUrl: string,
+  freeze: boolean,
+): Promise<Resource> {
+  const rows = await db
+    .update(table as ChannelTable)
+    .set({ freeze })
+    .where(channelKey(table, appId, channelUrl))
+    .returning();
+  return theOne(await resources(db, appId, rows as Table["$inferSelect"][]), channelUrl);
 }
 
 function contains(column: SQLWrapper, text: string): SQL {
@@ -712,6 +730,30 @@ type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
  * One channel_url names one channel of an application, open or group. The two tables have
  * their own keys, so creations take a lock on the URL before checking both.
  */
+/**
+ * The columns both channel types are created with, once the URL is claimed and the cover
+ * stored (or the given cover URL kept) in the transaction that inserts the channel.
+ */
+async function sharedChannelColumns(
+  c: SandboxContext,
+  tx: Transaction,
+  channelUrl: string,
+  input: OpenChannelCreate | GroupChannelCreate,
+  cover?: CoverImage,
+) {
+  const appId = c.get("app").id;
+  await claimChannelUrl(tx, appId, channelUrl);
+  return {
+    appId,
+    channelUrl,
+    name: input.name,
+    coverUrl: cover ? await storeImage(c, cover, tx) : input.cover_url,
+    customType: input.custom_type,
+    data: input.data,
+    isEphemeral: input.is_ephemeral,
+  };
+}
+
 async function claimChannelUrl(tx: Transaction, appId: string, channelUrl: string): Promise<void> {
   await advisoryLock(tx, `channel_url:${appId}:${channelUrl}`);
   if (await findChannelType(tx, appId, channelUrl)) throw channelUrlTaken(channelUrl);
@@ -746,12 +788,9 @@ function toUserSummary(user: UserRow): ChannelUserSummary {
 }
 
 function openChannelKey(appId: string, channelUrl: string) {
-  return and(eq(sandboxOpenChannels.appId, appId), eq(sandboxOpenChannels.channelUrl, channelUrl));
+  return channelKey(sandboxOpenChannels, appId, channelUrl);
 }
 
 function groupChannelKey(appId: string, channelUrl: string) {
-  return and(
-    eq(sandboxGroupChannels.appId, appId),
-    eq(sandboxGroupChannels.channelUrl, channelUrl),
-  );
+  return channelKey(sandboxGroupChannels, appId, channelUrl);
 }

@@ -121,13 +121,33 @@ const hiddenStatusMap = z
   .record(z.string(), z.enum(HIDDEN_STATUSES, { message: oneOf("hidden_status", HIDDEN_STATUSES) }))
   .default({});
 
+/** Members named by `users`, `user_ids` or both: at most 100 of each in one request. */
+const memberListShape = {
+  users: z
+    .array(z.object({ user_id: z.string() }))
+    .max(USERS_PER_REQUEST_MAX)
+    .optional(),
+  user_ids: userIdListSchema.max(USERS_PER_REQUEST_MAX).optional(),
+};
+
+type MemberList = { users?: { user_id: string }[]; user_ids?: string[] };
+
+/** Whether `users` or `user_ids` is given; when neither is, says so as the platform does. */
+function memberListGiven(body: MemberList, ctx: z.RefinementCtx): boolean {
+  if (body.users !== undefined || body.user_ids !== undefined) return true;
+  // An invalid_type issue on an absent property is what the platform reports as 400105.
+  ctx.addIssue({ code: "invalid_type", expected: "array", path: ["user_ids"], input: undefined });
+  return false;
+}
+
+/** The body with `users` and `user_ids` made one list: distinct ids, in the order given. */
+function withMemberIds<T extends MemberList>({ users, user_ids, ...body }: T) {
+  return { ...body, member_ids: requestedMemberIds({ users, user_ids }) };
+}
+
 export const groupChannelCreateSchema = z
   .object({
-    users: z
-      .array(z.object({ user_id: z.string() }))
-      .max(USERS_PER_REQUEST_MAX)
-      .optional(),
-    user_ids: userIdListSchema.max(USERS_PER_REQUEST_MAX).optional(),
+    ...memberListShape,
     name: channelNameSchema.default(DEFAULT_GROUP_CHANNEL_NAME),
     channel_url: channelUrlSchema.optional(),
     cover_url: coverUrlSchema.default(""),
@@ -146,16 +166,7 @@ export const groupChannelCreateSchema = z
     block_sdk_user_channel_join: z.boolean().default(false),
   })
   .superRefine((body, ctx) => {
-    if (body.users === undefined && body.user_ids === undefined) {
-      // An invalid_type issue on an absent property is what the platform reports as 400105.
-      ctx.addIssue({
-        code: "invalid_type",
-        expected: "array",
-        path: ["user_ids"],
-        input: undefined,
-      });
-      return;
-    }
+    if (!memberListGiven(body, ctx)) return;
     if (requestedMemberIds(body).length > USERS_PER_REQUEST_MAX) {
       ctx.addIssue({
         code: "custom",
@@ -179,18 +190,11 @@ export const groupChannelCreateSchema = z
       });
     }
   })
-  .transform(({ users, user_ids, ...body }) => ({
-    ...body,
-    /** Distinct ids from `users` and `user_ids`, in the order given. */
-    member_ids: requestedMemberIds({ users, user_ids }),
-  }));
+  .transform(withMemberIds);
 
 export type GroupChannelCreate = z.output<typeof groupChannelCreateSchema>;
 
-function requestedMemberIds(body: {
-  users?: { user_id: string }[];
-  user_ids?: string[];
-}): string[] {
+function requestedMemberIds(body: MemberList): string[] {
   return distinct([...(body.users ?? []).map((user) => user.user_id), ...(body.user_ids ?? [])]);
 }
 
@@ -247,12 +251,18 @@ export function pageToken(query: { token?: string; next?: string }): string {
   return query.token ?? query.next ?? "";
 }
 
-/** `GET /v3/open_channels`. */
-export const openChannelListQuerySchema = z.object({
+/** The filters both channel lists take. */
+const channelListQuerySchema = z.object({
   ...pagingQueryShape,
   channel_urls: commaListSchema().optional(),
   custom_types: commaListSchema().optional(),
   name_contains: z.string().optional(),
+});
+
+export type ChannelListQuery = z.output<typeof channelListQuerySchema>;
+
+/** `GET /v3/open_channels`. */
+export const openChannelListQuerySchema = channelListQuerySchema.extend({
   url_contains: z.string().optional(),
 });
 
@@ -261,12 +271,8 @@ export type OpenChannelListQuery = z.output<typeof openChannelListQuerySchema>;
 export const QUERY_TYPES = ["AND", "OR"] as const;
 
 /** `GET /v3/group_channels`. Like the real platform, it leaves out empty channels and members unless asked. */
-export const groupChannelListQuerySchema = z.object({
-  ...pagingQueryShape,
-  channel_urls: commaListSchema().optional(),
-  custom_types: commaListSchema().optional(),
+export const groupChannelListQuerySchema = channelListQuerySchema.extend({
   name: z.string().optional(),
-  name_contains: z.string().optional(),
   name_startswith: z.string().optional(),
   members_exactly_in: commaListSchema().optional(),
   members_include_in: commaListSchema().optional(),
@@ -291,25 +297,13 @@ export type GroupChannelListQuery = z.output<typeof groupChannelListQuerySchema>
 /** `POST /v3/group_channels/{channel_url}/invite`: 1 to 100 users, by `user_ids` or `users`. */
 export const groupChannelInviteSchema = z
   .object({
-    user_ids: userIdListSchema.max(USERS_PER_REQUEST_MAX).optional(),
-    users: z
-      .array(z.object({ user_id: z.string() }))
-      .max(USERS_PER_REQUEST_MAX)
-      .optional(),
+    ...memberListShape,
     invitation_status: invitationStatusMap,
     hidden_status: hiddenStatusMap,
     inviter_id: z.string().optional(),
   })
   .superRefine((body, ctx) => {
-    if (body.users === undefined && body.user_ids === undefined) {
-      ctx.addIssue({
-        code: "invalid_type",
-        expected: "array",
-        path: ["user_ids"],
-        input: undefined,
-      });
-      return;
-    }
+    if (!memberListGiven(body, ctx)) return;
     const count = requestedMemberIds(body).length;
     if (count === 0 || count > USERS_PER_REQUEST_MAX) {
       ctx.addIssue({
@@ -319,10 +313,7 @@ export const groupChannelInviteSchema = z
       });
     }
   })
-  .transform(({ users, user_ids, ...body }) => ({
-    ...body,
-    member_ids: requestedMemberIds({ users, user_ids }),
-  }));
+  .transform(withMemberIds);
 
 export type GroupChannelInvite = z.output<typeof groupChannelInviteSchema>;
 

@@ -8,9 +8,16 @@ import { controlJob } from "@/lib/imports/jobs/control";
 import { requestPlan } from "@/lib/imports/jobs/plan";
 import { startPlanner } from "@/lib/imports/jobs/planner";
 import { startImportRunner, type RunnerOptions } from "@/lib/imports/jobs/runner";
-import { appendRows, createJob, requireJob, type ImportJob } from "@/lib/imports/jobs/store";
+import {
+  appendRows,
+  createJob,
+  requireJob,
+  rowCounts,
+  type ImportJob,
+} from "@/lib/imports/jobs/store";
 import type { ImportResource } from "@/lib/imports/types";
 import { createPlatformClient, type PlatformClientOptions } from "@/lib/platform/client";
+import { waitFor } from "../support/wait";
 
 /** A fresh job database for the surrounding describe block: opened before its tests, closed after. */
 export function useJobDatabase(): { readonly handle: DatabaseHandle } {
@@ -96,13 +103,17 @@ export async function waitForJob(
   done: (job: ImportJob) => boolean,
   { timeoutMs = 60_000, pollMs = 50, still = (job: ImportJob) => `job still ${job.status}` } = {},
 ): Promise<ImportJob> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await requireJob(db, jobId);
-    if (done(job)) return job;
-    if (Date.now() > deadline) throw new Error(still(job));
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
-  }
+  return waitFor(() => requireJob(db, jobId), done, {
+    deadline: Date.now() + timeoutMs,
+    intervalMs: pollMs,
+    failure: still,
+  });
+}
+
+/** Rows the job is done with: created, found existing, or failed. */
+export async function rowsDone(db: DatabaseHandle["db"], jobId: string): Promise<number> {
+  const counts = await rowCounts(db, jobId);
+  return counts.created + counts.existed + counts.failed;
 }
 
 /** A planner of the test's own (plans and rehearsals), polling often. */

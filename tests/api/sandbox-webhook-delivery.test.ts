@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { topLevelKeys } from "@/lib/schemas/webhook-payloads";
 import { webhookCategories } from "@/lib/schemas/webhooks";
-import { startWebhookReceiver } from "../support/webhook-receiver";
+import { sleep, waitFor } from "../support/wait";
 import { call, expectPlatformError } from "./support/http";
-import { startSandboxServer, type SandboxServer } from "./support/sandbox-server";
+import { useWebhookSandbox } from "./support/webhook-sandbox";
 
 type Delivery = {
   event_id: string;
@@ -18,57 +18,34 @@ type Delivery = {
   }>;
 };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe("sandbox webhook delivery", () => {
-  let sandbox: SandboxServer;
-  let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
-  const settingsPath = () => `/v1/applications/${sandbox.appId}/settings/webhook`;
-
-  async function subscribe(events: string[], url = receiver.url) {
-    const response = await call(sandbox, "PUT", settingsPath(), {
-      application_id: sandbox.appId,
-      enabled: true,
-      url,
-      enabled_events: events,
-    });
-    expect(response.status).toBe(200);
-  }
+  const hooks = useWebhookSandbox({ SANDBOX_WEBHOOK_TIMEOUT_MS: "300" });
 
   async function deliveryOf(
     eventId: string,
     until: (delivery: Delivery) => boolean,
   ): Promise<Delivery> {
-    for (let i = 0; i < 100; i++) {
-      const { body } = await call<{ deliveries: Delivery[] }>(
-        sandbox,
-        "GET",
-        `/v1/sandbox/deliveries?event_id=${eventId}`,
-      );
-      const delivery = body.deliveries[0];
-      if (delivery && until(delivery)) return delivery;
-      await sleep(200);
-    }
-    throw new Error(`delivery ${eventId} never reached the expected state`);
+    const { body } = await waitFor(
+      () =>
+        call<{ deliveries: Delivery[] }>(
+          hooks.sandbox,
+          "GET",
+          `/v1/sandbox/deliveries?event_id=${eventId}`,
+        ),
+      ({ body }) => body.deliveries[0] !== undefined && until(body.deliveries[0]),
+      {
+        deadline: Date.now() + 20_000,
+        intervalMs: 200,
+        failure: `delivery ${eventId} never reached the expected state`,
+      },
+    );
+    return body.deliveries[0]!;
   }
 
-  beforeAll(async () => {
-    sandbox = await startSandboxServer({ SANDBOX_WEBHOOK_TIMEOUT_MS: "300" });
-    receiver = await startWebhookReceiver();
-  });
-  afterAll(async () => {
-    await receiver?.stop();
-    await sandbox?.stop();
-  });
-  beforeEach(() => {
-    receiver.received.length = 0;
-    receiver.setBehaviour({ mode: "answer", status: 200 });
-  });
-
   it("delivers a subscribed event as a JSON POST with exactly the section 6 keys", async () => {
-    await subscribe(["direct_call:dial"]);
+    await hooks.subscribe(["direct_call:dial"]);
     const emitted = await call<{ event_id: string; delivered: boolean }>(
-      sandbox,
+      hooks.sandbox,
       "POST",
       "/v1/sandbox/events",
       {
@@ -78,7 +55,7 @@ describe("sandbox webhook delivery", () => {
     );
     expect(emitted.status).toBe(200);
     expect(emitted.body.delivered).toBe(true);
-    const [webhook] = await receiver.waitFor(1);
+    const [webhook] = await hooks.receiver.waitFor(1);
     expect(webhook!.headers["content-type"]).toBe("application/json");
     // Section 6's keys, in section 6's order.
     expect(Object.keys(webhook!.body)).toEqual([
@@ -90,7 +67,7 @@ describe("sandbox webhook delivery", () => {
     ]);
     expect(webhook!.body).toMatchObject({
       category: "direct_call:dial",
-      application_id: sandbox.appId,
+      application_id: hooks.sandbox.appId,
       direct_call: { caller_id: "ada", callee_id: "grace", is_video: false, custom_items: {} },
       service_call: { cmd: "CALL", type: "dial" },
     });
@@ -102,14 +79,19 @@ describe("sandbox webhook delivery", () => {
   });
 
   it("builds every category with the top-level keys section 6 lists", async () => {
-    await subscribe(["*"]);
+    await hooks.subscribe(["*"]);
     for (const category of webhookCategories) {
-      const emitted = await call<{ delivered: boolean }>(sandbox, "POST", "/v1/sandbox/events", {
-        category,
-      });
+      const emitted = await call<{ delivered: boolean }>(
+        hooks.sandbox,
+        "POST",
+        "/v1/sandbox/events",
+        {
+          category,
+        },
+      );
       expect(emitted.body.delivered).toBe(true);
     }
-    const received = await receiver.waitFor(webhookCategories.length);
+    const received = await hooks.receiver.waitFor(webhookCategories.length);
     for (const category of webhookCategories) {
       const webhook = received.find((r) => r.body.category === category);
       expect(Object.keys(webhook!.body), category).toEqual(topLevelKeys(category));
@@ -117,24 +99,37 @@ describe("sandbox webhook delivery", () => {
   });
 
   it("does not deliver an unsubscribed category, nor anything while disabled", async () => {
-    await subscribe(["direct_call:end"]);
-    const unsubscribed = await call<{ delivered: boolean }>(sandbox, "POST", "/v1/sandbox/events", {
-      category: "room:create",
-    });
+    await hooks.subscribe(["direct_call:end"]);
+    const unsubscribed = await call<{ delivered: boolean }>(
+      hooks.sandbox,
+      "POST",
+      "/v1/sandbox/events",
+      {
+        category: "room:create",
+      },
+    );
     expect(unsubscribed.body.delivered).toBe(false);
-    await call(sandbox, "PUT", settingsPath(), { application_id: sandbox.appId, enabled: false });
-    const disabled = await call<{ delivered: boolean }>(sandbox, "POST", "/v1/sandbox/events", {
-      category: "direct_call:end",
+    await call(hooks.sandbox, "PUT", hooks.settingsPath(), {
+      application_id: hooks.sandbox.appId,
+      enabled: false,
     });
+    const disabled = await call<{ delivered: boolean }>(
+      hooks.sandbox,
+      "POST",
+      "/v1/sandbox/events",
+      {
+        category: "direct_call:end",
+      },
+    );
     expect(disabled.body.delivered).toBe(false);
     await sleep(800);
-    expect(receiver.received).toHaveLength(0);
+    expect(hooks.receiver.received).toHaveLength(0);
   });
 
   it("sends exactly 3 attempts to a receiver that never answers", async () => {
-    await subscribe(["room:delete"]);
-    receiver.setBehaviour({ mode: "hang" });
-    const emitted = await call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", {
+    await hooks.subscribe(["room:delete"]);
+    hooks.receiver.setBehaviour({ mode: "hang" });
+    const emitted = await call<{ event_id: string }>(hooks.sandbox, "POST", "/v1/sandbox/events", {
       category: "room:delete",
     });
     const delivery = await deliveryOf(emitted.body.event_id, (d) => d.status === "failed");
@@ -144,28 +139,28 @@ describe("sandbox webhook delivery", () => {
       expect(attempt.error).toMatch(/no response within 300 ms/i);
     }
     await sleep(1500);
-    expect(receiver.received).toHaveLength(3);
+    expect(hooks.receiver.received).toHaveLength(3);
   });
 
   it("sends once to a receiver that answers 500: any response ends the attempts", async () => {
-    await subscribe(["room:create"]);
-    receiver.setBehaviour({ mode: "answer", status: 500 });
-    const emitted = await call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", {
+    await hooks.subscribe(["room:create"]);
+    hooks.receiver.setBehaviour({ mode: "answer", status: 500 });
+    const emitted = await call<{ event_id: string }>(hooks.sandbox, "POST", "/v1/sandbox/events", {
       category: "room:create",
     });
     const delivery = await deliveryOf(emitted.body.event_id, (d) => d.status !== "pending");
     expect(delivery.status).toBe("delivered");
     expect(delivery.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 500 })]);
     await sleep(1500);
-    expect(receiver.received).toHaveLength(1);
+    expect(hooks.receiver.received).toHaveLength(1);
   });
 
   it("plays a direct call as dial, accept, end with one call id and consistent times", async () => {
-    await subscribe(["*"]);
+    await hooks.subscribe(["*"]);
     const played = await call<{
       call_id: string;
       events: Array<{ category: string; delivered: boolean }>;
-    }>(sandbox, "POST", "/v1/sandbox/direct_calls", {
+    }>(hooks.sandbox, "POST", "/v1/sandbox/direct_calls", {
       caller_id: "ada",
       callee_id: "grace",
       is_video: true,
@@ -176,7 +171,7 @@ describe("sandbox webhook delivery", () => {
       "direct_call:accept",
       "direct_call:end",
     ]);
-    const received = await receiver.waitFor(3);
+    const received = await hooks.receiver.waitFor(3);
     expect(received.map((r) => r.body.category)).toEqual([
       "direct_call:dial",
       "direct_call:accept",
@@ -194,9 +189,9 @@ describe("sandbox webhook delivery", () => {
   });
 
   it("plays a group call from room:create to room:delete", async () => {
-    await subscribe(["*"]);
+    await hooks.subscribe(["*"]);
     const played = await call<{ room_id: string; events: Array<{ category: string }> }>(
-      sandbox,
+      hooks.sandbox,
       "POST",
       "/v1/sandbox/rooms",
       {
@@ -209,7 +204,7 @@ describe("sandbox webhook delivery", () => {
     expect(categories.at(-1)).toBe("room:delete");
     expect(categories.filter((c) => c === "room:invitation_send")).toHaveLength(2);
     expect(categories.filter((c) => c === "room:participant_enter")).toHaveLength(3);
-    const received = await receiver.waitFor(categories.length);
+    const received = await hooks.receiver.waitFor(categories.length);
     expect(new Set(received.map((r) => (r.body.room as { room_id: string }).room_id))).toEqual(
       new Set([played.body.room_id]),
     );
@@ -217,28 +212,31 @@ describe("sandbox webhook delivery", () => {
 
   it("refuses an unknown category and a missing one", async () => {
     expectPlatformError(
-      await call(sandbox, "POST", "/v1/sandbox/events", { category: "room:explode" }),
+      await call(hooks.sandbox, "POST", "/v1/sandbox/events", { category: "room:explode" }),
       400,
       400111,
     );
-    expectPlatformError(await call(sandbox, "POST", "/v1/sandbox/events", {}), 400, 400105);
+    expectPlatformError(await call(hooks.sandbox, "POST", "/v1/sandbox/events", {}), 400, 400105);
     expectPlatformError(
-      await call(sandbox, "POST", "/v1/sandbox/direct_calls", { caller_id: "a", callee_id: 7 }),
+      await call(hooks.sandbox, "POST", "/v1/sandbox/direct_calls", {
+        caller_id: "a",
+        callee_id: 7,
+      }),
       400,
       400100,
     );
   });
 
   it("delivers an event accepted before a crash once the server is back", async () => {
-    await subscribe(["room:invitation_send"]);
-    receiver.setBehaviour({ mode: "hang" });
-    const emitted = await call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", {
+    await hooks.subscribe(["room:invitation_send"]);
+    hooks.receiver.setBehaviour({ mode: "hang" });
+    const emitted = await call<{ event_id: string }>(hooks.sandbox, "POST", "/v1/sandbox/events", {
       category: "room:invitation_send",
     });
     // The first attempt is in flight when the process dies.
-    await receiver.waitFor(1);
-    await sandbox.restart({ kill: true });
-    receiver.setBehaviour({ mode: "answer", status: 200 });
+    await hooks.receiver.waitFor(1);
+    await hooks.sandbox.restart({ kill: true });
+    hooks.receiver.setBehaviour({ mode: "answer", status: 200 });
     const delivery = await deliveryOf(emitted.body.event_id, (d) => d.status === "delivered");
     // The attempt under way at the crash is recorded and counts as one of the 3.
     expect(delivery.attempts[0]).toMatchObject({
@@ -248,6 +246,6 @@ describe("sandbox webhook delivery", () => {
     });
     expect(delivery.attempts.at(-1)).toMatchObject({ status: 200, outcome: "delivered" });
     expect(delivery.attempts.length).toBeLessThanOrEqual(3);
-    expect(receiver.received.length).toBeGreaterThanOrEqual(2);
+    expect(hooks.receiver.received.length).toBeGreaterThanOrEqual(2);
   });
 });

@@ -1,11 +1,11 @@
 import { createHmac } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { webhookCategories } from "@/lib/schemas/webhooks";
-import { startWebhookReceiver } from "../support/webhook-receiver";
+import { sleep, waitFor } from "../support/wait";
 import { call, expectPlatformError } from "./support/http";
-import { startSandboxServer, type SandboxServer } from "./support/sandbox-server";
+import { useWebhookSandbox } from "./support/webhook-sandbox";
 
 type Delivery = {
   event_id: string;
@@ -22,8 +22,6 @@ type Delivery = {
 };
 type Page = { deliveries: Delivery[]; next: string };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** A loopback port with nothing listening: every attempt is refused by the system at once. */
 async function closedPortUrl(): Promise<string> {
   const server = http.createServer();
@@ -34,26 +32,14 @@ async function closedPortUrl(): Promise<string> {
 }
 
 describe("sandbox webhook log: signatures, filters in the database, paging", () => {
-  let sandbox: SandboxServer;
-  let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
-  const settingsPath = () => `/v1/applications/${sandbox.appId}/settings/webhook`;
-
-  async function subscribe(url: string, events: string[] = ["*"]) {
-    const response = await call(sandbox, "PUT", settingsPath(), {
-      application_id: sandbox.appId,
-      enabled: true,
-      url,
-      enabled_events: events,
-    });
-    expect(response.status).toBe(200);
-  }
+  const hooks = useWebhookSandbox({ SANDBOX_WEBHOOK_TIMEOUT_MS: "3000" });
 
   async function emitMany(count: number, category = "room:create"): Promise<string[]> {
     const ids: string[] = [];
     for (let start = 0; start < count; start += 25) {
       const batch = await Promise.all(
         Array.from({ length: Math.min(25, count - start) }, () =>
-          call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", { category }),
+          call<{ event_id: string }>(hooks.sandbox, "POST", "/v1/sandbox/events", { category }),
         ),
       );
       ids.push(...batch.map((response) => response.body.event_id));
@@ -61,60 +47,41 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     return ids;
   }
 
-  async function until<T>(
-    read: () => Promise<T>,
-    done: (value: T) => boolean,
-    what: string,
-  ): Promise<T> {
-    for (let i = 0; i < 150; i++) {
-      const value = await read();
-      if (done(value)) return value;
-      await sleep(200);
-    }
-    throw new Error(`never: ${what}`);
-  }
+  const until = <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string) =>
+    waitFor(read, done, {
+      deadline: Date.now() + 30_000,
+      intervalMs: 200,
+      failure: `never: ${what}`,
+    });
 
   const deliveries = (query: string) =>
-    call<Page>(sandbox, "GET", `/v1/sandbox/deliveries?${query}`);
-
-  beforeAll(async () => {
-    sandbox = await startSandboxServer({ SANDBOX_WEBHOOK_TIMEOUT_MS: "3000" });
-    receiver = await startWebhookReceiver();
-  });
-  afterAll(async () => {
-    await receiver?.stop();
-    await sandbox?.stop();
-  });
-  beforeEach(() => {
-    receiver.received.length = 0;
-    receiver.setBehaviour({ mode: "answer", status: 200 });
-  });
+    call<Page>(hooks.sandbox, "GET", `/v1/sandbox/deliveries?${query}`);
 
   it("signs every delivery: hex HMAC-SHA256 of the raw body keyed with the API token", async () => {
-    await subscribe(receiver.url);
+    await hooks.subscribe(["*"]);
     for (const category of webhookCategories) {
-      await call(sandbox, "POST", "/v1/sandbox/events", { category });
+      await call(hooks.sandbox, "POST", "/v1/sandbox/events", { category });
     }
-    await call(sandbox, "POST", "/v1/sandbox/rooms", {
+    await call(hooks.sandbox, "POST", "/v1/sandbox/rooms", {
       created_by: "host",
       invitee_ids: ["ada", "grace"],
     });
-    const received = await receiver.waitFor(webhookCategories.length + 9);
+    const received = await hooks.receiver.waitFor(webhookCategories.length + 9);
     for (const webhook of received) {
-      const expected = createHmac("sha256", sandbox.token).update(webhook.raw).digest("hex");
+      const expected = createHmac("sha256", hooks.sandbox.token).update(webhook.raw).digest("hex");
       expect(webhook.headers["x-sendbird-signature"], String(webhook.body.category)).toBe(expected);
     }
     // A body changed in transit no longer matches.
     const first = received[0]!;
-    const forged = createHmac("sha256", sandbox.token).update(`${first.raw} `).digest("hex");
+    const forged = createHmac("sha256", hooks.sandbox.token).update(`${first.raw} `).digest("hex");
     expect(first.headers["x-sendbird-signature"]).not.toBe(forged);
   });
 
   it("finds 2 old no_response failures behind 1,000 newer deliveries, and counts per outcome", async () => {
-    await subscribe(await closedPortUrl(), ["direct_call:end"]);
+    await hooks.subscribe(["direct_call:end"], await closedPortUrl());
     const failures = await Promise.all(
       [0, 1].map(() =>
-        call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", {
+        call<{ event_id: string }>(hooks.sandbox, "POST", "/v1/sandbox/events", {
           category: "direct_call:end",
         }),
       ),
@@ -125,7 +92,7 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
       (page) => failedIds.every((id) => page.body.deliveries.some((d) => d.event_id === id)),
       "both deliveries fail",
     );
-    await subscribe(receiver.url, ["room:create"]);
+    await hooks.subscribe(["room:create"]);
     await emitMany(1000);
 
     const found = await deliveries("outcome=no_response&limit=100");
@@ -139,7 +106,7 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
       );
     }
     const counts = await call<{ counts: Record<string, number> }>(
-      sandbox,
+      hooks.sandbox,
       "GET",
       "/v1/sandbox/deliveries/counts",
     );
@@ -148,7 +115,7 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
       1000,
     );
     const byCategory = await call<{ counts: Record<string, number> }>(
-      sandbox,
+      hooks.sandbox,
       "GET",
       "/v1/sandbox/deliveries/counts?category=direct_call:end",
     );
@@ -171,7 +138,7 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     expect(new Set(everything).size).toBe(everything.length);
     expect(everything.length).toBeGreaterThanOrEqual(1002);
     const total = await call<{ counts: Record<string, number> }>(
-      sandbox,
+      hooks.sandbox,
       "GET",
       "/v1/sandbox/deliveries/counts",
     );
@@ -181,11 +148,16 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
   }, 60_000);
 
   it("filters by a call id in the payload, by time and by event id", async () => {
-    await subscribe(receiver.url);
-    const played = await call<{ call_id: string }>(sandbox, "POST", "/v1/sandbox/direct_calls", {
-      caller_id: "ada",
-      callee_id: "grace",
-    });
+    await hooks.subscribe(["*"]);
+    const played = await call<{ call_id: string }>(
+      hooks.sandbox,
+      "POST",
+      "/v1/sandbox/direct_calls",
+      {
+        caller_id: "ada",
+        callee_id: "grace",
+      },
+    );
     const before = Date.now();
     const byCall = await deliveries(`search=${played.body.call_id}`);
     expect(byCall.body.deliveries.map((d) => d.category)).toEqual([
@@ -196,14 +168,14 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     const [dial] = byCall.body.deliveries.slice(-1);
     expect((await deliveries(`event_id=${dial!.event_id}`)).body.deliveries).toHaveLength(1);
     await sleep(20);
-    await call(sandbox, "POST", "/v1/sandbox/events", { category: "room:delete" });
+    await call(hooks.sandbox, "POST", "/v1/sandbox/events", { category: "room:delete" });
     const recent = await deliveries(`since=${before + 10}`);
     expect(recent.body.deliveries.map((d) => d.category)).toEqual(["room:delete"]);
     const older = await deliveries(`until=${before}&search=${played.body.call_id}`);
     expect(older.body.deliveries).toHaveLength(3);
     // The events of one call reached the receiver in the order they happened.
     const ofCall = () =>
-      receiver.received.filter(
+      hooks.receiver.received.filter(
         (r) =>
           (r.body.direct_call as { call_id?: string } | undefined)?.call_id === played.body.call_id,
       );
@@ -220,23 +192,28 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
   });
 
   it("sends again every delivery a filter selects, to the endpoint configured now", async () => {
-    await subscribe(receiver.url, ["*"]);
-    const resent = await call<{ count: number }>(sandbox, "POST", "/v1/sandbox/deliveries/resend", {
-      outcome: "no_response",
-    });
+    await hooks.subscribe(["*"]);
+    const resent = await call<{ count: number }>(
+      hooks.sandbox,
+      "POST",
+      "/v1/sandbox/deliveries/resend",
+      {
+        outcome: "no_response",
+      },
+    );
     expect(resent.body.count).toBe(2);
-    const received = await receiver.waitFor(2);
+    const received = await hooks.receiver.waitFor(2);
     expect(received.map((r) => r.body.category)).toEqual(["direct_call:end", "direct_call:end"]);
     expectPlatformError(
-      await call(sandbox, "POST", "/v1/sandbox/deliveries/resend", { outcome: "lost" }),
+      await call(hooks.sandbox, "POST", "/v1/sandbox/deliveries/resend", { outcome: "lost" }),
       400,
       400111,
     );
   });
 
   it("records a refusal by the address guard once, as final", async () => {
-    await subscribe("http://[2002:a00:1::1]/hook", ["room:delete"]);
-    const emitted = await call<{ event_id: string }>(sandbox, "POST", "/v1/sandbox/events", {
+    await hooks.subscribe(["room:delete"], "http://[2002:a00:1::1]/hook");
+    const emitted = await call<{ event_id: string }>(hooks.sandbox, "POST", "/v1/sandbox/events", {
       category: "room:delete",
     });
     const page = await until(
@@ -255,14 +232,14 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
         error: expect.stringMatching(/10\.0\.0\.1/),
       }),
     ]);
-    await subscribe(receiver.url);
+    await hooks.subscribe(["*"]);
   });
 
   it("draws the endpoint's health from its attempts", async () => {
     type Window = { volume: number; success_rate: number; p50_ms: number };
     const health = await call<{
       health: { hour: Window; day: Window; series: Array<{ volume: number; succeeded: number }> };
-    }>(sandbox, "GET", "/v1/sandbox/deliveries/health");
+    }>(hooks.sandbox, "GET", "/v1/sandbox/deliveries/health");
     expect(health.status).toBe(200);
     const { hour, day, series } = health.body.health;
     expect(hour.volume).toBeGreaterThan(1000);

@@ -5,12 +5,16 @@
  * The job runs in a child process started with `--conditions=react-server` (its modules are
  * server-only), on a fresh PGlite database of its own, over HTTP to the sandbox.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import autocannon from "autocannon";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
-import { machine, runBenchChild, today } from "./support";
+import {
+  machine,
+  openBenchJobs,
+  runBenchChild,
+  runJobToCompletion,
+  today,
+  type BenchTarget,
+} from "./support";
 
 type ChildResult = {
   users: number;
@@ -102,24 +106,10 @@ function runJobInChild(sandbox: SandboxServer, users: number): Promise<ChildResu
 }
 
 /** In the child: upload, plan and run one users job, then print its figures as JSON. */
-async function child(config: { baseUrl: string; token: string; appId: string; users: number }) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-import-bench-"));
-  const { openDatabase } = await import("@/lib/db/client");
-  const { createPlatformClient } = await import("@/lib/platform/client");
-  const { appendRows, createJob, requireJob, rowCounts } = await import("@/lib/imports/jobs/store");
+async function child(config: BenchTarget & { users: number }) {
+  const { appendRows, createJob } = await import("@/lib/imports/jobs/store");
   const { planJob, requestPlan } = await import("@/lib/imports/jobs/plan");
-  const { controlJob } = await import("@/lib/imports/jobs/control");
-  const { startImportRunner } = await import("@/lib/imports/jobs/runner");
-  const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
-  const { db } = handle;
-  const client = (hooks = {}) =>
-    createPlatformClient({
-      appId: config.appId,
-      chatBaseUrl: config.baseUrl,
-      callsBaseUrl: config.baseUrl,
-      apiToken: config.token,
-      ...hooks,
-    });
+  const { db, client, close } = await openBenchJobs("import", config);
   const prefix = `bench_${Date.now().toString(36)}`;
   const job = await createJob(db, {
     resource: "users",
@@ -141,27 +131,13 @@ async function child(config: { baseUrl: string; token: string; appId: string; us
   const planStarted = performance.now();
   await planJob(db, client(), job.id);
   const planSeconds = (performance.now() - planStarted) / 1000;
-  const runner = startImportRunner({
-    getDb: async () => db,
-    createClient: async (hooks) => client(hooks),
-    pollMs: 50,
-    log: () => {},
-  });
-  const started = performance.now();
-  await controlJob(db, job.id, "run");
-  runner.nudge();
-  while ((await requireJob(db, job.id)).status !== "completed")
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  const elapsed = (performance.now() - started) / 1000;
-  await runner.stop();
-  const counts = await rowCounts(db, job.id);
-  const { responses, rateLimited } = runner.pacers.write.stats;
-  await handle.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  const run = await runJobToCompletion(db, client, job.id);
+  const { responses, rateLimited } = run.pacers.write.stats;
+  await close();
   const result: ChildResult = {
     users: config.users,
-    created: counts.created,
-    seconds: elapsed,
+    created: run.counts.created,
+    seconds: run.seconds,
     responses,
     rateLimited,
     planSeconds,

@@ -5,13 +5,16 @@
  *   (b) SANDBOX_RATE_LIMIT=migration=5: achieved requests/second ÷ 5, and the share of 429s.
  * The job runs in a child process (`--conditions=react-server`) on a fresh PGlite database.
  */
-import { spawn } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import autocannon from "autocannon";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
-import { machine, root, today } from "./support";
+import {
+  machine,
+  openBenchJobs,
+  runBenchChild,
+  runJobToCompletion,
+  today,
+  type BenchTarget,
+} from "./support";
 
 type ChildResult = {
   messages: number;
@@ -21,13 +24,7 @@ type ChildResult = {
   rateLimited: number;
   requests: number;
 };
-type ChildConfig = {
-  baseUrl: string;
-  token: string;
-  appId: string;
-  messages: number;
-  channels: number;
-};
+type ChildConfig = BenchTarget & { messages: number; channels: number };
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const CHANNELS = 50;
@@ -127,47 +124,17 @@ function runJobInChild(
     messages,
     channels,
   };
-  const child = spawn(
-    process.execPath,
-    ["--conditions=react-server", "--import", "tsx", "tests/bench/message-import-run.ts"],
-    {
-      cwd: root,
-      env: { ...process.env, MESSAGE_BENCH_CHILD: JSON.stringify(config) },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) =>
-    child.once("exit", (code) => {
-      const line = output.trim().split("\n").at(-1) ?? "";
-      if (code === 0 && line.startsWith("{")) resolve(JSON.parse(line) as ChildResult);
-      else reject(new Error(`the messages bench child exited with ${code}:\n${output}`));
-    }),
-  );
+  return runBenchChild<ChildResult>("tests/bench/message-import-run.ts", {
+    MESSAGE_BENCH_CHILD: JSON.stringify(config),
+  });
 }
 
 /** In the child: users and channels on the sandbox, then upload, plan and run one messages job. */
 async function child(config: ChildConfig) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-message-bench-"));
-  const { openDatabase } = await import("@/lib/db/client");
-  const { createPlatformClient } = await import("@/lib/platform/client");
-  const { appendRows, createJob, requireJob, rowCounts } = await import("@/lib/imports/jobs/store");
+  const { appendRows, createJob } = await import("@/lib/imports/jobs/store");
   const { planJob, requestPlan } = await import("@/lib/imports/jobs/plan");
-  const { controlJob } = await import("@/lib/imports/jobs/control");
-  const { startImportRunner } = await import("@/lib/imports/jobs/runner");
   const { messagesFile, messagesMapping } = await import("@/tests/fixtures/imports");
-  const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
-  const { db } = handle;
-  const client = (hooks = {}) =>
-    createPlatformClient({
-      appId: config.appId,
-      chatBaseUrl: config.baseUrl,
-      callsBaseUrl: config.baseUrl,
-      apiToken: config.token,
-      rateLimitRetries: 5,
-      ...hooks,
-    });
+  const { db, client, close } = await openBenchJobs("message", config, { rateLimitRetries: 5 });
   const prefix = `mb_${Date.now().toString(36)}`;
   const senders = [`${prefix}_a`, `${prefix}_b`];
   for (const id of senders)
@@ -194,27 +161,13 @@ async function child(config: ChildConfig) {
   }
   await requestPlan(db, job.id);
   await planJob(db, client(), job.id);
-  const runner = startImportRunner({
-    getDb: async () => db,
-    createClient: async (hooks) => client(hooks),
-    pollMs: 50,
-    log: () => {},
-  });
-  const started = performance.now();
-  await controlJob(db, job.id, "run");
-  runner.nudge();
-  while ((await requireJob(db, job.id)).status !== "completed")
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  const elapsed = (performance.now() - started) / 1000;
-  await runner.stop();
-  const counts = await rowCounts(db, job.id);
-  const { responses, rateLimited } = runner.pacers.migration.stats;
-  await handle.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  const run = await runJobToCompletion(db, client, job.id);
+  const { responses, rateLimited } = run.pacers.migration.stats;
+  await close();
   const result: ChildResult = {
     messages: file.rows.length,
-    created: counts.created,
-    seconds: elapsed,
+    created: run.counts.created,
+    seconds: run.seconds,
     responses,
     rateLimited,
     requests: responses - rateLimited,

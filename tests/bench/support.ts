@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Database } from "@/lib/db/client";
+import type { PlatformClient, PlatformClientOptions } from "@/lib/platform/client";
 
 export const root = path.resolve(import.meta.dirname, "../..");
 
@@ -51,4 +53,67 @@ export function runBenchChild<T>(script: string, env: Record<string, string>): P
       else reject(new Error(`${script} exited with ${code}:\n${output}`));
     }),
   );
+}
+
+/** The sandbox application a bench child imports into. */
+export type BenchTarget = { baseUrl: string; token: string; appId: string };
+
+/**
+ * In a bench child: a fresh PGlite job database in a directory of its own, and a client of
+ * `target` (call it again for each client; `hooks` are the runner's). `close` deletes it all.
+ * The job modules are imported here, not above, because they load only under react-server.
+ */
+export async function openBenchJobs(
+  name: string,
+  target: BenchTarget,
+  options: Partial<PlatformClientOptions> = {},
+) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `switchboard-${name}-bench-`));
+  const { openDatabase } = await import("@/lib/db/client");
+  const { createPlatformClient } = await import("@/lib/platform/client");
+  const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
+  return {
+    db: handle.db,
+    client: (hooks: Partial<PlatformClientOptions> = {}) =>
+      createPlatformClient({
+        appId: target.appId,
+        chatBaseUrl: target.baseUrl,
+        callsBaseUrl: target.baseUrl,
+        apiToken: target.token,
+        ...options,
+        ...hooks,
+      }),
+    close: async () => {
+      await handle.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * In a bench child: runs a planned job with an import runner of its own until it completes.
+ * Returns the seconds from Run to completed, the rows' counts, and the runner's pacers.
+ */
+export async function runJobToCompletion(
+  db: Database,
+  client: (hooks: Partial<PlatformClientOptions>) => PlatformClient,
+  jobId: string,
+) {
+  const { controlJob } = await import("@/lib/imports/jobs/control");
+  const { startImportRunner } = await import("@/lib/imports/jobs/runner");
+  const { requireJob, rowCounts } = await import("@/lib/imports/jobs/store");
+  const runner = startImportRunner({
+    getDb: async () => db,
+    createClient: async (hooks) => client(hooks),
+    pollMs: 50,
+    log: () => {},
+  });
+  const started = performance.now();
+  await controlJob(db, jobId, "run");
+  runner.nudge();
+  while ((await requireJob(db, jobId)).status !== "completed")
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  const seconds = (performance.now() - started) / 1000;
+  await runner.stop();
+  return { seconds, counts: await rowCounts(db, jobId), pacers: runner.pacers };
 }

@@ -3,10 +3,11 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/client";
 import { controlJob } from "@/lib/imports/jobs/control";
-import { requireJob, rowCounts } from "@/lib/imports/jobs/store";
+import { rowCounts } from "@/lib/imports/jobs/store";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
-import { clientFor, createPlannedJob } from "../api/imports-harness";
+import { clientFor, createPlannedJob, rowsDone, waitForJob } from "../api/imports-harness";
 import { startConsoleServer, type ConsoleServer } from "../support/console-server";
+import { waitFor } from "../support/wait";
 
 const databaseUrl = process.env.TEST_DATABASE_URL;
 const USERS = 5000;
@@ -53,20 +54,21 @@ describe.skipIf(!databaseUrl)("an import survives a console restart", () => {
     await controlJob(handle.db, planned.id, "run");
 
     const deadline = Date.now() + 150_000;
-    const done = async () => {
-      const counts = await rowCounts(handle.db, planned.id);
-      return counts.created + counts.existed + counts.failed;
-    };
-    while ((await done()) < USERS / 3) {
-      if (Date.now() > deadline) throw new Error("the console did not start the job");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor(
+      () => rowsDone(handle.db, planned.id),
+      (done) => done >= USERS / 3,
+      {
+        deadline,
+        intervalMs: 100,
+        failure: "the console did not start the job",
+      },
+    );
     await server.restart();
-    while ((await requireJob(handle.db, planned.id)).status !== "completed") {
-      if (Date.now() > deadline)
-        throw new Error(`the job did not complete:\n${server.output().slice(-2000)}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await waitForJob(handle.db, planned.id, (job) => job.status === "completed", {
+      timeoutMs: deadline - Date.now(),
+      pollMs: 250,
+      still: () => `the job did not complete:\n${server.output().slice(-2000)}`,
+    });
     expect(await rowCounts(handle.db, planned.id)).toMatchObject({
       created: USERS,
       existed: 0,

@@ -69,3 +69,5 @@ export async function startWebhookReceiver(
       }),
   };
 }
+
+export type WebhookReceiver = Awaited<ReturnType<typeof startWebhookReceiver>>;

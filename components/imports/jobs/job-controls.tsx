@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
-import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { ConfirmDialog, type ConfirmDialogProps } from "@/components/ui/confirm-dialog";
 import { actionErrorMessage } from "@/lib/actions/action-result";
 import { controlImportJob, newJobFromRowsNotDone } from "@/lib/actions/imports";
 import type { JobProgress } from "@/lib/imports/jobs/report";
@@ -116,6 +116,28 @@ export function JobControls({ progress, target }: JobControlsProps) {
   );
 }
 
+type JobActionDialogProps = Omit<ConfirmDialogProps, "trigger" | "confirmLabel"> & {
+  /** What the job's button and the dialog's confirm button both say. */
+  action: string;
+  variant: "primary" | "danger";
+  disabled: boolean;
+};
+
+/** An action on the job, asked about first: the dialog confirms with the words of its button. */
+function JobActionDialog({ action, variant, disabled, ...dialog }: JobActionDialogProps) {
+  return (
+    <ConfirmDialog
+      {...dialog}
+      confirmLabel={action}
+      trigger={
+        <Button variant={variant} disabled={disabled}>
+          {action}
+        </Button>
+      }
+    />
+  );
+}
+
 type DialogProps = {
   progress: JobProgress;
   disabled: boolean;
@@ -132,7 +154,7 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
     : 0;
   const where = target.kind === "sandbox" ? "the embedded sandbox" : "a remote platform";
   return (
-    <ConfirmDialog
+    <JobActionDialog
       title={`Run the import into ${target.appId}?`}
       tone={target.kind === "remote" ? "danger" : "primary"}
       description={
@@ -161,13 +183,10 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
           <p>You can pause or cancel while it runs; what is created stays created.</p>
         </div>
       }
-      confirmLabel="Run import"
+      action="Run import"
+      variant="primary"
+      disabled={disabled}
       onConfirm={onConfirm}
-      trigger={
-        <Button variant="primary" disabled={disabled}>
-          Run import
-        </Button>
-      }
     />
   );
 }
@@ -175,7 +194,7 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
 function CancelDialog({ progress, disabled, onConfirm }: DialogProps) {
   const started = progress.status === "running" || progress.status === "paused";
   return (
-    <ConfirmDialog
+    <JobActionDialog
       title="Cancel this import?"
       description={
         <div className="space-y-2">
@@ -200,13 +219,10 @@ function CancelDialog({ progress, disabled, onConfirm }: DialogProps) {
           <p>A cancelled import cannot be resumed.</p>
         </div>
       }
-      confirmLabel="Cancel import"
+      action="Cancel import"
+      variant="danger"
+      disabled={disabled}
       onConfirm={onConfirm}
-      trigger={
-        <Button variant="danger" disabled={disabled}>
-          Cancel import
-        </Button>
-      }
     />
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import type { ReactNode } from "react";
 import { Card } from "@/components/ui/card";
 import type { JobProgress } from "@/lib/imports/jobs/report";
 import { JobControls, type RunTarget } from "./job-controls";
@@ -77,38 +78,41 @@ export function JobView({ initialProgress, target }: JobViewProps) {
 
 /** The plan, the plan being made, or why there is none. */
 function PlanCard({ progress }: { progress: JobProgress }) {
+  const { description, body } = planState(progress);
+  return (
+    <Card title="Plan" description={description}>
+      {body}
+    </Card>
+  );
+}
+
+function planState(progress: JobProgress): { description: string; body?: ReactNode } {
   if (progress.status === "planning") {
-    return (
-      <Card
-        title="Plan"
-        description="The dry run: asking the platform what already exists. Nothing is sent for it."
-      >
-        <PlanInProgress progress={progress.planProgress} resource={progress.resource} />
-      </Card>
-    );
+    return {
+      description: "The dry run: asking the platform what already exists. Nothing is sent for it.",
+      body: <PlanInProgress progress={progress.planProgress} resource={progress.resource} />,
+    };
   }
   if (progress.plan) {
-    return (
-      <Card
-        title="Plan"
-        description="What the dry run found on the platform. Nothing has been sent for it."
-      >
-        <PlanSummary plan={progress.plan} resource={progress.resource} />
-      </Card>
-    );
+    return {
+      description: "What the dry run found on the platform. Nothing has been sent for it.",
+      body: <PlanSummary plan={progress.plan} resource={progress.resource} />,
+    };
   }
   if (progress.status === "draft" && progress.error) {
-    return (
-      <Card title="Plan" description="There is no plan yet.">
+    return {
+      description: "There is no plan yet.",
+      body: (
         <p role="alert" className="text-sm text-red-700">
           {progress.error} Check the platform on the Settings page, then plan again.
         </p>
-      </Card>
-    );
+      ),
+    };
   }
-  const description =
-    progress.status === "draft"
-      ? "The upload has not finished, so there is no plan yet."
-      : "This import was stopped before it was planned.";
-  return <Card title="Plan" description={description} />;
+  return {
+    description:
+      progress.status === "draft"
+        ? "The upload has not finished, so there is no plan yet."
+        : "This import was stopped before it was planned.",
+  };
 }

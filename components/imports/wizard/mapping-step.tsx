@@ -79,18 +79,11 @@ export function MappingStep({
           <caption className="sr-only">Columns of the file and the fields they fill</caption>
           <thead className="bg-slate-50 text-left text-xs font-medium text-slate-600 uppercase">
             <tr>
-              <th scope="col" className="px-3 py-2">
-                Column in the file
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Filled
-              </th>
-              <th scope="col" className="px-3 py-2">
-                First values
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Field
-              </th>
+              {["Column in the file", "Filled", "First values", "Field"].map((heading) => (
+                <th key={heading} scope="col" className="px-3 py-2">
+                  {heading}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100 bg-white">

@@ -1,15 +1,14 @@
 import "server-only";
-import { and, eq, inArray, ne, or } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { importJobs, importRows } from "@/lib/db/schema";
 import type { MissingReferences, ReferenceLookup } from "@/lib/imports/references";
-import type { ImportResource } from "@/lib/imports/types";
+import { channelResources, type ImportResource } from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "./concurrency";
 import { LOOKUP_BATCH } from "./limits";
 import { chunk } from "./rows";
+import { importedKeys } from "./store";
 
 /**
  * The look-ups against what exists, shared by the plans and the wizard's preview: channels
@@ -23,25 +22,7 @@ const USER_LOOKUP_CONCURRENCY = 4;
 
 /** Rows of channel imports (not cancelled) that name one of `refs` as channel URL or source id. */
 export async function channelImportRows(db: Database, refs: string[]) {
-  return db
-    .select({
-      key: importRows.resourceKey,
-      sourceId: importRows.sourceId,
-      state: importRows.state,
-      jobId: importJobs.id,
-      fileName: importJobs.fileName,
-      status: importJobs.status,
-    })
-    .from(importRows)
-    .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
-    .where(
-      and(
-        inArray(importJobs.resource, ["open_channels", "group_channels"]),
-        ne(importJobs.status, "cancelled"),
-        inArray(importRows.state, ["pending", "created", "existed"]),
-        or(inArray(importRows.resourceKey, refs), inArray(importRows.sourceId, refs)),
-      ),
-    );
+  return importedKeys(db, channelResources, refs, { bySourceId: true });
 }
 
 /** Open or group: the migration takes either, so both are asked. */
@@ -71,28 +52,7 @@ export async function importedUsers(
   db: Database,
   ids: string[],
 ): Promise<Map<string, ImportSource>> {
-  const imported = new Map<string, ImportSource>();
-  for (const batch of chunk(ids, 1000)) {
-    const found = await db
-      .select({
-        key: importRows.resourceKey,
-        jobId: importJobs.id,
-        fileName: importJobs.fileName,
-        status: importJobs.status,
-      })
-      .from(importRows)
-      .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
-      .where(
-        and(
-          eq(importJobs.resource, "users" satisfies ImportResource),
-          ne(importJobs.status, "cancelled"),
-          inArray(importRows.state, ["pending", "created", "existed"]),
-          inArray(importRows.resourceKey, batch),
-        ),
-      );
-    for (const row of found) if (row.key) imported.set(row.key, row);
-  }
-  return imported;
+  return new Map((await importedKeys(db, "users", ids)).map((row) => [row.key, row]));
 }
 
 /**

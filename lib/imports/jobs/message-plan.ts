@@ -1,18 +1,13 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import type { MessagePlan, PlanProgress } from "@/lib/imports/types";
+import { channelResources, type MessagePlan, type PlanProgress } from "@/lib/imports/types";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import type { PlatformClient } from "@/lib/platform";
 import { chunk, rowsOf } from "./rows";
 import { forEachConcurrent } from "./concurrency";
-import {
-  channelExists,
-  channelImportRows,
-  importedUsers as importedUserSources,
-  usersOnPlatform,
-} from "./lookups";
-import type { ImportJob } from "./store";
+import { channelExists, importedUsers as importedUserSources, usersOnPlatform } from "./lookups";
+import { importedKeys, type ImportedKey, type ImportJob } from "./store";
 
 export type { MessagePlan };
 
@@ -31,14 +26,13 @@ export async function resolveMessageChannels(db: Database, job: ImportJob): Prom
     select distinct resource_key as ref from import_rows
     where job_id = ${job.id} and state = 'pending' and resource_key is not null`)) as unknown;
   const names = rowsOf<{ ref: string }>(refs).map((row) => row.ref);
+  const asked = new Set(names);
+  const held = await importedKeys(db, channelResources, names, { bySourceId: true });
+  const urls = new Set(held.map((row) => row.key));
   const renamed: Record<string, string> = {};
-  for (const batch of chunk(names, 1000)) {
-    const found = await channelImportRows(db, batch);
-    const urls = new Set(found.map((row) => row.key));
-    for (const row of found) {
-      if (row.sourceId && batch.includes(row.sourceId) && !urls.has(row.sourceId) && row.key)
-        renamed[row.sourceId] = row.key;
-    }
+  for (const row of held) {
+    if (row.sourceId && asked.has(row.sourceId) && !urls.has(row.sourceId))
+      renamed[row.sourceId] = row.key;
   }
   if (Object.keys(renamed).length === 0) return;
   await db.execute(sql`
@@ -61,10 +55,10 @@ export async function planMessages(
 ): Promise<{ requests: number; missing: number; orderChecks: OrderCheck[]; summary: MessagePlan }> {
   let requests = 0;
   const orderChecks = new Map<string, OrderCheck>();
-  const noteOrder = (source: { jobId: string; fileName: string; status: string }) => {
-    const check = orderChecks.get(source.jobId) ?? { ...source, channels: 0 };
+  const noteOrder = ({ jobId, fileName, status }: ImportedKey) => {
+    const check = orderChecks.get(jobId) ?? { jobId, fileName, status, channels: 0 };
     check.channels++;
-    orderChecks.set(source.jobId, check);
+    orderChecks.set(jobId, check);
   };
 
   // Channels.
@@ -75,18 +69,16 @@ export async function planMessages(
   ).map((row) => row.ref);
   const unfinishedChannels: string[] = [];
   const toLookUp: string[] = [];
-  for (const batch of chunk(channelUrls, 1000)) {
-    const found = new Map(
-      (await channelImportRows(db, batch)).filter((row) => row.key).map((row) => [row.key!, row]),
-    );
-    for (const url of batch) {
-      const source = found.get(url);
-      if (source && source.status !== "completed") {
-        unfinishedChannels.push(url);
-        noteOrder(source);
-      } else if (!source || source.state !== "created") {
-        toLookUp.push(url);
-      }
+  const channelImports = new Map(
+    (await importedKeys(db, channelResources, channelUrls)).map((row) => [row.key, row]),
+  );
+  for (const url of channelUrls) {
+    const source = channelImports.get(url);
+    if (source && source.status !== "completed") {
+      unfinishedChannels.push(url);
+      noteOrder(source);
+    } else if (!source || source.state !== "created") {
+      toLookUp.push(url);
     }
   }
   const missingChannels: string[] = [];
@@ -123,10 +115,10 @@ export async function planMessages(
   const missingSenders = sendersToLookUp.filter((id) => !onPlatform.has(id));
   const senderJobs = new Set<string>();
   for (const id of unfinishedSenders) {
-    const source = importedUsers.get(id)!;
-    if (!senderJobs.has(source.jobId)) {
-      senderJobs.add(source.jobId);
-      orderChecks.set(source.jobId, { ...source, channels: 0 });
+    const { jobId, fileName, status } = importedUsers.get(id)!;
+    if (!senderJobs.has(jobId)) {
+      senderJobs.add(jobId);
+      orderChecks.set(jobId, { jobId, fileName, status, channels: 0 });
     }
   }
 

@@ -1,16 +1,17 @@
 import "server-only";
-import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { importJobs, importRows } from "@/lib/db/schema";
+import { importRows } from "@/lib/db/schema";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import type { MigratedMessage } from "@/lib/platform/types";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
+import { channelResources } from "@/lib/imports/types";
 import type { Pacer } from "./pacer";
 import { chunk, rowsOf, StoppedEarly } from "./plan";
 import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "./concurrency";
-import type { ImportJob } from "./store";
+import { importedKeys, type ImportJob } from "./store";
 
 type Failure = { rowIndex: number; code: number | null; message: string };
 
@@ -56,21 +57,9 @@ export async function rehearseMessages(
     await db.execute(sql`select distinct resource_key as url from import_rows
       where job_id = ${job.id} and state = 'pending' and resource_key is not null`),
   ).map((row) => row.url);
-  const importedKinds = new Map<string, string>();
-  for (const batch of chunk(channels, 1000)) {
-    const found = await db
-      .select({ key: importRows.resourceKey, resource: importJobs.resource })
-      .from(importRows)
-      .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
-      .where(
-        and(
-          inArray(importJobs.resource, ["open_channels", "group_channels"]),
-          ne(importJobs.status, "cancelled"),
-          inArray(importRows.resourceKey, batch),
-        ),
-      );
-    for (const row of found) if (row.key) importedKinds.set(row.key, row.resource);
-  }
+  const importedKinds = new Map(
+    (await importedKeys(db, channelResources, channels)).map((row) => [row.key, row.resource]),
+  );
 
   const tally = {
     created: 0,

@@ -1,16 +1,15 @@
 import "server-only";
-import { eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { importJobs } from "@/lib/db/schema";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import type { MigratedMessage } from "@/lib/platform/types";
-import { keepRenewed } from "@/lib/background/lease";
+import { keepRenewed, renewRowLeases } from "@/lib/background/lease";
 import type { Pacer } from "./pacer";
 import { gaveUpMessage, rowRetry, type RowRetryLimits } from "./row-retry";
 import { chunk, rowsOf } from "./rows";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
-import type { ImportJob } from "./store";
+import { jobStatus, type ImportJob } from "./store";
 
 /** One migration request: up to 100 messages of one channel, the earliest still to send. */
 export type MessageBatch = {
@@ -85,26 +84,18 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   const keepGoing = () => active && options.running();
 
   const statusTimer = setInterval(() => {
-    void db
-      .select({ status: importJobs.status })
-      .from(importJobs)
-      .where(eq(importJobs.id, job.id))
-      .then(([row]) => {
-        if (row?.status !== "running") active = false;
+    void jobStatus(db, job.id)
+      .then((status) => {
+        if (status !== "running") active = false;
       })
       .catch(() => {});
   }, STATUS_CHECK_MS);
   const stopRenewing = keepRenewed(
     async () => {
-      if (busy.size === 0) return;
-      const now = Date.now();
-      // Most claims are sent and written within a second: only those with under two thirds
-      // of their lease left (older than one renewal interval) are renewed.
-      await db.execute(sql`
-        update import_rows set locked_until = ${new Date(now + leaseMs).toISOString()}::timestamptz
-        where job_id = ${job.id} and locked_by = ${workerId} and state = 'pending'
-          and resource_key in (select jsonb_array_elements_text(${JSON.stringify([...busy])}::jsonb))
-          and locked_until < ${new Date(now + (leaseMs * 2) / 3).toISOString()}::timestamptz`);
+      // Only the claims of the channels in flight here, and only those past a third of their
+      // lease: most are sent and written within a second.
+      if (busy.size > 0)
+        await renewRowLeases(db, { jobId: job.id, workerId, leaseMs }, { channels: [...busy] });
     },
     leaseMs,
     options.log,

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import {
@@ -22,6 +22,7 @@ import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import {
   finishUpload,
   ImportJobError,
+  pendingPages,
   rehearsalRunning,
   requireJob,
   rowCounts,
@@ -124,7 +125,7 @@ export async function planJob(
   await report({ step: "lookups", done: 0, total: toLookUp }, true);
 
   // Which keys already exist on the platform.
-  for await (const rows of pendingPages(db, jobId)) {
+  for await (const rows of pendingPages(db, jobId, PAGE)) {
     // A message is never looked up: its dedup id makes sending it again harmless.
     if (job.resource === "messages") break;
     const keys = rows.map((row) => row.resourceKey).filter((key): key is string => Boolean(key));
@@ -258,32 +259,6 @@ async function markDuplicates(db: Database, job: ImportJob) {
     where r.job_id = ${job.id} and r.row_index = d.row_index and d.row_index <> d.first`);
 }
 
-async function* pendingPages(db: Database, jobId: string) {
-  let after = -1;
-  for (;;) {
-    const rows = await db
-      .select({
-        rowIndex: importRows.rowIndex,
-        resourceKey: importRows.resourceKey,
-        body: importRows.body,
-        followUps: importRows.followUps,
-      })
-      .from(importRows)
-      .where(
-        and(
-          eq(importRows.jobId, jobId),
-          eq(importRows.state, "pending"),
-          gt(importRows.rowIndex, after),
-        ),
-      )
-      .orderBy(asc(importRows.rowIndex))
-      .limit(PAGE);
-    if (rows.length === 0) return;
-    yield rows;
-    after = rows[rows.length - 1]!.rowIndex;
-  }
-}
-
 /**
  * Members and operators must be users: in a users import of this console, or on the
  * platform. Unknown ones fail a `strict` channel (400111) and are left out of any other
@@ -298,7 +273,7 @@ async function checkMembers(
   let requests = 0;
   const rowsById = new Map<string, number[]>();
   const bodies = new Map<number, Record<string, unknown> | null>();
-  for await (const rows of pendingPages(db, job.id)) {
+  for await (const rows of pendingPages(db, job.id, PAGE)) {
     for (const row of rows) {
       bodies.set(row.rowIndex, row.body);
       for (const id of referencedUserIds(row.body, row.followUps)) {
@@ -334,7 +309,8 @@ async function checkMembers(
     if (onPlatform.has(id)) continue;
     const source = imported.get(id);
     if (source && source.status !== "completed") {
-      const check = orderChecks.get(source.jobId) ?? { ...source, rows: new Set<number>() };
+      const { jobId, fileName, status } = source;
+      const check = orderChecks.get(jobId) ?? { jobId, fileName, status, rows: new Set<number>() };
       for (const rowIndex of rowIndexes) check.rows.add(rowIndex);
       orderChecks.set(source.jobId, check);
       for (const rowIndex of rowIndexes) {

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import type { Rehearsal } from "@/lib/imports/types";
@@ -20,7 +20,13 @@ import { chunk, StoppedEarly, referencedUserIds } from "./plan";
 import { platformRetries } from "@/lib/platform/retries";
 import { sleep, withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "./concurrency";
-import { ImportJobError, rehearsalRunning, requireJob, type ImportJob } from "./store";
+import {
+  ImportJobError,
+  pendingPages,
+  rehearsalRunning,
+  requireJob,
+  type ImportJob,
+} from "./store";
 
 const MAX_LISTED_FAILURES = 100;
 /** Creation tries per row; the last transient failure is final (`sendCreation` says so). */
@@ -131,23 +137,8 @@ async function rehearse(
       followUpsFailed: 0,
       failures: [] as NonNullable<Rehearsal["failures"]>,
     };
-    let after = -1;
-    for (;;) {
-      const rows = await db
-        .select()
-        .from(importRows)
-        .where(
-          and(
-            eq(importRows.jobId, job.id),
-            eq(importRows.state, "pending"),
-            gt(importRows.rowIndex, after),
-          ),
-        )
-        .orderBy(asc(importRows.rowIndex))
-        .limit(PAGE);
-      if (rows.length === 0) break;
+    for await (const rows of pendingPages(db, job.id, PAGE)) {
       if (hooks.shouldStop?.()) throw new StoppedEarly();
-      after = rows[rows.length - 1]!.rowIndex;
       await forEachConcurrent(rows, 16, async (row) => {
         // Counted as the runner counts them, so the same policy ends the loop (free 429s included).
         const tries = { attempt: 1, rateLimitedTries: 0 };

@@ -5,13 +5,13 @@ import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import type { PlatformClient, ResponseInfo } from "@/lib/platform";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
-import { claimRows, keepRenewed, unclaimed } from "@/lib/background/lease";
+import { claimRows, keepRenewed, renewRowLeases, unclaimed } from "@/lib/background/lease";
 import { startPollLoop } from "@/lib/background/poll-loop";
 import { workMessageJob } from "./message-runner";
 import { Pacer } from "./pacer";
 import { startPlanner } from "./planner";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
-import { liveClaims, type ImportJob, type ImportRow } from "./store";
+import { jobStatus, liveClaims, type ImportJob, type ImportRow } from "./store";
 
 export type RunnerOptions = {
   getDb: () => Promise<Database>;
@@ -138,17 +138,8 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     const held = new Set<number>();
     const stopRenewing = keepRenewed(
       async () => {
-        if (held.size === 0) return;
-        await db
-          .update(importRows)
-          .set({ lockedUntil: new Date(Date.now() + leaseMs) })
-          .where(
-            and(
-              eq(importRows.jobId, job.id),
-              eq(importRows.lockedBy, workerId),
-              inArray(importRows.rowIndex, [...held]),
-            ),
-          );
+        if (held.size > 0)
+          await renewRowLeases(db, { jobId: job.id, workerId, leaseMs }, [...held]);
       },
       leaseMs,
       log,
@@ -167,12 +158,9 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     };
 
     const statusTimer = setInterval(() => {
-      void db
-        .select({ status: importJobs.status })
-        .from(importJobs)
-        .where(eq(importJobs.id, job.id))
-        .then(([row]) => {
-          if (row?.status !== keepsRunning) active = false;
+      void jobStatus(db, job.id)
+        .then((status) => {
+          if (status !== keepsRunning) active = false;
         })
         .catch(() => {});
       if (buffer.length > 0 && Date.now() - lastFlush > FLUSH_MS) void flush();

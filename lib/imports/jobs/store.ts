@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, ne, or, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import { prepareRow } from "@/lib/imports/prepare";
@@ -16,6 +16,7 @@ import {
 import { HEADER_SEARCH_ROWS } from "@/lib/imports/parse/records";
 import { deriveChannelUrl } from "./channel-url";
 import { MAX_CHUNK_BYTES, MAX_CHUNK_ROWS } from "./limits";
+import { chunk } from "./rows";
 
 export type ImportJob = typeof importJobs.$inferSelect;
 export type ImportRow = typeof importRows.$inferSelect;
@@ -74,6 +75,15 @@ export async function findJob(db: Database, jobId: string): Promise<ImportJob | 
   if (!/^[0-9a-f-]{36}$/i.test(jobId)) return undefined;
   const [job] = await db.select().from(importJobs).where(eq(importJobs.id, jobId)).limit(1);
   return job;
+}
+
+/** Just the status, for runners that watch whether they should go on. */
+export async function jobStatus(db: Database, jobId: string): Promise<JobStatus | undefined> {
+  const [row] = await db
+    .select({ status: importJobs.status })
+    .from(importJobs)
+    .where(eq(importJobs.id, jobId));
+  return row?.status;
 }
 
 export async function requireJob(db: Database, jobId: string): Promise<ImportJob> {
@@ -312,6 +322,37 @@ export async function listRows(
     .limit(options.limit);
 }
 
+/**
+ * A job's pending rows, a page at a time in row order: what a plan looks up and a rehearsal
+ * sends. The next page starts after the last row given, whatever became of it meanwhile.
+ */
+export async function* pendingPages(db: Database, jobId: string, pageSize: number) {
+  let after = -1;
+  for (;;) {
+    const rows = await db
+      .select({
+        rowIndex: importRows.rowIndex,
+        resourceKey: importRows.resourceKey,
+        body: importRows.body,
+        followUps: importRows.followUps,
+        followUpState: importRows.followUpState,
+      })
+      .from(importRows)
+      .where(
+        and(
+          eq(importRows.jobId, jobId),
+          eq(importRows.state, "pending"),
+          gt(importRows.rowIndex, after),
+        ),
+      )
+      .orderBy(asc(importRows.rowIndex))
+      .limit(pageSize);
+    if (rows.length === 0) return;
+    yield rows;
+    after = rows[rows.length - 1]!.rowIndex;
+  }
+}
+
 export async function findRow(
   db: Database,
   jobId: string,
@@ -338,4 +379,56 @@ export async function liveClaims(db: Database, jobId: string): Promise<number> {
       ),
     );
   return row?.n ?? 0;
+}
+
+/** A row of another import of this console that holds a key (a user id, a channel URL). */
+export type ImportedKey = {
+  key: string;
+  sourceId: string | null;
+  state: RowState;
+  resource: ImportResource;
+  jobId: string;
+  fileName: string;
+  status: JobStatus;
+};
+
+/**
+ * The rows of imports of `resource` (not cancelled) that hold one of `keys`: to create,
+ * created, or found existing. With `bySourceId`, a row also answers for the source id its
+ * key was derived from. Asked 1,000 keys at a time, so any number of keys fits one statement.
+ */
+export async function importedKeys(
+  db: Database,
+  resource: ImportResource | readonly ImportResource[],
+  keys: readonly string[],
+  options: { bySourceId?: boolean } = {},
+): Promise<ImportedKey[]> {
+  const resources = typeof resource === "string" ? [resource] : [...resource];
+  const held: ImportedKey[] = [];
+  for (const batch of chunk(keys, 1000)) {
+    const found = await db
+      .select({
+        key: importRows.resourceKey,
+        sourceId: importRows.sourceId,
+        state: importRows.state,
+        resource: importJobs.resource,
+        jobId: importJobs.id,
+        fileName: importJobs.fileName,
+        status: importJobs.status,
+      })
+      .from(importRows)
+      .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
+      .where(
+        and(
+          inArray(importJobs.resource, resources),
+          ne(importJobs.status, "cancelled"),
+          inArray(importRows.state, ["pending", "created", "existed"]),
+          options.bySourceId
+            ? or(inArray(importRows.resourceKey, batch), inArray(importRows.sourceId, batch))
+            : inArray(importRows.resourceKey, batch),
+        ),
+      );
+    for (const row of found) if (row.key) held.push({ ...row, key: row.key });
+  }
+  return held;
 }

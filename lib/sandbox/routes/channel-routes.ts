@@ -3,7 +3,8 @@ import type { Database } from "@/lib/db/client";
 import { channelFreezeSchema } from "@/lib/schemas/channels";
 import type { FormFieldKinds } from "@/lib/schemas/form-fields";
 import { deleteChannel, readChannelCreateBody, type ChannelType } from "../channels";
-import type { SandboxContext, SandboxRouter } from "../context";
+import type { Context } from "hono";
+import type { SandboxContext, SandboxEnv, SandboxRouter } from "../context";
 import { readImage } from "../files";
 import { parseWith, readJsonObject } from "../request";
 
@@ -23,6 +24,23 @@ export type ChannelOperations<Schema extends z.ZodType, ListQuery extends z.ZodT
   ) => Promise<{ channels: Partial<Resource>[]; next: string }>;
   freeze: (db: Database, appId: string, channelUrl: string, freeze: boolean) => Promise<Resource>;
 };
+
+/** An operation on one channel of the request's application, given what the request says. */
+type OnChannel<Input, Result> = (
+  db: Database,
+  appId: string,
+  channelUrl: string,
+  input: Input,
+) => Promise<Result>;
+
+/** Answers with what `operation` returns for the channel the path names (`:channel_url`). */
+export async function answerOnChannel<Input, Result>(
+  c: Context<SandboxEnv, "/:channel_url">,
+  operation: OnChannel<Input, Result>,
+  input: Input,
+) {
+  return c.json(await operation(c.get("db"), c.get("app").id, c.req.param("channel_url"), input));
+}
 
 /**
  * Open and group channels answer the same four operations under their own prefix
@@ -51,7 +69,7 @@ export function registerChannelRoutes<
   });
 
   api.get(`${prefix}/:channel_url`, async (c) => {
-    return c.json(await operations.get(c.get("db"), c.get("app").id, c.req.param("channel_url")));
+    return answerOnChannel(c, operations.get, undefined);
   });
 
   api.delete(`${prefix}/:channel_url`, async (c) => {
@@ -61,8 +79,6 @@ export function registerChannelRoutes<
 
   api.put(`${prefix}/:channel_url/freeze`, async (c) => {
     const { freeze } = parseWith(channelFreezeSchema, await readJsonObject(c));
-    return c.json(
-      await operations.freeze(c.get("db"), c.get("app").id, c.req.param("channel_url"), freeze),
-    );
+    return answerOnChannel(c, operations.freeze, freeze);
   });
 }

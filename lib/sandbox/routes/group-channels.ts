@@ -15,7 +15,7 @@ import {
 } from "../channels";
 import type { SandboxRouter } from "../context";
 import { parseWith, readJsonObject } from "../request";
-import { registerChannelRoutes } from "./channel-routes";
+import { answerOnChannel, registerChannelRoutes } from "./channel-routes";
 
 /** Group channels (platform interface 4.5 and the contract's supporting operations). */
 export function registerGroupChannelRoutes(api: SandboxRouter): void {
@@ -32,25 +32,11 @@ export function registerGroupChannelRoutes(api: SandboxRouter): void {
 
   api.post("/v3/group_channels/:channel_url/invite", async (c) => {
     const input = parseWith(groupChannelInviteSchema, await readJsonObject(c));
-    return c.json(
-      await inviteGroupChannelMembers(
-        c.get("db"),
-        c.get("app").id,
-        c.req.param("channel_url"),
-        input,
-      ),
-    );
+    return answerOnChannel(c, inviteGroupChannelMembers, input);
   });
 
   api.get("/v3/group_channels/:channel_url/members", async (c) => {
     const query = parseWith(groupChannelMembersQuerySchema, c.req.query());
-    return c.json(
-      await listGroupChannelMembers(
-        c.get("db"),
-        c.get("app").id,
-        c.req.param("channel_url"),
-        query,
-      ),
-    );
+    return answerOnChannel(c, listGroupChannelMembers, query);
   });
 }

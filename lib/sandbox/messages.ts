@@ -104,9 +104,15 @@ const migrateMessagesSql = `with channel as (
     with ordinality as r(user_id, message_type, message, custom_type, data, file,
       mentioned_user_ids, sorted_metaarray, is_silent, dedup_id, "timestamp", n)
 ), missing as (
-  select distinct i.user_id from input i
-  where i.user_id is not null
-    and not exists (select 1 from sandbox_users u where u.app_id = $1 and u.user_id = i.user_id)
+  -- One index probe per distinct sender: a join here may be planned as a scan of every user
+  -- of the application (PGlite never analyzes; a generic plan may not either).
+  select s.user_id
+  from (select distinct user_id from input where user_id is not null) as s
+  left join lateral (
+    select true as found from sandbox_users as u
+    where u.app_id = $1 and u.user_id = s.user_id limit 1
+  ) as f on true
+  where f.found is null
 ), stored as (
   insert into sandbox_messages (app_id, channel_url, channel_type, user_id, message_type, message,
     custom_type, data, file, mentioned_user_ids, sorted_metaarray, is_silent, dedup_id, "timestamp")

@@ -30,7 +30,13 @@ describe("messages import reliability under faults and a crash", () => {
   let sandbox: SandboxServer;
 
   beforeAll(async () => {
-    sandbox = await startSandboxServer({ SANDBOX_FAULTS: "error_rate=0.05,hang_rate=0.01" });
+    sandbox = await startSandboxServer({
+      SANDBOX_FAULTS: "error_rate=0.05,hang_rate=0.01",
+      // The run must last long enough to be killed in the middle, whatever the machine's
+      // speed: paced to the migration limit, it takes at least three seconds (the worker
+      // reports progress every second), while the full size is not slowed down.
+      SANDBOX_RATE_LIMIT: `migration=${Math.max(10, Math.ceil(MESSAGES / 100 / 3))}`,
+    });
   });
   afterAll(async () => {
     await sandbox?.stop();

@@ -19,7 +19,12 @@ describe("import reliability under faults and a crash", () => {
   let sandbox: SandboxServer;
 
   beforeAll(async () => {
-    sandbox = await startSandboxServer({ SANDBOX_FAULTS: "error_rate=0.05,hang_rate=0.01" });
+    sandbox = await startSandboxServer({
+      SANDBOX_FAULTS: "error_rate=0.05,hang_rate=0.01",
+      // Paced to the write limit, the run lasts at least five seconds however fast the machine,
+      // so the worker (which reports progress every second) is killed in the middle of it.
+      SANDBOX_RATE_LIMIT: "write=1000",
+    });
   });
   afterAll(async () => {
     await sandbox?.stop();

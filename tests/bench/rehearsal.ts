@@ -22,10 +22,11 @@ type ChildResult = {
 
 export async function benchRehearsal(): Promise<string> {
   const sizes = (process.env.BENCH_REHEARSAL_USERS ?? "100000").split(",").map(Number);
+  const load = os.loadavg()[0]!.toFixed(1);
   const results: ChildResult[] = [];
   for (const users of sizes) results.push(await runInChild(users));
   return [
-    `Rehearsal on PGlite (${today()}, ${machine()}; the machine was shared with other work). Target: 100,000 users, plan + rehearsal ≤ 60 s.`,
+    `Rehearsal on PGlite (${today()}, ${machine()}; load average ${load} at the start). Target: 100,000 users, plan + rehearsal ≤ 60 s.`,
     "",
     "| users | upload (s) | plan (s) | rehearsal run (s) | plan + rehearsal (s) | creations/s in the rehearsal | failed |",
     "|---:|---:|---:|---:|---:|---:|---:|",

@@ -12,8 +12,13 @@ type PgliteLike = {
   exec: (text: string) => Promise<Array<{ rows: unknown[] }>>;
 };
 
-/** The statements PREPAREd on each PGlite instance (they live as long as its one session). */
-const preparedOnPglite = new WeakMap<object, Set<string>>();
+/**
+ * The statements PREPAREd on a PGlite instance (they live as long as its one session). Kept on
+ * the instance under a global symbol: the console reaches one instance from two copies of this
+ * module (Next.js's bundle and the sandbox's plain listener), and both must see the same set.
+ */
+const preparedKey = Symbol.for("switchboard.preparedStatements");
+type PreparedSet = Set<string>;
 
 /**
  * Runs one statement on the driver under Drizzle, for the few hot paths where building the
@@ -33,10 +38,15 @@ export async function preparedQuery<Row>(
   const client = (db as unknown as { $client: PgPoolLike | PgliteLike }).$client;
   if (!("listen" in client)) return (await client.query({ name, text, values })).rows as Row[];
 
-  let prepared = preparedOnPglite.get(client);
-  if (!prepared) preparedOnPglite.set(client, (prepared = new Set()));
+  const holder = client as unknown as { [preparedKey]?: PreparedSet };
+  const prepared = (holder[preparedKey] ??= new Set());
   if (!prepared.has(name)) {
-    await client.exec(`prepare ${name} as ${text}`);
+    try {
+      await client.exec(`prepare ${name} as ${text}`);
+    } catch (error) {
+      // 42P05: prepared by a caller that got there first; the text is the same for a name.
+      if ((error as { code?: string }).code !== "42P05") throw error;
+    }
     prepared.add(name);
   }
   const [result] = await client.exec(`execute ${name}(${values.map(literal).join(", ")})`);

@@ -62,6 +62,7 @@ test("a channel and a sender that exist nowhere are errors beside their cells; t
   await page.getByRole("button", { name: "Validate 1 rows" }).click();
   await page.getByRole("button", { name: "Continue to plan" }).click();
   await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  const channelJob = page.url();
 
   const line = (channel: string, sender: string, second: number) =>
     JSON.stringify({
@@ -117,4 +118,13 @@ test("a channel and a sender that exist nowhere are errors beside their cells; t
   await expect(cell(page, 3, "user_id")).toContainText(`No user "${p}-nobody"`);
   await page.getByRole("button", { name: "Exclude row 3" }).click();
   await expect(page.getByTestId("count-valid")).toHaveText("2");
+
+  // The console is shared by the specs after this one: the unfinished channel import goes.
+  await page.goto(channelJob);
+  await page.getByRole("button", { name: "Cancel import" }).click();
+  await page
+    .getByRole("alertdialog", { name: "Cancel this import?" })
+    .getByRole("button", { name: "Cancel import" })
+    .click();
+  await expect(page.getByText("Cancelled", { exact: true })).toBeVisible({ timeout: 30_000 });
 });

@@ -267,7 +267,11 @@ test("messages after users and channels: bad rows kept back, each channel's hist
   await page.getByRole("button", { name: "Validate 9 rows" }).click();
   await expect(previewRow(page, 6)).toContainText("File URL is required.");
   await expect(previewRow(page, 7)).toContainText("must be MESG, FILE or ADMM");
-  await expect(page.getByTestId("count-valid")).toHaveText("7");
+  // What the rows name is looked up before any upload: a sender who is no user, a channel
+  // that exists nowhere, each beside its cell.
+  await expect(previewRow(page, 8)).toContainText(`No user "${p}-ghost"`, { timeout: 20_000 });
+  await expect(previewRow(page, 9)).toContainText(`No channel "${p}-nowhere"`);
+  await expect(page.getByTestId("count-valid")).toHaveText("5");
   await planAndRun(page);
   await expect(page.getByTestId("plan-create")).toHaveText("5");
   await expect(page.getByTestId("plan-invalid")).toHaveText("4");

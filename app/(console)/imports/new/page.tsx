@@ -26,7 +26,7 @@ export default async function NewImportPage() {
     <>
       <PageHeader
         title="New import"
-        description="Bring users or channels over from another chat system. Nothing is sent until you have seen the plan."
+        description="Bring users, channels and their message history over from another chat system. Nothing is sent until you have seen the plan."
       />
       <ImportWizard
         actions={{ createImportJob, appendImportRows, finishImportUpload }}

@@ -55,14 +55,14 @@ export async function claimRows<TTable extends PgTable>(
 export type RowLease = { jobId: string; workerId: string; leaseMs: number };
 
 /**
- * Extends a worker's lease on import rows it holds: the given row indexes, every pending row
- * of the job it holds, or its pending rows of some channels (a messages import holds whole
- * channels) whose lease is past a third, since most claims there are done within a second.
+ * Extends a worker's lease on import rows it holds: the given row indexes, or its pending rows
+ * of some channels (a messages import holds whole channels) whose lease is past a third, since
+ * most claims there are done within a second.
  */
 export async function renewRowLeases(
   db: Database,
   { jobId, workerId, leaseMs }: RowLease,
-  rows: readonly number[] | "pending" | { channels: readonly string[] },
+  rows: readonly number[] | { channels: readonly string[] },
 ): Promise<void> {
   const now = Date.now();
   await db
@@ -72,15 +72,13 @@ export async function renewRowLeases(
       and(
         eq(importRows.jobId, jobId),
         eq(importRows.lockedBy, workerId),
-        rows === "pending"
-          ? eq(importRows.state, "pending")
-          : "channels" in rows
-            ? and(
-                eq(importRows.state, "pending"),
-                inArray(importRows.resourceKey, [...rows.channels]),
-                lt(importRows.lockedUntil, new Date(now + (leaseMs * 2) / 3)),
-              )
-            : inArray(importRows.rowIndex, [...rows]),
+        "channels" in rows
+          ? and(
+              eq(importRows.state, "pending"),
+              inArray(importRows.resourceKey, [...rows.channels]),
+              lt(importRows.lockedUntil, new Date(now + (leaseMs * 2) / 3)),
+            )
+          : inArray(importRows.rowIndex, [...rows]),
       ),
     );
 }

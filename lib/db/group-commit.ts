@@ -14,38 +14,35 @@ type Pending<Item, Result> = {
  */
 export class GroupCommit<Item, Result> {
   private readonly queue: Array<Pending<Item, Result>> = [];
-  private inFlight = 0;
-  private scheduled = false;
+  /** A write is scheduled or under way: it takes whatever is queued when it gets there. */
+  private draining = false;
 
   constructor(
     private readonly write: (items: Item[]) => Promise<Array<Result | Error>>,
-    private readonly options: { maxItems: number; maxInFlight: number },
+    private readonly options: { maxItems: number },
   ) {}
 
   submit(item: Item): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      if (this.scheduled || this.inFlight >= this.options.maxInFlight) return;
+      if (this.draining) return;
       // Wait for the end of this turn of the event loop: every request whose bytes arrived
       // with this one is parsed by then and joins the group. Without the wait, a database
       // that answers within microtasks (PGlite, on this thread) would write groups of one.
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        void this.drain();
-      });
+      this.draining = true;
+      setImmediate(() => void this.drain());
     });
   }
 
+  /** One statement at a time: the next group is everything that arrived meanwhile. */
   private async drain(): Promise<void> {
-    this.inFlight += 1;
     try {
       while (this.queue.length > 0) {
         const group = this.queue.splice(0, this.options.maxItems);
         await this.writeGroup(group);
       }
     } finally {
-      this.inFlight -= 1;
+      this.draining = false;
     }
   }
 

@@ -12,7 +12,7 @@ describe("GroupCommit", () => {
           item % 3 === 0 ? new Error(`refused ${item}`) : `stored ${item}`,
         );
       },
-      { maxItems: 100, maxInFlight: 1 },
+      { maxItems: 100 },
     );
     const first = commit.submit(1);
     // Submitted on a later turn of the event loop, while the write of 1 is under way.
@@ -38,7 +38,7 @@ describe("GroupCommit", () => {
         groups.push(items);
         return items;
       },
-      { maxItems: 100, maxInFlight: 1 },
+      { maxItems: 100 },
     );
     const answers = await Promise.all([1, 2, 3].map((item) => commit.submit(item)));
     expect(answers).toEqual([1, 2, 3]);
@@ -53,7 +53,7 @@ describe("GroupCommit", () => {
         finished = true;
         return items;
       },
-      { maxItems: 10, maxInFlight: 1 },
+      { maxItems: 10 },
     );
     await commit.submit(1);
     expect(finished).toBe(true);
@@ -65,7 +65,7 @@ describe("GroupCommit", () => {
         if (items.includes(13)) throw new Error("constraint violated by 13");
         return items;
       },
-      { maxItems: 10, maxInFlight: 1 },
+      { maxItems: 10 },
     );
     const blocker = commit.submit(0);
     const answers = Promise.allSettled([12, 13, 14].map((item) => commit.submit(item)));
@@ -84,7 +84,7 @@ describe("GroupCommit", () => {
         sizes.push(items.length);
         return items;
       },
-      { maxItems: 3, maxInFlight: 1 },
+      { maxItems: 3 },
     );
     await Promise.all(Array.from({ length: 10 }, (_, index) => commit.submit(index)));
     expect(Math.max(...sizes)).toBeLessThanOrEqual(3);

@@ -47,6 +47,23 @@ export async function channelExists(
   return false;
 }
 
+/**
+ * The channels of `urls` on neither kind of the platform's channels, asked a few at a time;
+ * `onRequest` hears each request sent, `onChecked` each channel answered.
+ */
+export async function channelsMissing(
+  client: PlatformClient,
+  urls: readonly string[],
+  hooks: { onRequest?: () => void; onChecked?: () => Promise<void> } = {},
+): Promise<Set<string>> {
+  const missing = new Set<string>();
+  await forEachConcurrent([...urls], CHANNEL_LOOKUP_CONCURRENCY, async (url) => {
+    if (!(await channelExists(client, url, hooks.onRequest))) missing.add(url);
+    await hooks.onChecked?.();
+  });
+  return missing;
+}
+
 /** The users of `ids` some users import of this console holds (to create, created, or found existing). */
 export async function importedUsers(
   db: Database,
@@ -95,17 +112,13 @@ export async function missingReferences(
   const inImports = new Set<string>();
   if (lookup.channels.length > 0) {
     for (const row of await channelImportRows(db, lookup.channels)) {
-      if (row.key) inImports.add(row.key);
+      inImports.add(row.key);
       if (row.sourceId) inImports.add(row.sourceId);
     }
   }
-  const missing = new Set<string>();
-  await forEachConcurrent(
+  const missing = await channelsMissing(
+    client,
     lookup.channels.filter((ref) => !inImports.has(ref)),
-    CHANNEL_LOOKUP_CONCURRENCY,
-    async (ref) => {
-      if (!(await channelExists(client, ref))) missing.add(ref);
-    },
   );
   const imported = await importedUsers(db, lookup.users);
   const toAsk = lookup.users.filter((id) => !imported.has(id));

@@ -5,8 +5,12 @@ import { channelResources, type MessagePlan, type PlanProgress } from "@/lib/imp
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import type { PlatformClient } from "@/lib/platform";
 import { chunk, rowsOf } from "./rows";
-import { forEachConcurrent } from "./concurrency";
-import { channelExists, importedUsers as importedUserSources, usersOnPlatform } from "./lookups";
+import {
+  channelImportRows,
+  channelsMissing,
+  importedUsers as importedUserSources,
+  usersOnPlatform,
+} from "./lookups";
 import { importedKeys, type ImportedKey, type ImportJob } from "./store";
 
 export type { MessagePlan };
@@ -14,7 +18,6 @@ export type { MessagePlan };
 type OrderCheck = { jobId: string; fileName: string; status: string; channels: number };
 
 const SHOWN = 100;
-const CHANNEL_LOOKUP_CONCURRENCY = 8;
 
 /**
  * A message's channel is named in the file by its channel URL or by the source id a channel
@@ -22,12 +25,9 @@ const CHANNEL_LOOKUP_CONCURRENCY = 8;
  * before duplicates are looked for, so two names of one channel count as one.
  */
 export async function resolveMessageChannels(db: Database, job: ImportJob): Promise<void> {
-  const refs = (await db.execute(sql`
-    select distinct resource_key as ref from import_rows
-    where job_id = ${job.id} and state = 'pending' and resource_key is not null`)) as unknown;
-  const names = rowsOf<{ ref: string }>(refs).map((row) => row.ref);
+  const names = await pendingChannelRefs(db, job.id);
   const asked = new Set(names);
-  const held = await importedKeys(db, channelResources, names, { bySourceId: true });
+  const held = await channelImportRows(db, names);
   const urls = new Set(held.map((row) => row.key));
   const renamed: Record<string, string> = {};
   for (const row of held) {
@@ -62,11 +62,7 @@ export async function planMessages(
   };
 
   // Channels.
-  const channelUrls = rowsOf<{ ref: string }>(
-    await db.execute(sql`
-      select distinct resource_key as ref from import_rows
-      where job_id = ${job.id} and state = 'pending' and resource_key is not null`),
-  ).map((row) => row.ref);
+  const channelUrls = await pendingChannelRefs(db, job.id);
   const unfinishedChannels: string[] = [];
   const toLookUp: string[] = [];
   const channelImports = new Map(
@@ -81,15 +77,13 @@ export async function planMessages(
       toLookUp.push(url);
     }
   }
-  const missingChannels: string[] = [];
   let lookedUp = 0;
   await report({ step: "lookups", done: 0, total: toLookUp.length }, true);
-  await forEachConcurrent(toLookUp, CHANNEL_LOOKUP_CONCURRENCY, async (channelUrl) => {
-    if (!(await channelExists(client, channelUrl, () => requests++)))
-      missingChannels.push(channelUrl);
-    lookedUp++;
-    await report({ step: "lookups", done: lookedUp, total: toLookUp.length });
+  const absent = await channelsMissing(client, toLookUp, {
+    onRequest: () => requests++,
+    onChecked: () => report({ step: "lookups", done: ++lookedUp, total: toLookUp.length }),
   });
+  const missingChannels = toLookUp.filter((url) => absent.has(url));
 
   // Senders.
   const senders = rowsOf<{ id: string }>(
@@ -203,6 +197,14 @@ async function summarize(
       last: Number(channel.last),
     })),
   };
+}
+
+/** The channels (URL or source id) the job's pending messages name, each once. */
+async function pendingChannelRefs(db: Database, jobId: string): Promise<string[]> {
+  const result = await db.execute(sql`
+    select distinct resource_key as ref from import_rows
+    where job_id = ${jobId} and state = 'pending' and resource_key is not null`);
+  return rowsOf<{ ref: string }>(result).map((row) => row.ref);
 }
 
 /**

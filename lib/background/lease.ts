@@ -54,15 +54,11 @@ export async function claimRows<TTable extends PgTable>(
 /** A worker's hold on the rows of one import job. */
 export type RowLease = { jobId: string; workerId: string; leaseMs: number };
 
-/**
- * Extends a worker's lease on import rows it holds: the given row indexes, or its pending rows
- * of some channels (a messages import holds whole channels) whose lease is past a third, since
- * most claims there are done within a second.
- */
+/** Extends a worker's lease on the import rows it holds. */
 export async function renewRowLeases(
   db: Database,
   { jobId, workerId, leaseMs }: RowLease,
-  rows: readonly number[] | { channels: readonly string[] },
+  rows: readonly number[],
 ): Promise<void> {
   const now = Date.now();
   await db
@@ -72,13 +68,7 @@ export async function renewRowLeases(
       and(
         eq(importRows.jobId, jobId),
         eq(importRows.lockedBy, workerId),
-        "channels" in rows
-          ? and(
-              eq(importRows.state, "pending"),
-              inArray(importRows.resourceKey, [...rows.channels]),
-              lt(importRows.lockedUntil, new Date(now + (leaseMs * 2) / 3)),
-            )
-          : inArray(importRows.rowIndex, [...rows]),
+        inArray(importRows.rowIndex, [...rows]),
       ),
     );
 }

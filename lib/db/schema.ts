@@ -392,8 +392,32 @@ export const importRows = pgTable(
   (t) => [
     primaryKey({ columns: [t.jobId, t.rowIndex] }),
     index("import_rows_state").on(t.jobId, t.state, t.rowIndex),
-    index("import_rows_finished").on(t.jobId, t.finishedAt),
     // Messages are claimed a channel at a time.
     index("import_rows_channel").on(t.jobId, t.resourceKey, t.state),
+    // A channel's messages still to send, in the order they are sent: a claim reads the next
+    // few hundred from here without sorting the channel.
+    index("import_rows_pending_messages")
+      .on(t.jobId, t.resourceKey, sql`(${t.body} -> 'timestamp')`, t.rowIndex)
+      .where(sql`${t.state} = 'pending' and ${t.body} ? 'timestamp'`),
   ],
+);
+
+/**
+ * A messages import's claim on a channel: one worker sends a channel's history at a time, in
+ * order, until its lease runs out. The messages themselves are only read to be sent, and
+ * written once, with their outcome.
+ */
+export const importChannelLeases = pgTable(
+  "import_channel_leases",
+  {
+    jobId: text("job_id")
+      .notNull()
+      .references(() => importJobs.id, { onDelete: "cascade" }),
+    resourceKey: text("resource_key").notNull(),
+    lockedBy: text("locked_by"),
+    lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    /** A request of the channel waits for a retry: nothing of it is sent before this. */
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.resourceKey] })],
 );

@@ -6,8 +6,9 @@ import { openDatabase, type DatabaseHandle } from "@/lib/db/client";
 import { importRows } from "@/lib/db/schema";
 import { controlJob } from "@/lib/imports/jobs/control";
 import { startImportRunner } from "@/lib/imports/jobs/runner";
+import type { ResponseInfo } from "@/lib/platform/client";
 import { requireJob, rowCounts } from "@/lib/imports/jobs/store";
-import { usersFile, usersMapping } from "@/tests/fixtures/imports";
+import { messagesFile, messagesMapping, usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { sharedSandbox } from "./support/http";
 import { clientFor, createPlannedJob } from "./imports-harness";
 
@@ -34,6 +35,41 @@ describe.skipIf(!databaseUrl)("two workers on one PostgreSQL job", () => {
     await client.query(`drop schema if exists ${schemaName} cascade`).finally(() => client.end());
   });
 
+  /** Runs the job to completion with one runner on each pool; `seen` sees every answer. */
+  async function runOnBoth(
+    jobId: string,
+    concurrency: number,
+    seen: (worker: number, info: ResponseInfo) => void,
+  ) {
+    await controlJob(first.db, jobId, "run");
+    const runners = [first, second].map((handle, i) =>
+      startImportRunner({
+        getDb: async () => handle.db,
+        createClient: async (hooks) =>
+          clientFor(sandbox, {
+            ...hooks,
+            onResponse: (info) => {
+              seen(i, info);
+              hooks.onResponse(info);
+            },
+          }),
+        workerId: `worker-${i}`,
+        concurrency,
+        pollMs: 50,
+        log: () => {},
+      }),
+    );
+    try {
+      const deadline = Date.now() + 60_000;
+      while ((await requireJob(first.db, jobId)).status !== "completed") {
+        if (Date.now() > deadline) throw new Error("the job did not complete");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await Promise.all(runners.map((runner) => runner.stop()));
+    }
+  }
+
   it("sends every row exactly once between them", async () => {
     const planned = await createPlannedJob(
       first,
@@ -42,34 +78,10 @@ describe.skipIf(!databaseUrl)("two workers on one PostgreSQL job", () => {
       usersFile(1500, `pg_${randomBytes(4).toString("hex")}`),
       usersMapping,
     );
-    await controlJob(first.db, planned.id, "run");
     const posts = [0, 0];
-    const runners = [first, second].map((handle, i) =>
-      startImportRunner({
-        getDb: async () => handle.db,
-        createClient: async (hooks) =>
-          clientFor(sandbox, {
-            ...hooks,
-            onResponse: (info) => {
-              if (info.method === "POST") posts[i]!++;
-              hooks.onResponse(info);
-            },
-          }),
-        workerId: `worker-${i}`,
-        concurrency: 8,
-        pollMs: 50,
-        log: () => {},
-      }),
-    );
-    try {
-      const deadline = Date.now() + 60_000;
-      while ((await requireJob(first.db, planned.id)).status !== "completed") {
-        if (Date.now() > deadline) throw new Error("the job did not complete");
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    } finally {
-      await Promise.all(runners.map((runner) => runner.stop()));
-    }
+    await runOnBoth(planned.id, 8, (worker, info) => {
+      if (info.method === "POST") posts[worker]!++;
+    });
     expect(await rowCounts(first.db, planned.id)).toMatchObject({
       created: 1500,
       existed: 0,
@@ -87,5 +99,49 @@ describe.skipIf(!databaseUrl)("two workers on one PostgreSQL job", () => {
       limit: 1,
     });
     expect(written.users).toHaveLength(1);
+  });
+  it("holds each channel of a messages job in one worker at a time", async () => {
+    const prefix = `pgm_${randomBytes(4).toString("hex")}`;
+    const client = clientFor(sandbox);
+    const senders = [`${prefix}_a`, `${prefix}_b`];
+    for (const id of senders)
+      await client.users.create({ user_id: id, nickname: id, profile_url: "" });
+    const channels = Array.from({ length: 12 }, (_, n) => `${prefix}_c${n}`);
+    for (const url of channels)
+      await client.groupChannels.create({ channel_url: url, user_ids: senders });
+    // 300 messages a channel: three requests each, so a channel is held across requests.
+    const file = messagesFile(channels, senders, 300, { prefix });
+    const planned = await createPlannedJob(first, sandbox, "messages", file, messagesMapping);
+    /** Each migration request: its channel, worker, and when it was in flight. */
+    const requests: Array<{ channel: string; worker: number; from: number; to: number }> = [];
+    await runOnBoth(planned.id, 4, (worker, info) => {
+      const channel = /\/v3\/migration\/([^/?]+)/.exec(info.url)?.[1];
+      const to = performance.now();
+      if (channel) requests.push({ channel, worker, from: to - info.latencyMs, to });
+    });
+    expect(await rowCounts(first.db, planned.id)).toMatchObject({
+      created: file.rows.length,
+      failed: 0,
+    });
+    // Both worked; no message was sent twice, and no channel had two requests in flight.
+    expect(new Set(requests.map((request) => request.worker)).size).toBe(2);
+    expect(requests).toHaveLength(channels.length * 3);
+    for (const channel of channels) {
+      const sent = requests
+        .filter((request) => request.channel === channel)
+        .sort((a, b) => a.from - b.from);
+      for (let n = 1; n < sent.length; n++)
+        expect(sent[n]!.from).toBeGreaterThanOrEqual(sent[n - 1]!.to - 1);
+    }
+    const rows = await first.db.select().from(importRows).where(eq(importRows.jobId, planned.id));
+    expect(rows.every((row) => row.attempts === 1 && row.state === "created")).toBe(true);
+    const listed = await client.messages.list("group_channels", channels[0]!, {
+      messageTs: 0,
+      nextLimit: 200,
+      prevLimit: 0,
+    });
+    expect(listed.messages).toHaveLength(200);
+    const times = listed.messages.map((message) => message.created_at);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 });

@@ -4,23 +4,33 @@ import type { Database } from "@/lib/db/client";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import type { MigratedMessage } from "@/lib/platform/types";
-import { keepRenewed, renewRowLeases } from "@/lib/background/lease";
+import { keepRenewed } from "@/lib/background/lease";
 import type { Pacer } from "./pacer";
 import { gaveUpMessage, rowRetry, type RowRetryLimits } from "./row-retry";
 import { chunk, rowsOf } from "./rows";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
+import { preparedQuery } from "@/lib/db/raw";
 import { jobStatus, type ImportJob } from "./store";
 
 /** One migration request: up to 100 messages of one channel, the earliest still to send. */
 export type MessageBatch = {
   channelUrl: string;
-  rows: Array<{
-    rowIndex: number;
-    body: Record<string, unknown>;
-    attempts: number;
-    rateLimitedTries: number;
-  }>;
+  rows: MessageRow[];
 };
+
+type MessageRow = {
+  rowIndex: number;
+  /** The message as the request carries it: its planned body, as JSON text. */
+  body: string;
+  /** Requests sent for it so far (this one not counted). */
+  attempts: number;
+  rateLimitedTries: number;
+  /** Where it stands in its channel's order: its timestamp (as JSON) and row index. */
+  position: Position;
+};
+
+/** A place in a channel's order of sending: (timestamp, row index). */
+type Position = { timestamp: string; rowIndex: number };
 
 export type MessageWorkOptions = {
   db: Database;
@@ -39,12 +49,9 @@ export type MessageWorkOptions = {
 };
 
 const STATUS_CHECK_MS = 1000;
-/**
- * Requests of one channel claimed by one statement. The claim sorts the channel's pending
- * messages by timestamp; taking several requests' worth pays that once for all of them.
- */
-const CLAIM_BATCHES = 5;
-const CLAIM_ROWS = CLAIM_BATCHES * MIGRATION_MESSAGES_MAX;
+/** A channel's messages read by one statement: the next few requests' worth. */
+const READ_BATCHES = 5;
+const READ_ROWS = READ_BATCHES * MIGRATION_MESSAGES_MAX;
 /** New channels claimed by one statement. */
 const CLAIM_CHANNELS = 4;
 /** Outcomes are written together off the send path: a statement per this many rows or this long. */
@@ -55,24 +62,26 @@ const IDLE_MS = 50;
 const IDLE_MAX_MS = 1000;
 
 /** How one request ended: created, or rows to write (a retry or a final failure). */
-type SendOutcome = { created: true } | { created: false; updates: RowUpdate[] };
+type SendOutcome =
+  { created: true } | { created: false; updates: RowUpdate[]; retryAt: string | null };
 
 /**
- * Works a messages job until nothing is claimable now or it stops running. Each lane sends
- * one channel's earliest messages at a time, so a channel's history goes in timestamp order
- * and never two of its requests at once, while many channels go in parallel. A lane claims
- * its channel's messages several requests at a time, and its next ones while the last is in
- * flight; outcomes are written in groups beside the sends. A request whose answer was lost
- * (or whose outcome was not written before a crash) is sent again: the dedup ids make the
- * platform store its messages once.
+ * Works a messages job until nothing is claimable now or it stops running. Each lane holds
+ * one channel (a lease in import_channel_leases) and sends its earliest messages, so a
+ * channel's history goes in timestamp order and never two of its requests at once, while many
+ * channels go in parallel. A lane reads its channel's messages several requests at a time,
+ * and the next ones while the last is in flight; a message's row is written once, with its
+ * outcome, in groups beside the sends. A request whose answer was lost (or whose outcome was
+ * not written before a crash) is sent again: the dedup ids make the platform store its
+ * messages once.
  */
 export async function workMessageJob(options: MessageWorkOptions): Promise<boolean> {
   const { db, client, job, pacer, workerId, leaseMs } = options;
   let active = true;
   let worked = false;
-  /** Channels claimed here, not yet taken by a lane: each its requests in order. */
+  /** Channels claimed here, not yet taken by a lane: each its first requests in order. */
   const queue: MessageBatch[][] = [];
-  /** Channels queued or in flight here: never claimed twice. */
+  /** Channels held here (queued, in flight or being released): never claimed twice. */
   const busy = new Set<string>();
   /** Channels found claimable and not yet tried. */
   let candidates: string[] = [];
@@ -80,7 +89,8 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   let idleMs = 0;
   let lastLook = 0;
   let wake: (() => void) | null = null;
-  const recorder = outcomeRecorder(db, job.id, workerId, options.log);
+  const lease = { jobId: job.id, workerId, leaseMs };
+  const recorder = outcomeRecorder(db, lease, options.log);
   const keepGoing = () => active && options.running();
 
   const statusTimer = setInterval(() => {
@@ -92,10 +102,7 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   }, STATUS_CHECK_MS);
   const stopRenewing = keepRenewed(
     async () => {
-      // Only the claims of the channels in flight here, and only those past a third of their
-      // lease: most are sent and written within a second.
-      if (busy.size > 0)
-        await renewRowLeases(db, { jobId: job.id, workerId, leaseMs }, { channels: [...busy] });
+      if (busy.size > 0) await renewChannelLeases(db, lease, [...busy]);
     },
     leaseMs,
     options.log,
@@ -103,8 +110,8 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
 
   /**
    * Claims channels for the lanes that have none, from those found claimable. Looking for
-   * claimable channels reads the whole job: while it finds none (the other lanes hold the
-   * last ones), the lanes wait together for one look per interval, doubling up to a second.
+   * claimable channels reads the job's channels: while it finds none (the other lanes hold
+   * the last ones), the lanes wait together for one look per interval, doubling up to a second.
    */
   async function refillQueue() {
     if (candidates.length === 0) {
@@ -133,15 +140,20 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
     const wanted = Math.min(CLAIM_CHANNELS, Math.max(1, options.concurrency - busy.size));
     const tried = candidates.splice(0, wanted);
     if (tried.length === 0) return;
-    const claimed = await claimChannels(db, job.id, {
-      workerId,
-      leaseMs,
-      channelUrls: tried,
-      rows: CLAIM_ROWS,
-      held: false,
-    });
-    for (const batches of claimed) busy.add(batches[0]!.channelUrl);
-    queue.push(...claimed);
+    const claimed = await claimChannels(db, lease, tried);
+    for (const url of claimed) busy.add(url);
+    const read = await readMessages(db, job.id, claimed, null, READ_ROWS);
+    for (const url of claimed) {
+      const batches = read.get(url);
+      if (batches) queue.push(batches);
+      // Its messages went out since it was found claimable.
+      else void recorder.release(url, null).finally(() => letGo(url));
+    }
+  }
+
+  function letGo(channelUrl: string) {
+    busy.delete(channelUrl);
+    wake?.();
   }
 
   async function nextChannel(): Promise<MessageBatch[] | undefined> {
@@ -161,11 +173,14 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
     try {
       for (let claimed = await nextChannel(); claimed; claimed = await nextChannel()) {
         worked = true;
+        const channelUrl = claimed[0]!.channelUrl;
+        let retryAt: string | null = null;
         try {
-          await sendChannel(claimed);
+          retryAt = await sendChannel(claimed);
         } finally {
-          busy.delete(claimed[0]!.channelUrl);
-          wake?.();
+          // The lease goes once the channel's outcomes are written: another lane finding the
+          // channel free then reads only what is still to send.
+          await recorder.release(channelUrl, retryAt).finally(() => letGo(channelUrl));
         }
       }
     } catch (error) {
@@ -176,59 +191,64 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   }
 
   /**
-   * Sends a channel's requests one after another, claiming its next ones while the last is
-   * in flight. A request put back for a retry holds the rest of the channel until it is due.
+   * Sends a channel's requests one after another, reading its next ones while the last is in
+   * flight. A request put back for a retry holds the rest of the channel until it is due:
+   * returns when that is, or null.
    */
-  async function sendChannel(first: MessageBatch[]) {
+  async function sendChannel(first: MessageBatch[]): Promise<string | null> {
     const channelUrl = first[0]!.channelUrl;
     let batches = [...first];
-    let full = rowCount(first) === CLAIM_ROWS;
+    let full = rowCount(first) === READ_ROWS;
     let ahead: Promise<MessageBatch[]> | null = null;
-    try {
-      while (batches.length > 0) {
-        const batch = batches.shift()!;
-        if (batches.length === 0 && full && keepGoing()) {
-          ahead = claimChannels(db, job.id, {
-            workerId,
-            leaseMs,
-            channelUrls: [channelUrl],
-            rows: CLAIM_ROWS,
-            held: true,
-          }).then((claimed) => claimed[0] ?? []);
-        }
-        const outcome = await send(batch);
-        if (outcome.created) recorder.created(batch.rows.map((row) => row.rowIndex));
-        else recorder.update(outcome.updates);
-        if (!outcome.created || !keepGoing()) break;
-        if (batches.length === 0 && ahead) {
-          batches = await ahead;
-          ahead = null;
-          full = rowCount(batches) === CLAIM_ROWS;
-        }
+    while (batches.length > 0) {
+      const batch = batches.shift()!;
+      if (batches.length === 0 && full && keepGoing()) {
+        const after = batch.rows.at(-1)!.position;
+        ahead = readMessages(db, job.id, [channelUrl], after, READ_ROWS).then(
+          (read) => read.get(channelUrl) ?? [],
+        );
       }
-    } finally {
-      // Claimed but not sent: back at once, not when the lease runs out.
-      const unsent = [...batches, ...(ahead ? await ahead.catch(() => []) : [])];
-      recorder.update(unclaim(unsent));
+      const outcome = await send(batch);
+      if (outcome.created) recorder.created(batch.rows.map((row) => row.rowIndex));
+      else recorder.update(outcome.updates);
+      if (!outcome.created) {
+        await ahead?.catch(() => {});
+        return outcome.retryAt;
+      }
+      if (!keepGoing()) break;
+      if (batches.length === 0 && ahead) {
+        batches = await ahead;
+        ahead = null;
+        full = rowCount(batches) === READ_ROWS;
+      }
     }
+    await ahead?.catch(() => {});
+    return null;
   }
 
   async function send(batch: MessageBatch): Promise<SendOutcome> {
     const tries = {
-      attempt: Math.max(...batch.rows.map((row) => row.attempts)),
+      // This request counts as a try of each of its messages.
+      attempt: Math.max(...batch.rows.map((row) => row.attempts)) + 1,
       rateLimitedTries: Math.max(...batch.rows.map((row) => row.rateLimitedTries)),
     };
     // The row numbers of the file, as everywhere else: a spreadsheet's, header included.
     const numbers = batch.rows.map((row) => row.rowIndex + job.firstRow);
-    const each = (update: Omit<RowUpdate, "rowIndex">): SendOutcome => ({
+    const each = (
+      update: Omit<RowUpdate, "rowIndex">,
+      retryAt: string | null = null,
+    ): SendOutcome => ({
       created: false,
-      updates: batch.rows.map((row) => ({ rowIndex: row.rowIndex, release: true, ...update })),
+      retryAt,
+      updates: batch.rows.map((row) => ({
+        rowIndex: row.rowIndex,
+        ...update,
+        attemptsDelta: 1 + (update.attemptsDelta ?? 0),
+      })),
     });
     try {
       await pacer.acquire();
-      await client.migration.migrateMessages(batch.channelUrl, {
-        messages: batch.rows.map((row) => row.body as MigratedMessage),
-      });
+      await client.migration.migrateMessages(batch.channelUrl, migrationBody(batch));
       return { created: true };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -236,12 +256,16 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
       const carried = `the request of ${batch.rows.length} messages to ${batch.channelUrl} (rows ${rowList(numbers)})`;
       const next = rowRetry(options.limits, tries, error);
       if (isPlatformError(error) && next.retry) {
-        return each({
-          resultCode: code,
-          resultMessage: `Will try again: ${reason}`,
-          nextAttemptAt: new Date(Date.now() + next.delayMs).toISOString(),
-          ...next.counts,
-        });
+        const retryAt = new Date(Date.now() + next.delayMs).toISOString();
+        return each(
+          {
+            resultCode: code,
+            resultMessage: `Will try again: ${reason}`,
+            nextAttemptAt: retryAt,
+            ...next.counts,
+          },
+          retryAt,
+        );
       }
       options.log(`rows ${rowList(numbers)} to ${batch.channelUrl} failed: ${reason}`);
       return each({
@@ -260,50 +284,55 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   const lanes = await Promise.allSettled(Array.from({ length: options.concurrency }, lane));
   clearInterval(statusTimer);
   stopRenewing();
-  recorder.update(unclaim(queue.splice(0).flat()));
+  // Claimed and never taken by a lane: released at once, not when the lease runs out.
+  await Promise.all(
+    queue.splice(0).map((batches) => recorder.release(batches[0]!.channelUrl, null)),
+  );
   await recorder.close();
   const failed = lanes.find((result) => result.status === "rejected");
   if (failed) throw failed.reason;
   return worked;
 }
 
+/**
+ * The request of a batch: the planned bodies go out as they were read, without being parsed
+ * and written again.
+ */
+function migrationBody(batch: MessageBatch): { messages: MigratedMessage[] } {
+  return JSON.parse(`{"messages":[${batch.rows.map((row) => row.body).join(",")}]}`) as {
+    messages: MigratedMessage[];
+  };
+}
+
 function rowCount(batches: MessageBatch[]): number {
   return batches.reduce((sum, batch) => sum + batch.rows.length, 0);
 }
 
-/** Rows claimed and never sent: released, and the attempt their claim counted taken back. */
-function unclaim(batches: MessageBatch[]): RowUpdate[] {
-  return batches.flatMap((batch) =>
-    batch.rows.map((row) => ({ rowIndex: row.rowIndex, release: true, attemptsDelta: -1 })),
-  );
-}
+type ChannelLease = { jobId: string; workerId: string; leaseMs: number };
 
 /**
  * Collects outcomes and writes them in groups, one write at a time in the order given: the
- * created rows in one plain statement, anything else through `applyRowUpdates`. Only rows
- * still claimed by this worker are written. A failed write is logged: its rows stay pending
- * and are sent again once their lease runs out, which the dedup ids make harmless.
+ * created rows in one plain statement, anything else through `applyRowUpdates`, then the
+ * channels let go. Only rows still pending are written: a row another worker finished (after
+ * this one's lease ran out) keeps its outcome. A failed write is logged: its rows stay
+ * pending and are sent again, which the dedup ids make harmless.
  */
-function outcomeRecorder(
-  db: Database,
-  jobId: string,
-  workerId: string,
-  log: (line: string) => void,
-) {
+function outcomeRecorder(db: Database, lease: ChannelLease, log: (line: string) => void) {
   let created: number[] = [];
   let updates: RowUpdate[] = [];
+  let releases: Array<{ channelUrl: string; retryAt: string | null }> = [];
   let writing: Promise<void> = Promise.resolve();
   let timer: ReturnType<typeof setTimeout> | null = null;
 
-  async function write(rows: number[], others: RowUpdate[]) {
+  async function write(rows: number[], others: RowUpdate[], letGo: typeof releases) {
     if (rows.length > 0) {
-      await db.execute(sql`
-        update import_rows set state = 'created', result_code = null, result_message = null,
-          finished_at = now(), locked_until = null, locked_by = null
-        where job_id = ${jobId} and locked_by = ${workerId}
-          and row_index = any(${`{${rows.join(",")}}`}::integer[])`);
+      await preparedQuery(db, "import_messages_created", createdSql, [
+        lease.jobId,
+        `{${rows.join(",")}}`,
+      ]);
     }
-    await applyRowUpdates(db, jobId, others, workerId);
+    await applyRowUpdates(db, lease.jobId, others, { pendingOnly: true });
+    if (letGo.length > 0) await releaseChannels(db, lease, letGo);
   }
 
   function flush(): Promise<void> {
@@ -311,11 +340,13 @@ function outcomeRecorder(
     timer = null;
     const rows = created;
     const others = updates;
+    const letGo = releases;
     created = [];
     updates = [];
-    if (rows.length === 0 && others.length === 0) return writing;
+    releases = [];
+    if (rows.length === 0 && others.length === 0 && letGo.length === 0) return writing;
     writing = writing
-      .then(() => write(rows, others))
+      .then(() => write(rows, others, letGo))
       .catch((error: unknown) => log(`recording outcomes failed: ${String(error)}`));
     return writing;
   }
@@ -335,6 +366,11 @@ function outcomeRecorder(
       updates.push(...rows);
       added();
     },
+    /** Writes what is waiting and lets the channel go (to be sent again from `retryAt`). */
+    release(channelUrl: string, retryAt: string | null): Promise<void> {
+      releases.push({ channelUrl, retryAt });
+      return flush();
+    },
     close: flush,
   };
 }
@@ -346,96 +382,153 @@ function rowList(numbers: number[]): string {
 }
 
 /**
- * Channels of the job with messages to send that no worker holds (none of their messages
- * claimed) and none waits for a retry, the earliest in the file first.
+ * Channels of the job with messages to send that no worker holds and none waits for a retry,
+ * in the order of their URLs. Found by one index probe per channel (a loose scan of the
+ * pending messages' index), never by reading every message of the job.
  */
 export async function claimableChannels(db: Database, jobId: string): Promise<string[]> {
   const now = new Date().toISOString();
+  const pending = sql`m.job_id = ${jobId} and m.state = 'pending' and m.body ? 'timestamp'`;
   const result = await db.execute(sql`
-    select resource_key from import_rows
-    where job_id = ${jobId} and state = 'pending' and resource_key is not null
-    group by resource_key
-    having bool_and(locked_until is null or locked_until < ${now}::timestamptz)
-      and coalesce(max(next_attempt_at), '-infinity'::timestamptz) <= ${now}::timestamptz
-    order by min(row_index)`);
+    with recursive channels(resource_key) as (
+      (select m.resource_key from import_rows as m
+        where ${pending} and m.resource_key is not null order by m.resource_key limit 1)
+      union all
+      select (select m.resource_key from import_rows as m
+          where ${pending} and m.resource_key > c.resource_key order by m.resource_key limit 1)
+      from channels as c where c.resource_key is not null
+    )
+    select c.resource_key from channels as c
+    where c.resource_key is not null and not exists (
+      select 1 from import_channel_leases as l
+      where l.job_id = ${jobId} and l.resource_key = c.resource_key
+        and (l.locked_until > ${now}::timestamptz or l.next_attempt_at > ${now}::timestamptz)
+    )`);
   return rowsOf<{ resource_key: string }>(result).map((row) => row.resource_key);
 }
 
 /**
- * Claims up to `rows` of the earliest pending messages (by timestamp) of each channel named,
- * as its requests of up to 100 in order. A channel not `held` is taken only if no worker holds
- * any of its messages and none waits for a retry (checked again here: another worker may have
- * taken it since it was found); a `held` one is this worker's, and its next messages are the
- * earliest not claimed, i.e. those after the ones in flight. The update re-checks each row's
- * lease, so two workers never both take a row. A claim counts as an attempt.
+ * Takes the lease of each channel named that no worker holds and none waits for a retry
+ * (checked here again: another worker may have taken it since it was found). Returns the
+ * channels taken.
  */
 export async function claimChannels(
   db: Database,
-  jobId: string,
-  options: {
-    workerId: string;
-    leaseMs: number;
-    channelUrls: string[];
-    rows: number;
-    held: boolean;
-  },
-): Promise<MessageBatch[][]> {
+  { jobId, workerId, leaseMs }: ChannelLease,
+  channelUrls: string[],
+): Promise<string[]> {
   const now = new Date();
   const nowText = now.toISOString();
-  const lease = new Date(now.getTime() + options.leaseMs).toISOString();
-  // Looked at one channel at a time (its own index range), never as a scan of the whole job.
-  const free = options.held
-    ? sql``
-    : sql`cross join lateral (
-        select bool_and(h.locked_until is null or h.locked_until < ${nowText}::timestamptz)
-          and coalesce(max(h.next_attempt_at), '-infinity'::timestamptz) <= ${nowText}::timestamptz as free
-        from import_rows as h
-        where h.job_id = ${jobId} and h.resource_key = c.resource_key and h.state = 'pending'
-      ) as f
-      where f.free`;
-  // The rows are updated by primary key from an array: the plan cannot turn into a join that
-  // scans the job once per channel, whatever the (often absent) statistics say.
+  const until = new Date(now.getTime() + leaseMs).toISOString();
   const result = await db.execute(sql`
-    with channels as (
-      select c.resource_key
-      from jsonb_array_elements_text(${JSON.stringify(options.channelUrls)}::jsonb) as c(resource_key)
-      ${free}
-    ), picked as (
-      select p.row_index from channels as c cross join lateral (
-        select row_index from import_rows as m
-        where m.job_id = ${jobId} and m.resource_key = c.resource_key and m.state = 'pending'
-          and (m.locked_until is null or m.locked_until < ${nowText}::timestamptz)
-        order by (m.body ->> 'timestamp')::bigint, m.row_index
-        limit ${options.rows}
-      ) as p
-    )
-    update import_rows as r set locked_until = ${lease}::timestamptz, locked_by = ${options.workerId}, attempts = r.attempts + 1
-    where r.job_id = ${jobId} and r.row_index = any(array(select row_index from picked))
-      and r.state = 'pending'
-      and (r.locked_until is null or r.locked_until < ${nowText}::timestamptz)
-    returning r.row_index, r.resource_key, r.body, r.attempts, r.rate_limited_tries`);
-  const rows = rowsOf<{
-    row_index: number;
-    resource_key: string;
-    body: Record<string, unknown>;
-    attempts: number;
-    rate_limited_tries: number;
-  }>(result);
-  const byChannel = new Map<string, MessageBatch["rows"]>();
-  for (const row of rows) {
-    const channel = byChannel.get(row.resource_key) ?? [];
-    channel.push({
+    insert into import_channel_leases as l (job_id, resource_key, locked_by, locked_until)
+    select ${jobId}, c.resource_key, ${workerId}, ${until}::timestamptz
+    from jsonb_array_elements_text(${JSON.stringify(channelUrls)}::jsonb) as c(resource_key)
+    on conflict (job_id, resource_key) do update
+      set locked_by = excluded.locked_by, locked_until = excluded.locked_until, next_attempt_at = null
+      where (l.locked_until is null or l.locked_until < ${nowText}::timestamptz)
+        and (l.next_attempt_at is null or l.next_attempt_at <= ${nowText}::timestamptz)
+    returning l.resource_key`);
+  return rowsOf<{ resource_key: string }>(result).map((row) => row.resource_key);
+}
+
+/** Extends this worker's leases of the channels it holds. */
+async function renewChannelLeases(
+  db: Database,
+  { jobId, workerId, leaseMs }: ChannelLease,
+  channelUrls: string[],
+): Promise<void> {
+  await db.execute(sql`
+    update import_channel_leases set locked_until = ${new Date(Date.now() + leaseMs).toISOString()}::timestamptz
+    where job_id = ${jobId} and locked_by = ${workerId}
+      and resource_key in (select jsonb_array_elements_text(${JSON.stringify(channelUrls)}::jsonb))`);
+}
+
+/** Lets channels go: free at once, or from the retry time of a request put back. */
+async function releaseChannels(
+  db: Database,
+  { jobId, workerId }: ChannelLease,
+  channels: Array<{ channelUrl: string; retryAt: string | null }>,
+): Promise<void> {
+  await db.execute(sql`
+    update import_channel_leases as l
+      set locked_by = null, locked_until = null, next_attempt_at = v.retry_at
+    from jsonb_to_recordset(${JSON.stringify(
+      channels.map(({ channelUrl, retryAt }) => ({ resource_key: channelUrl, retry_at: retryAt })),
+    )}::jsonb) as v(resource_key text, retry_at timestamptz)
+    where l.job_id = ${jobId} and l.resource_key = v.resource_key and l.locked_by = ${workerId}`);
+}
+
+/**
+ * The next pending messages of each channel named, up to `rows` each, in the order they are
+ * sent (timestamp, then row), after `after` when given: the requests of up to 100 that come
+ * next. Reads only; a message's row is written once, with its outcome.
+ */
+export async function readMessages(
+  db: Database,
+  jobId: string,
+  channelUrls: string[],
+  after: Position | null,
+  rows: number,
+): Promise<Map<string, MessageBatch[]>> {
+  // One statement per channel: an index range read in sending order, planned once, where a
+  // join over the channels may be planned as a sort of every pending message of each.
+  const results = await Promise.all(
+    channelUrls.map((channelUrl) =>
+      after
+        ? preparedQuery<ReadRow>(db, "import_messages_after", readAfterSql, [
+            jobId,
+            channelUrl,
+            after.timestamp,
+            after.rowIndex,
+            rows,
+          ])
+        : preparedQuery<ReadRow>(db, "import_messages_first", readFirstSql, [
+            jobId,
+            channelUrl,
+            rows,
+          ]),
+    ),
+  );
+  const read = new Map<string, MessageBatch[]>();
+  for (const [n, result] of results.entries()) {
+    if (result.length === 0) continue;
+    const channelUrl = channelUrls[n]!;
+    const messages = result.map((row) => ({
       rowIndex: row.row_index,
       body: row.body,
       attempts: row.attempts,
       rateLimitedTries: row.rate_limited_tries,
-    });
-    byChannel.set(row.resource_key, channel);
-  }
-  return [...byChannel].map(([channelUrl, claimed]) => {
-    claimed.sort(
-      (a, b) => Number(a.body.timestamp) - Number(b.body.timestamp) || a.rowIndex - b.rowIndex,
+      position: { timestamp: row.timestamp, rowIndex: row.row_index },
+    }));
+    read.set(
+      channelUrl,
+      chunk(messages, MIGRATION_MESSAGES_MAX).map((batch) => ({ channelUrl, rows: batch })),
     );
-    return chunk(claimed, MIGRATION_MESSAGES_MAX).map((batch) => ({ channelUrl, rows: batch }));
-  });
+  }
+  return read;
 }
+
+type ReadRow = {
+  row_index: number;
+  body: string;
+  timestamp: string;
+  attempts: number;
+  rate_limited_tries: number;
+};
+
+const readColumns = `select m.row_index, m.body::text as body, (m.body -> 'timestamp')::text as timestamp,
+    m.attempts, m.rate_limited_tries
+  from import_rows as m
+  where m.job_id = $1::text and m.resource_key = $2::text and m.state = 'pending'
+    and m.body ? 'timestamp'`;
+const readOrder = `order by (m.body -> 'timestamp'), m.row_index`;
+const readFirstSql = `${readColumns} ${readOrder} limit $3::integer`;
+const readAfterSql = `${readColumns}
+    and ((m.body -> 'timestamp'), m.row_index) > ($3::jsonb, $4::integer)
+  ${readOrder} limit $5::integer`;
+
+/** Rows whose request the platform took: written once, with their outcome. */
+const createdSql = `update import_rows set state = 'created', attempts = attempts + 1,
+    result_code = null, result_message = null, next_attempt_at = null, finished_at = now()
+  where job_id = $1::text and state = 'pending' and row_index = any($2::integer[])`;

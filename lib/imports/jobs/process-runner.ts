@@ -1,7 +1,7 @@
 import "server-only";
 import { isNotNull } from "drizzle-orm";
 import { getDatabaseHandle, getDb } from "@/lib/db/client";
-import { importJobs, importRows } from "@/lib/db/schema";
+import { importChannelLeases, importJobs, importRows } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { getPlatformClient } from "@/lib/platform";
 import { startImportRunner, type ImportRunner } from "./runner";
@@ -24,6 +24,10 @@ export function startImportJobs(options: { concurrency?: number } = {}): Promise
         .update(importRows)
         .set({ lockedUntil: null, lockedBy: null })
         .where(isNotNull(importRows.lockedUntil));
+      await handle.db
+        .update(importChannelLeases)
+        .set({ lockedUntil: null, lockedBy: null })
+        .where(isNotNull(importChannelLeases.lockedUntil));
       await handle.db
         .update(importJobs)
         .set({ claimedUntil: null, claimedBy: null })

@@ -5,15 +5,7 @@ import type { JobPlan, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib
 import { csvLine } from "./csv";
 import { rowsOf } from "./plan";
 import { creationRequest, followUpRequests, type PlannedRequest } from "./requests";
-import {
-  findRow,
-  listRows,
-  recentlyFinished,
-  requireJob,
-  rowCounts,
-  type ImportRow,
-  type RowCounts,
-} from "./store";
+import { findRow, listRows, requireJob, rowCounts, type ImportRow, type RowCounts } from "./store";
 
 /** What the job page shows and polls: the same whether the page stayed open or was reopened. */
 export type JobProgress = {
@@ -52,6 +44,28 @@ export type JobProgress = {
 
 const RATE_WINDOW_MS = 30_000;
 
+/**
+ * The rows done of each running job as its progress was read here, over the last 30 s: the
+ * rate is the climb across them, steadier than a few seconds' count, and costs no scan of
+ * the job's rows. The first read of a job has no rate yet.
+ */
+const doneSamples = new Map<string, Array<{ at: number; done: number }>>();
+
+function rateOf(jobId: string, done: number): number {
+  const now = Date.now();
+  const samples = (doneSamples.get(jobId) ?? []).filter(
+    (sample) => now - sample.at <= RATE_WINDOW_MS && sample.done <= done,
+  );
+  samples.push({ at: now, done });
+  doneSamples.set(jobId, samples);
+  const first = samples[0]!;
+  return now - first.at < 1000 ? 0 : (done - first.done) / ((now - first.at) / 1000);
+}
+
+function forgetRate(jobId: string): void {
+  doneSamples.delete(jobId);
+}
+
 export async function jobProgress(db: Database, jobId: string): Promise<JobProgress> {
   const job = await requireJob(db, jobId);
   const counts = await rowCounts(db, jobId);
@@ -63,12 +77,7 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     counts.created - counts.followUpsPending + counts.failed + counts.existedInRun,
   );
   const remaining = Math.max(0, toSend - done);
-  // Over the last 30 s (or since the start, when sooner): steadier than a few seconds' count.
-  const window = job.startedAt
-    ? Math.min(RATE_WINDOW_MS, Math.max(1000, Date.now() - job.startedAt.getTime()))
-    : RATE_WINDOW_MS;
-  const perSecond =
-    job.status === "running" ? (await recentlyFinished(db, jobId, window)) / (window / 1000) : 0;
+  const perSecond = job.status === "running" ? rateOf(jobId, done) : (forgetRate(jobId), 0);
   return {
     id: job.id,
     resource: job.resource,

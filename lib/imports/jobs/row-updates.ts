@@ -34,13 +34,14 @@ const columns: Array<[keyof RowUpdate, string, string]> = [
  * Writes many rows' outcomes in one statement (one JSON parameter unpacked with
  * jsonb_to_recordset), so a job's bookkeeping costs a statement per batch, not per row.
  * With `lockedBy`, only rows still claimed by that worker are written: a worker whose claim
- * ran out and was taken over never overwrites the newer outcome.
+ * ran out and was taken over never overwrites the newer outcome. With `pendingOnly`, only rows
+ * still pending (a messages import, whose rows are not claimed one by one).
  */
 export async function applyRowUpdates(
   db: Database,
   jobId: string,
   updates: RowUpdate[],
-  lockedBy?: string,
+  only: { lockedBy?: string; pendingOnly?: boolean } = {},
 ) {
   if (updates.length === 0) return;
   const records = updates.map((update) => ({
@@ -75,6 +76,7 @@ export async function applyRowUpdates(
       rate_limited_tries_delta integer, next_attempt_at timestamptz, finished boolean, release boolean
     )
     where r.job_id = ${jobId} and r.row_index = v.row_index
-      ${lockedBy ? sql`and r.locked_by = ${lockedBy}` : sql``}
+      ${only.lockedBy ? sql`and r.locked_by = ${only.lockedBy}` : sql``}
+      ${only.pendingOnly ? sql`and r.state = 'pending'` : sql``}
   `);
 }

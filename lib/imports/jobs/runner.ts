@@ -149,7 +149,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       const batch = buffer;
       buffer = [];
       lastFlush = Date.now();
-      flushing = flushing.then(() => applyRowUpdates(db, job.id, batch, workerId));
+      flushing = flushing.then(() => applyRowUpdates(db, job.id, batch, { lockedBy: workerId }));
       return flushing;
     };
     const record = (update: RowUpdate) => {

@@ -1,8 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, ne, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, ne, or, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { importJobs, importRows } from "@/lib/db/schema";
+import { importChannelLeases, importJobs, importRows } from "@/lib/db/schema";
 import { prepareRow } from "@/lib/imports/prepare";
 import type { ColumnMapping } from "@/lib/imports/fields";
 import {
@@ -287,21 +287,6 @@ export async function rowCounts(db: Database, jobId: string): Promise<RowCounts>
   return counts;
 }
 
-/** Rows finished in the last `windowMs`, for the rate shown while a job runs. */
-export async function recentlyFinished(
-  db: Database,
-  jobId: string,
-  windowMs: number,
-): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(importRows)
-    .where(
-      and(eq(importRows.jobId, jobId), gte(importRows.finishedAt, new Date(Date.now() - windowMs))),
-    );
-  return row?.n ?? 0;
-}
-
 export async function listRows(
   db: Database,
   jobId: string,
@@ -366,19 +351,24 @@ export async function findRow(
   return row;
 }
 
-/** Rows someone is working on right now (a live claim). */
+/** Rows, or channels of a messages import, someone is working on right now (a live claim). */
 export async function liveClaims(db: Database, jobId: string): Promise<number> {
-  const [row] = await db
+  const now = new Date();
+  const [rows] = await db
     .select({ n: count() })
     .from(importRows)
     .where(
       and(
         eq(importRows.jobId, jobId),
         isNotNull(importRows.lockedUntil),
-        gt(importRows.lockedUntil, new Date()),
+        gt(importRows.lockedUntil, now),
       ),
     );
-  return row?.n ?? 0;
+  const [channels] = await db
+    .select({ n: count() })
+    .from(importChannelLeases)
+    .where(and(eq(importChannelLeases.jobId, jobId), gt(importChannelLeases.lockedUntil, now)));
+  return (rows?.n ?? 0) + (channels?.n ?? 0);
 }
 
 /** A row of another import of this console that holds a key (a user id, a channel URL). */

@@ -1,11 +1,9 @@
 import "server-only";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { importRows } from "@/lib/db/schema";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
-import type { MigratedMessage } from "@/lib/platform/types";
-import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import { channelResources } from "@/lib/imports/types";
+import { migrationBody, readMessages, type MessagePosition } from "./message-runner";
 import type { Pacer } from "./pacer";
 import { chunk, rowsOf, StoppedEarly } from "./plan";
 import { platformRetries } from "@/lib/platform/retries";
@@ -14,6 +12,9 @@ import { forEachConcurrent } from "./concurrency";
 import { importedKeys, type ImportJob } from "./store";
 
 type Failure = { rowIndex: number; code: number | null; message: string };
+
+/** A channel's messages read by one statement. */
+const REHEARSAL_READ_ROWS = 1000;
 
 /**
  * The rehearsal of a messages import: the scratch application is given the senders and the
@@ -81,36 +82,30 @@ export async function rehearseMessages(
           : scratch.groupChannels.create({ channel_url: channelUrl, user_ids: [] }),
       platformRetries(),
     ).catch(() => {});
-    const rows = await db
-      .select({ rowIndex: importRows.rowIndex, body: importRows.body })
-      .from(importRows)
-      .where(
-        and(
-          eq(importRows.jobId, job.id),
-          eq(importRows.state, "pending"),
-          eq(importRows.resourceKey, channelUrl),
-        ),
-      )
-      .orderBy(sql`(${importRows.body} ->> 'timestamp')::bigint`, asc(importRows.rowIndex));
-    for (const batch of chunk(rows, MIGRATION_MESSAGES_MAX)) {
-      try {
-        await options.pacer.acquire();
-        await withRetries(
-          () =>
-            scratch.migration.migrateMessages(channelUrl, {
-              messages: batch.map((row) => row.body as MigratedMessage),
-            }),
-          platformRetries(),
-        );
-        tally.created += batch.length;
-      } catch (error) {
-        tally.failed += batch.length;
-        if (tally.failures.length < options.maxListedFailures) {
-          tally.failures.push({
-            rowIndex: batch[0]!.rowIndex,
-            code: isPlatformError(error) ? error.code : null,
-            message: `The request of ${batch.length} messages to ${channelUrl} was refused: ${error instanceof Error ? error.message : String(error)}`,
-          });
+    // The run's reads and requests: 100 messages at a time, in the order the run sends them.
+    let after: MessagePosition | null = null;
+    for (;;) {
+      const read = await readMessages(db, job.id, [channelUrl], after, REHEARSAL_READ_ROWS);
+      const batches = read.get(channelUrl) ?? [];
+      if (batches.length === 0) break;
+      after = batches.at(-1)!.rows.at(-1)!.position;
+      for (const batch of batches) {
+        try {
+          await options.pacer.acquire();
+          await withRetries(
+            () => scratch.migration.migrateMessages(channelUrl, migrationBody(batch)),
+            platformRetries(),
+          );
+          tally.created += batch.rows.length;
+        } catch (error) {
+          tally.failed += batch.rows.length;
+          if (tally.failures.length < options.maxListedFailures) {
+            tally.failures.push({
+              rowIndex: batch.rows[0]!.rowIndex,
+              code: isPlatformError(error) ? error.code : null,
+              message: `The request of ${batch.rows.length} messages to ${channelUrl} was refused: ${error instanceof Error ? error.message : String(error)}`,
+            });
+          }
         }
       }
     }

@@ -26,11 +26,11 @@ type MessageRow = {
   attempts: number;
   rateLimitedTries: number;
   /** Where it stands in its channel's order: its timestamp (as JSON) and row index. */
-  position: Position;
+  position: MessagePosition;
 };
 
 /** A place in a channel's order of sending: (timestamp, row index). */
-type Position = { timestamp: string; rowIndex: number };
+export type MessagePosition = { timestamp: string; rowIndex: number };
 
 export type MessageWorkOptions = {
   db: Database;
@@ -298,7 +298,7 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
  * The request of a batch: the planned bodies go out as they were read, without being parsed
  * and written again.
  */
-function migrationBody(batch: MessageBatch): { messages: MigratedMessage[] } {
+export function migrationBody(batch: MessageBatch): { messages: MigratedMessage[] } {
   return JSON.parse(`{"messages":[${batch.rows.map((row) => row.body).join(",")}]}`) as {
     messages: MigratedMessage[];
   };
@@ -468,7 +468,7 @@ export async function readMessages(
   db: Database,
   jobId: string,
   channelUrls: string[],
-  after: Position | null,
+  after: MessagePosition | null,
   rows: number,
 ): Promise<Map<string, MessageBatch[]>> {
   // One statement per channel: an index range read in sending order, planned once, where a

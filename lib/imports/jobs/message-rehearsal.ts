@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { channelResources } from "@/lib/imports/types";
-import { migrationBody, readMessages, type MessagePosition } from "./message-runner";
+import { migrationBody, positionOf, readMessages, type MessagePosition } from "./message-runner";
 import type { Pacer } from "./pacer";
 import { chunk, rowsOf, StoppedEarly } from "./plan";
 import { platformRetries } from "@/lib/platform/retries";
@@ -88,7 +88,7 @@ export async function rehearseMessages(
       const read = await readMessages(db, job.id, [channelUrl], after, REHEARSAL_READ_ROWS);
       const batches = read.get(channelUrl) ?? [];
       if (batches.length === 0) break;
-      after = batches.at(-1)!.rows.at(-1)!.position;
+      after = positionOf(batches.at(-1)!.rows.at(-1)!);
       for (const batch of batches) {
         try {
           await options.pacer.acquire();

@@ -7,9 +7,12 @@ type HeaderReader = { get(name: string): string | null };
  */
 export function requestOrigin(headers: HeaderReader, fallback?: string): string {
   const first = (name: string) => headers.get(name)?.split(",")[0]?.trim() || undefined;
-  const url = fallback ? new URL(fallback) : undefined;
-  const host = first("x-forwarded-host") ?? first("host") ?? url?.host ?? "localhost";
-  const proto = first("x-forwarded-proto") ?? url?.protocol.replace(":", "") ?? "http";
+  // The fallback is parsed only when the headers do not say: it is there on every request.
+  let url: URL | undefined;
+  const fromFallback = () => (url ??= fallback ? new URL(fallback) : undefined);
+  const host = first("x-forwarded-host") ?? first("host") ?? fromFallback()?.host ?? "localhost";
+  const scheme = fallback ? /^([a-z][a-z0-9+.-]*):/i.exec(fallback)?.[1] : undefined;
+  const proto = first("x-forwarded-proto") ?? scheme?.toLowerCase() ?? "http";
   return `${proto}://${host}`;
 }
 

@@ -5,8 +5,13 @@ export const maxRequestTargetBytes = 8 * 1024;
 
 export type Refusal = { status: number; message: string };
 
+/** Printable ASCII without percent-encoding: decodes to itself, which is always storable. */
+const plainTarget = /^[!-$&-~]*$/;
+
 /** Why a request target cannot be served, or undefined when it can. */
 export function refuseRequestTarget(target: string): Refusal | undefined {
+  // Nearly every request: nothing to decode (checked on every request, twice on the Node path).
+  if (target.length <= maxRequestTargetBytes && plainTarget.test(target)) return undefined;
   if (new TextEncoder().encode(target).length > maxRequestTargetBytes) {
     return {
       status: 414,

@@ -4,6 +4,7 @@ import { refuseRequestTarget } from "@/lib/schemas/request-target";
 import { findUnstorableText, isStorableText } from "@/lib/schemas/text-values";
 import { createUserSchema, updateUserMetadataSchema } from "@/lib/schemas/users";
 import { resolveClientAddress } from "@/lib/server/request-guard";
+import { requestOrigin } from "@/lib/request-origin";
 import ipaddr from "ipaddr.js";
 
 describe("storable text", () => {
@@ -69,6 +70,37 @@ describe("client address", () => {
     expect(resolveClientAddress("10.0.0.1", "10.0.0.3", trusted)).toBe("10.0.0.3");
     expect(resolveClientAddress("10.0.0.1", "garbage", trusted)).toBe("10.0.0.1");
     expect(resolveClientAddress("192.0.2.1", "10.0.0.1", trusted)).toBe("192.0.2.1");
+  });
+
+  it("answers alike when asked again, each list of trusted proxies on its own", () => {
+    for (let n = 0; n < 3; n++) {
+      expect(resolveClientAddress("10.0.0.1", "203.0.113.9", trusted)).toBe("203.0.113.9");
+      expect(resolveClientAddress("10.0.0.1", "203.0.113.9", [])).toBe("10.0.0.1");
+    }
+  });
+});
+
+describe("request origin", () => {
+  const headers = (values: Record<string, string>) => ({
+    get: (name: string) => values[name] ?? null,
+  });
+
+  it("takes the proxy's headers first, then Host, then the request's own URL", () => {
+    expect(
+      requestOrigin(
+        headers({
+          "x-forwarded-host": "a.example, b.example",
+          "x-forwarded-proto": "https",
+          host: "c",
+        }),
+        "http://internal:3000/x",
+      ),
+    ).toBe("https://a.example");
+    expect(requestOrigin(headers({ host: "c.example:8080" }), "https://internal/x")).toBe(
+      "https://c.example:8080",
+    );
+    expect(requestOrigin(headers({}), "HTTP://internal:3000/x")).toBe("http://internal:3000");
+    expect(requestOrigin(headers({}))).toBe("http://localhost");
   });
 });
 

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/text-field";
+import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
 import { applyActionResult } from "@/lib/actions/action-result";
 import { setSandboxRateLimit } from "@/lib/actions/settings";
 import type { RateLimitSettings } from "@/lib/db/schema";
@@ -24,6 +25,7 @@ const fields = [
 /** Per-application limits; blank means no limit of the application's own (SANDBOX_RATE_LIMIT applies). */
 export function RateLimitForm({ appId, rateLimit }: RateLimitFormProps) {
   const [saved, setSaved] = useState(false);
+  const formRef = useHydratedMarker<HTMLFormElement>();
   const form = useForm<RateLimitInput>({
     // raw: the action gets the same strings and parses them with the same schema.
     resolver: zodResolver(rateLimitSchema, undefined, { raw: true }),
@@ -46,7 +48,7 @@ export function RateLimitForm({ appId, rateLimit }: RateLimitFormProps) {
   });
 
   return (
-    <form onSubmit={onSubmit} noValidate aria-label={`Rate limit of ${appId}`}>
+    <form ref={formRef} onSubmit={onSubmit} noValidate aria-label={`Rate limit of ${appId}`}>
       <div className="flex flex-wrap items-start gap-3">
         {fields.map(({ name, label }) => (
           <TextField

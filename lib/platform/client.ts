@@ -64,6 +64,8 @@ export type PlatformClientOptions = {
 export type RequestOptions = {
   query?: Record<string, string | number | boolean | undefined>;
   json?: unknown;
+  /** A JSON body already written out, sent as it is. */
+  jsonText?: string;
   form?: FormData;
   signal?: AbortSignal;
 };
@@ -113,7 +115,10 @@ export function createPlatformClient(options: PlatformClientOptions) {
     const headers: Record<string, string> = { "Api-Token": apiToken, accept: "application/json" };
     let body: BodyInit | undefined;
     if (init.form) body = init.form;
-    else if (init.json !== undefined) {
+    else if (init.jsonText !== undefined) {
+      headers["content-type"] = "application/json";
+      body = init.jsonText;
+    } else if (init.json !== undefined) {
       headers["content-type"] = "application/json";
       body = JSON.stringify(init.json);
     }
@@ -442,17 +447,17 @@ export function createPlatformClient(options: PlatformClientOptions) {
         }),
     },
     migration: {
-      /** At most 100 messages into one channel per call. */
-      migrateMessages: (channelUrl: string, body: MigrationBody, signal?: AbortSignal) =>
+      /**
+       * At most 100 messages into one channel per call. The body may come as its JSON text,
+       * as the import job reads it from its database, so it is not parsed and written again.
+       */
+      migrateMessages: (channelUrl: string, body: MigrationBody | string, signal?: AbortSignal) =>
         checked(
           "migration.migrateMessages",
           empty,
           "POST",
           `/v3/migration/${segment(channelUrl)}`,
-          {
-            json: body,
-            signal,
-          },
+          typeof body === "string" ? { jsonText: body, signal } : { json: body, signal },
         ),
     },
   };

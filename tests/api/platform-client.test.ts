@@ -81,6 +81,21 @@ describe("platform client against a scripted peer", () => {
     expect(JSON.parse(requests[0]!.body)).toEqual({ application_id: "local", enabled: false });
   });
 
+  it("sends a migration body given as JSON text exactly as it is, and one given as an object as JSON", async () => {
+    reset();
+    const text =
+      '{"messages":[{"message": "hi", "user_id": "u", "timestamp": 1700000000000, "message_type": "MESG"}]}';
+    const client = clientFor(origin);
+    await client.migration.migrateMessages("a channel", text);
+    await client.migration.migrateMessages("a channel", JSON.parse(text) as never);
+    expect(requests.map((request) => [request.method, request.url])).toEqual([
+      ["POST", "/v3/migration/a%20channel"],
+      ["POST", "/v3/migration/a%20channel"],
+    ]);
+    expect(requests[0]!.body).toBe(text);
+    expect(JSON.parse(requests[1]!.body)).toEqual(JSON.parse(text));
+  });
+
   it("turns an error body into a PlatformError with status and code", async () => {
     reset();
     script.push((res) =>

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { channelResources } from "@/lib/imports/types";
-import { migrationBody, positionOf, readMessages, type MessagePosition } from "./message-runner";
+import { readMessages, type MessagePosition } from "./message-runner";
 import type { Pacer } from "./pacer";
 import { chunk, rowsOf, StoppedEarly } from "./plan";
 import { platformRetries } from "@/lib/platform/retries";
@@ -88,22 +88,22 @@ export async function rehearseMessages(
       const read = await readMessages(db, job.id, [channelUrl], after, REHEARSAL_READ_ROWS);
       const batches = read.get(channelUrl) ?? [];
       if (batches.length === 0) break;
-      after = positionOf(batches.at(-1)!.rows.at(-1)!);
+      after = batches.at(-1)!.last;
       for (const batch of batches) {
         try {
           await options.pacer.acquire();
           await withRetries(
-            () => scratch.migration.migrateMessages(channelUrl, migrationBody(batch)),
+            () => scratch.migration.migrateMessages(channelUrl, batch.body),
             platformRetries(),
           );
-          tally.created += batch.rows.length;
+          tally.created += batch.rowIndexes.length;
         } catch (error) {
-          tally.failed += batch.rows.length;
+          tally.failed += batch.rowIndexes.length;
           if (tally.failures.length < options.maxListedFailures) {
             tally.failures.push({
-              rowIndex: batch.rows[0]!.rowIndex,
+              rowIndex: batch.rowIndexes[0]!,
               code: isPlatformError(error) ? error.code : null,
-              message: `The request of ${batch.rows.length} messages to ${channelUrl} was refused: ${error instanceof Error ? error.message : String(error)}`,
+              message: `The request of ${batch.rowIndexes.length} messages to ${channelUrl} was refused: ${error instanceof Error ? error.message : String(error)}`,
             });
           }
         }

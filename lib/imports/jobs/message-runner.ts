@@ -47,7 +47,7 @@ export type MessageWorkOptions = {
 
 const STATUS_CHECK_MS = 1000;
 /** A channel's messages read by one statement: the next few requests' worth. */
-const READ_BATCHES = 5;
+const READ_BATCHES = 10;
 const READ_ROWS = READ_BATCHES * MIGRATION_MESSAGES_MAX;
 /** New channels claimed by one statement. */
 const CLAIM_CHANNELS = 4;

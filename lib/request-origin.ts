@@ -7,12 +7,14 @@ type HeaderReader = { get(name: string): string | null };
  */
 export function requestOrigin(headers: HeaderReader, fallback?: string): string {
   const first = (name: string) => headers.get(name)?.split(",")[0]?.trim() || undefined;
-  // The fallback is parsed only when the headers do not say: it is there on every request.
-  let url: URL | undefined;
-  const fromFallback = () => (url ??= fallback ? new URL(fallback) : undefined);
-  const host = first("x-forwarded-host") ?? first("host") ?? fromFallback()?.host ?? "localhost";
-  const scheme = fallback ? /^([a-z][a-z0-9+.-]*):/i.exec(fallback)?.[1] : undefined;
-  const proto = first("x-forwarded-proto") ?? scheme?.toLowerCase() ?? "http";
+  // The fallback is there on every request: it is parsed only when the headers do not say.
+  const host =
+    first("x-forwarded-host") ??
+    first("host") ??
+    (fallback ? new URL(fallback).host : undefined) ??
+    "localhost";
+  const scheme = fallback ? /^([a-z][a-z0-9+.-]*):/i.exec(fallback)?.[1]?.toLowerCase() : undefined;
+  const proto = first("x-forwarded-proto") ?? scheme ?? "http";
   return `${proto}://${host}`;
 }
 

@@ -39,15 +39,16 @@ export function resolveClientAddress(
 ): string {
   // The same peer asks again and again over a kept-alive connection; parsing its address
   // each time was a visible share of a small request's cost.
+  let known = resolved.get(trustedProxies);
+  if (!known) resolved.set(trustedProxies, (known = new Map()));
   const key = `${socketAddress ?? ""}|${forwardedFor ?? ""}`;
-  let cached = resolved.get(trustedProxies)?.get(key);
-  if (cached === undefined) {
-    cached = resolveUncached(socketAddress, forwardedFor, trustedProxies);
-    const known = resolved.get(trustedProxies) ?? new Map<string, string>();
+  let client = known.get(key);
+  if (client === undefined) {
     if (known.size >= maxResolved) known.clear();
-    resolved.set(trustedProxies, known.set(key, cached));
+    client = resolveUncached(socketAddress, forwardedFor, trustedProxies);
+    known.set(key, client);
   }
-  return cached;
+  return client;
 }
 
 /** Recent answers of resolveClientAddress, per list of trusted proxies. */

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
-import { keepRenewed } from "@/lib/background/lease";
+import { keepRenewed, type RowLease } from "@/lib/background/lease";
 import type { Pacer } from "./pacer";
 import { gaveUpMessage, rowRetry, type RowRetryLimits } from "./row-retry";
 import { rowsOf } from "./rows";
@@ -295,8 +295,6 @@ function rowCount(batches: MessageBatch[]): number {
   return batches.reduce((sum, batch) => sum + batch.rowIndexes.length, 0);
 }
 
-type ChannelLease = { jobId: string; workerId: string; leaseMs: number };
-
 /**
  * Collects outcomes and writes them in groups, one write at a time in the order given: the
  * created rows in one plain statement, anything else through `applyRowUpdates`, then the
@@ -304,7 +302,7 @@ type ChannelLease = { jobId: string; workerId: string; leaseMs: number };
  * this one's lease ran out) keeps its outcome. A failed write is logged: its rows stay
  * pending and are sent again, which the dedup ids make harmless.
  */
-function outcomeRecorder(db: Database, lease: ChannelLease, log: (line: string) => void) {
+function outcomeRecorder(db: Database, lease: RowLease, log: (line: string) => void) {
   let created: number[] = [];
   let updates: RowUpdate[] = [];
   let releases: Array<{ channelUrl: string; retryAt: string | null }> = [];
@@ -401,7 +399,7 @@ export async function claimableChannels(db: Database, jobId: string): Promise<st
  */
 export async function claimChannels(
   db: Database,
-  { jobId, workerId, leaseMs }: ChannelLease,
+  { jobId, workerId, leaseMs }: RowLease,
   channelUrls: string[],
 ): Promise<string[]> {
   const now = new Date();
@@ -422,7 +420,7 @@ export async function claimChannels(
 /** Extends this worker's leases of the channels it holds. */
 async function renewChannelLeases(
   db: Database,
-  { jobId, workerId, leaseMs }: ChannelLease,
+  { jobId, workerId, leaseMs }: RowLease,
   channelUrls: string[],
 ): Promise<void> {
   await db.execute(sql`
@@ -434,7 +432,7 @@ async function renewChannelLeases(
 /** Lets channels go: free at once, or from the retry time of a request put back. */
 async function releaseChannels(
   db: Database,
-  { jobId, workerId }: ChannelLease,
+  { jobId, workerId }: RowLease,
   channels: Array<{ channelUrl: string; retryAt: string | null }>,
 ): Promise<void> {
   await db.execute(sql`

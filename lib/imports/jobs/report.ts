@@ -77,7 +77,8 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     counts.created - counts.followUpsPending + counts.failed + counts.existedInRun,
   );
   const remaining = Math.max(0, toSend - done);
-  const perSecond = job.status === "running" ? rateOf(jobId, done) : (forgetRate(jobId), 0);
+  if (job.status !== "running") forgetRate(jobId);
+  const perSecond = job.status === "running" ? rateOf(jobId, done) : 0;
   return {
     id: job.id,
     resource: job.resource,

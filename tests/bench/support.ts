@@ -36,10 +36,14 @@ export function isBuilt(): boolean {
 
 /**
  * Runs a bench script as a child with `--conditions=react-server` (the job modules are
- * server-only) and parses the JSON it prints on its last line.
+ * server-only) and parses the JSON it prints on its last line. BENCH_CPU_PROF=<dir> writes the
+ * child's CPU profile there (NODE_OPTIONS refuses --cpu-prof).
  */
 export function runBenchChild<T>(script: string, env: Record<string, string>): Promise<T> {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", script], {
+  const profile = process.env.BENCH_CPU_PROF;
+  const profiling = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+  const args = [...profiling, "--conditions=react-server", "--import", "tsx", script];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],

@@ -403,9 +403,10 @@ export const importRows = pgTable(
 );
 
 /**
- * A messages import's claim on a channel: one worker sends a channel's history at a time, in
- * order, until its lease runs out. The messages themselves are only read to be sent, and
- * written once, with their outcome.
+ * A messages import's channel: who sends its history now (one worker at a time, in order,
+ * until its lease runs out), and how far the platform has taken it. The messages themselves are
+ * only read to be sent: a message the channel's sending has passed is created
+ * (`lib/imports/jobs/row-state.ts`), and only a failure is written on its row.
  */
 export const importChannelLeases = pgTable(
   "import_channel_leases",
@@ -418,6 +419,14 @@ export const importChannelLeases = pgTable(
     lockedUntil: timestamp("locked_until", { withTimezone: true }),
     /** A request of the channel waits for a retry: nothing of it is sent before this. */
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }),
+    /**
+     * The last message the platform took, as (timestamp, row index) in sending order: every
+     * message still pending up to here is created. Null before the first.
+     */
+    sentThroughTimestamp: jsonb("sent_through_timestamp"),
+    sentThroughRow: integer("sent_through_row"),
+    /** The messages that place has passed, counted as it moved: what the counts add up. */
+    sentMessages: integer("sent_messages").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.resourceKey] })],
 );

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/client";
 import type { ImportFile } from "@/tests/fixtures/imports";
 import { controlJob } from "@/lib/imports/jobs/control";
@@ -18,6 +18,7 @@ import {
 import type { ImportResource } from "@/lib/imports/types";
 import { createPlatformClient, type PlatformClientOptions } from "@/lib/platform/client";
 import { waitFor } from "../support/wait";
+import { call } from "./support/http";
 
 /** A fresh job database for the surrounding describe block: opened before its tests, closed after. */
 export function useJobDatabase(): { readonly handle: DatabaseHandle } {
@@ -192,5 +193,36 @@ export async function runJob(
     return { job, runner, seconds: (Date.now() - started) / 1000 };
   } finally {
     await runner.stop();
+  }
+}
+
+type Listed = {
+  messages: Array<{
+    type: string;
+    created_at: number;
+    message: string;
+    user?: { user_id: string };
+    file?: { url: string };
+  }>;
+};
+
+/** Every message of a channel, oldest first, as the platform lists them. */
+export async function channelHistory(
+  target: Target,
+  kind: "open_channels" | "group_channels",
+  channelUrl: string,
+) {
+  const messages: Listed["messages"] = [];
+  let ts = 0;
+  for (;;) {
+    const page = await call<Listed>(
+      target,
+      "GET",
+      `/v3/${kind}/${channelUrl}/messages?message_ts=${ts}&prev_limit=0&next_limit=200&include=${messages.length === 0}`,
+    );
+    expect(page.status).toBe(200);
+    messages.push(...page.body.messages);
+    if (page.body.messages.length < 200) return messages;
+    ts = page.body.messages[page.body.messages.length - 1]!.created_at;
   }
 }

@@ -3,49 +3,18 @@ import { describe, expect, it } from "vitest";
 import { listRows, rowCounts } from "@/lib/imports/jobs/store";
 import type { JobPlan } from "@/lib/imports/jobs/plan";
 import { messagesFile, messagesMapping, type ImportFile } from "@/tests/fixtures/imports";
-import { call, sharedSandbox } from "./support/http";
+import { sharedSandbox } from "./support/http";
 import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
 import type { Rehearsal } from "@/lib/imports/types";
 import {
+  channelHistory,
   clientFor,
   createPlannedJob,
   runJob,
   startTestPlanner,
   useJobDatabase,
   waitForJob,
-  type Target,
 } from "./imports-harness";
-
-type Listed = {
-  messages: Array<{
-    type: string;
-    created_at: number;
-    message: string;
-    user?: { user_id: string };
-    file?: { url: string };
-  }>;
-};
-
-/** Every message of a channel, oldest first, as the platform lists them. */
-export async function channelHistory(
-  target: Target,
-  kind: "open_channels" | "group_channels",
-  channelUrl: string,
-) {
-  const messages: Listed["messages"] = [];
-  let ts = 0;
-  for (;;) {
-    const page = await call<Listed>(
-      target,
-      "GET",
-      `/v3/${kind}/${channelUrl}/messages?message_ts=${ts}&prev_limit=0&next_limit=200&include=${messages.length === 0}`,
-    );
-    expect(page.status).toBe(200);
-    messages.push(...page.body.messages);
-    if (page.body.messages.length < 200) return messages;
-    ts = page.body.messages[page.body.messages.length - 1]!.created_at;
-  }
-}
 
 describe("a messages import against the sandbox", () => {
   const sandbox = sharedSandbox();

@@ -85,8 +85,7 @@ export async function rehearseMessages(
     // The run's reads and requests: 100 messages at a time, in the order the run sends them.
     let after: MessagePosition | null = null;
     for (;;) {
-      const read = await readMessages(db, job.id, [channelUrl], after, REHEARSAL_READ_ROWS);
-      const batches = read.get(channelUrl) ?? [];
+      const batches = await readMessages(db, job.id, channelUrl, after, REHEARSAL_READ_ROWS);
       if (batches.length === 0) break;
       after = batches.at(-1)!.last;
       for (const batch of batches) {

@@ -67,10 +67,11 @@ type SendOutcome =
  * one channel (a lease in import_channel_leases) and sends its earliest messages, so a
  * channel's history goes in timestamp order and never two of its requests at once, while many
  * channels go in parallel. A lane reads its channel's messages several requests at a time,
- * and the next ones while the last is in flight; a message's row is written once, with its
- * outcome, in groups beside the sends. A request whose answer was lost (or whose outcome was
- * not written before a crash) is sent again: the dedup ids make the platform store its
- * messages once.
+ * and the next ones while the last is in flight. What the platform took moves the channel's
+ * `sent_through` place (`./row-state.ts`), written in groups beside the sends; a message's row
+ * is written only when its request is put back or fails. A request whose answer was lost (or
+ * whose outcome was not written before a crash) is sent again: the dedup ids make the platform
+ * store its messages once.
  */
 export async function workMessageJob(options: MessageWorkOptions): Promise<boolean> {
   const { db, client, job, pacer, workerId, leaseMs } = options;
@@ -127,7 +128,9 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
         wake = null;
       }
       if (!keepGoing()) return;
-      candidates = (await claimableChannels(db, job.id)).filter((url) => !busy.has(url));
+      candidates = (await channelsWithMessages(db, job.id, { claimable: true })).filter(
+        (url) => !busy.has(url),
+      );
       lastLook = performance.now();
       idleMs = candidates.length === 0 ? Math.min(IDLE_MAX_MS, Math.max(IDLE_MS, idleMs * 2)) : 0;
       // Nothing claimable and nothing in flight: this job has no work here for now.
@@ -138,13 +141,17 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
     const tried = candidates.splice(0, wanted);
     if (tried.length === 0) return;
     const claimed = await claimChannels(db, lease, tried);
-    for (const url of claimed) busy.add(url);
-    const read = await readMessages(db, job.id, claimed, null, READ_ROWS);
-    for (const url of claimed) {
-      const batches = read.get(url);
-      if (batches) queue.push(batches);
+    for (const { channelUrl } of claimed) busy.add(channelUrl);
+    const reads = await Promise.all(
+      claimed.map(({ channelUrl, sentThrough }) =>
+        readMessages(db, job.id, channelUrl, sentThrough, READ_ROWS),
+      ),
+    );
+    for (const [n, { channelUrl }] of claimed.entries()) {
+      const batches = reads[n]!;
+      if (batches.length > 0) queue.push(batches);
       // Its messages went out since it was found claimable.
-      else void recorder.release(url, null).finally(() => letGo(url));
+      else void recorder.release(channelUrl, null).finally(() => letGo(channelUrl));
     }
   }
 
@@ -201,12 +208,10 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
       const batch = batches.shift()!;
       if (batches.length === 0 && full && keepGoing()) {
         const after = batch.last;
-        ahead = readMessages(db, job.id, [channelUrl], after, READ_ROWS).then(
-          (read) => read.get(channelUrl) ?? [],
-        );
+        ahead = readMessages(db, job.id, channelUrl, after, READ_ROWS);
       }
       const outcome = await send(batch);
-      if (outcome.created) recorder.created(batch.rowIndexes);
+      if (outcome.created) recorder.created(channelUrl, batch.last, batch.rowIndexes.length);
       else recorder.update(outcome.updates);
       if (!outcome.created) {
         await ahead?.catch(() => {});
@@ -296,26 +301,27 @@ function rowCount(batches: MessageBatch[]): number {
 }
 
 /**
- * Collects outcomes and writes them in groups, one write at a time in the order given: the
- * created rows in one plain statement, anything else through `applyRowUpdates`, then the
- * channels let go. Only rows still pending are written: a row another worker finished (after
- * this one's lease ran out) keeps its outcome. A failed write is logged: its rows stay
- * pending and are sent again, which the dedup ids make harmless.
+ * Collects outcomes and writes them in groups, one write at a time in the order given: each
+ * channel's new `sent_through` place in one statement, the rows put back or failed through
+ * `applyRowUpdates`, then the channels let go. Only messages still pending are written: one
+ * another worker sent (after this one's lease ran out) keeps its outcome. A failed write is
+ * logged: its messages stay pending and are sent again, which the dedup ids make harmless.
  */
 function outcomeRecorder(db: Database, lease: RowLease, log: (line: string) => void) {
-  let created: number[] = [];
+  /** Per channel, the last message of its last request the platform took. */
+  let created = new Map<string, MessagePosition>();
+  let createdRows = 0;
   let updates: RowUpdate[] = [];
   let releases: Array<{ channelUrl: string; retryAt: string | null }> = [];
   let writing: Promise<void> = Promise.resolve();
   let timer: ReturnType<typeof setTimeout> | null = null;
 
-  async function write(rows: number[], others: RowUpdate[], letGo: typeof releases) {
-    if (rows.length > 0) {
-      await preparedQuery(db, "import_messages_created", createdSql, [
-        lease.jobId,
-        `{${rows.join(",")}}`,
-      ]);
-    }
+  async function write(
+    sent: Map<string, MessagePosition>,
+    others: RowUpdate[],
+    letGo: typeof releases,
+  ) {
+    if (sent.size > 0) await moveSentThrough(db, lease.jobId, sent);
     await applyRowUpdates(db, lease.jobId, others, { pendingOnly: true });
     if (letGo.length > 0) await releaseChannels(db, lease, letGo);
   }
@@ -323,27 +329,30 @@ function outcomeRecorder(db: Database, lease: RowLease, log: (line: string) => v
   function flush(): Promise<void> {
     if (timer) clearTimeout(timer);
     timer = null;
-    const rows = created;
+    const sent = created;
     const others = updates;
     const letGo = releases;
-    created = [];
+    created = new Map();
+    createdRows = 0;
     updates = [];
     releases = [];
-    if (rows.length === 0 && others.length === 0 && letGo.length === 0) return writing;
+    if (sent.size === 0 && others.length === 0 && letGo.length === 0) return writing;
     writing = writing
-      .then(() => write(rows, others, letGo))
+      .then(() => write(sent, others, letGo))
       .catch((error: unknown) => log(`recording outcomes failed: ${String(error)}`));
     return writing;
   }
 
   function added() {
-    if (created.length + updates.length >= FLUSH_ROWS) void flush();
+    if (createdRows + updates.length >= FLUSH_ROWS) void flush();
     else timer ??= setTimeout(() => void flush(), FLUSH_MS);
   }
 
   return {
-    created(rowIndexes: number[]) {
-      created.push(...rowIndexes);
+    /** The platform took a channel's request, whose last message is at `last`. */
+    created(channelUrl: string, last: MessagePosition, messages: number) {
+      created.set(channelUrl, last);
+      createdRows += messages;
       added();
     },
     update(rows: RowUpdate[]) {
@@ -367,13 +376,20 @@ function rowList(numbers: number[]): string {
 }
 
 /**
- * Channels of the job with messages to send that no worker holds and none waits for a retry,
- * in the order of their URLs. Found by one index probe per channel (a loose scan of the
- * pending messages' index), never by reading every message of the job.
+ * Channels of the job with messages still to send (past their `sent_through` place), in the
+ * order of their URLs; with `claimable`, only those no worker holds and none waits for a retry.
+ * Found by a few index probes per channel (a loose scan of the pending messages' index), never
+ * by reading every message of the job.
  */
-export async function claimableChannels(db: Database, jobId: string): Promise<string[]> {
+export async function channelsWithMessages(
+  db: Database,
+  jobId: string,
+  { claimable }: { claimable: boolean },
+): Promise<string[]> {
   const now = new Date().toISOString();
   const pending = sql`m.job_id = ${jobId} and m.state = 'pending' and m.body ? 'timestamp'`;
+  const free = sql`and not (coalesce(l.locked_until > ${now}::timestamptz, false)
+    or coalesce(l.next_attempt_at > ${now}::timestamptz, false))`;
   const result = await db.execute(sql`
     with recursive channels(resource_key) as (
       (select m.resource_key from import_rows as m
@@ -384,24 +400,28 @@ export async function claimableChannels(db: Database, jobId: string): Promise<st
       from channels as c where c.resource_key is not null
     )
     select c.resource_key from channels as c
-    where c.resource_key is not null and not exists (
-      select 1 from import_channel_leases as l
-      where l.job_id = ${jobId} and l.resource_key = c.resource_key
-        and (l.locked_until > ${now}::timestamptz or l.next_attempt_at > ${now}::timestamptz)
-    )`);
+    left join import_channel_leases as l on l.job_id = ${jobId} and l.resource_key = c.resource_key
+    where c.resource_key is not null ${claimable ? free : sql``}
+      and exists (select 1 from import_rows as m
+        where ${pending} and m.resource_key = c.resource_key
+          and ((m.body -> 'timestamp'), m.row_index) > ${afterSentThrough})`);
   return rowsOf<{ resource_key: string }>(result).map((row) => row.resource_key);
 }
+
+/** A channel's `sent_through` place under `l`, or a place before every message (jsonb null sorts first). */
+const sentThroughPlace = `(coalesce(l.sent_through_timestamp, 'null'::jsonb), coalesce(l.sent_through_row, -1))`;
+const afterSentThrough = sql.raw(sentThroughPlace);
 
 /**
  * Takes the lease of each channel named that no worker holds and none waits for a retry
  * (checked here again: another worker may have taken it since it was found). Returns the
- * channels taken.
+ * channels taken, each with where its sending stands.
  */
 export async function claimChannels(
   db: Database,
   { jobId, workerId, leaseMs }: RowLease,
   channelUrls: string[],
-): Promise<string[]> {
+): Promise<Array<{ channelUrl: string; sentThrough: MessagePosition | null }>> {
   const now = new Date();
   const nowText = now.toISOString();
   const until = new Date(now.getTime() + leaseMs).toISOString();
@@ -413,8 +433,18 @@ export async function claimChannels(
       set locked_by = excluded.locked_by, locked_until = excluded.locked_until, next_attempt_at = null
       where (l.locked_until is null or l.locked_until < ${nowText}::timestamptz)
         and (l.next_attempt_at is null or l.next_attempt_at <= ${nowText}::timestamptz)
-    returning l.resource_key`);
-  return rowsOf<{ resource_key: string }>(result).map((row) => row.resource_key);
+    returning l.resource_key, l.sent_through_timestamp::text as timestamp, l.sent_through_row`);
+  return rowsOf<{
+    resource_key: string;
+    timestamp: string | null;
+    sent_through_row: number | null;
+  }>(result).map((row) => ({
+    channelUrl: row.resource_key,
+    sentThrough:
+      row.timestamp === null || row.sent_through_row === null
+        ? null
+        : { timestamp: row.timestamp, rowIndex: Number(row.sent_through_row) },
+  }));
 }
 
 /** Extends this worker's leases of the channels it holds. */
@@ -445,56 +475,42 @@ async function releaseChannels(
 }
 
 /**
- * The next pending messages of each channel named, up to `rows` each, in the order they are
- * sent (timestamp, then row), after `after` when given: the requests of up to 100 that come
- * next. Reads only; a message's row is written once, with its outcome.
+ * A channel's next pending messages, up to `rows`, in the order they are sent (timestamp, then
+ * row), after `after` when given: the requests of up to 100 that come next. Reads only.
  */
 export async function readMessages(
   db: Database,
   jobId: string,
-  channelUrls: string[],
+  channelUrl: string,
   after: MessagePosition | null,
   rows: number,
-): Promise<Map<string, MessageBatch[]>> {
-  // One statement per channel: an index range read in sending order, planned once, where a
-  // join over the channels may be planned as a sort of every pending message of each.
-  const results = await Promise.all(
-    channelUrls.map((channelUrl) =>
-      after
-        ? preparedQuery<BatchRow>(db, "import_messages_after", readAfterSql, [
-            jobId,
-            channelUrl,
-            after.timestamp,
-            after.rowIndex,
-            rows,
-          ])
-        : preparedQuery<BatchRow>(db, "import_messages_first", readFirstSql, [
-            jobId,
-            channelUrl,
-            rows,
-          ]),
-    ),
-  );
-  const read = new Map<string, MessageBatch[]>();
-  for (const [n, result] of results.entries()) {
-    if (result.length === 0) continue;
-    const channelUrl = channelUrls[n]!;
-    read.set(
+): Promise<MessageBatch[]> {
+  // An index range read in sending order, planned once: a join over several channels may be
+  // planned as a sort of every pending message of each.
+  const result = after
+    ? await preparedQuery<BatchRow>(db, "import_messages_after", readAfterSql, [
+        jobId,
+        channelUrl,
+        after.timestamp,
+        after.rowIndex,
+        rows,
+      ])
+    : await preparedQuery<BatchRow>(db, "import_messages_first", readFirstSql, [
+        jobId,
+        channelUrl,
+        rows,
+      ]);
+  return result.map((row) => {
+    const rowIndexes = row.row_indexes.map(Number);
+    return {
       channelUrl,
-      result.map((row) => {
-        const rowIndexes = row.row_indexes.map(Number);
-        return {
-          channelUrl,
-          rowIndexes,
-          body: row.body,
-          attempts: Number(row.attempts),
-          rateLimitedTries: Number(row.rate_limited_tries),
-          last: { timestamp: row.last_timestamp, rowIndex: rowIndexes.at(-1)! },
-        };
-      }),
-    );
-  }
-  return read;
+      rowIndexes,
+      body: row.body,
+      attempts: Number(row.attempts),
+      rateLimitedTries: Number(row.rate_limited_tries),
+      last: { timestamp: row.last_timestamp, rowIndex: rowIndexes.at(-1)! },
+    };
+  });
 }
 
 type BatchRow = {
@@ -533,7 +549,35 @@ const readAfterSql = readSql(
   "$5::integer",
 );
 
-/** Rows whose request the platform took: written once, with their outcome. */
-const createdSql = `update import_rows set state = 'created', attempts = attempts + 1,
-    result_code = null, result_message = null, next_attempt_at = null, finished_at = now()
-  where job_id = $1::text and state = 'pending' and row_index = any($2::integer[])`;
+/**
+ * Moves each channel's `sent_through` place (of a channel leased before) forward to the last
+ * message of a request the platform took, counting the pending messages it passes as it goes.
+ * Never backwards: a worker whose lease ran out may record a request after the one that took
+ * over recorded a later one.
+ */
+export async function moveSentThrough(
+  db: Database,
+  jobId: string,
+  places: Map<string, MessagePosition>,
+): Promise<void> {
+  const records = [...places].map(([channelUrl, { timestamp, rowIndex }]) => ({
+    resource_key: channelUrl,
+    timestamp,
+    row_index: rowIndex,
+  }));
+  await preparedQuery(db, "import_messages_sent_through", sentThroughSql, [
+    jobId,
+    JSON.stringify(records),
+  ]);
+}
+
+const sentThroughSql = `update import_channel_leases as l set
+    sent_through_timestamp = v.timestamp::jsonb, sent_through_row = v.row_index,
+    sent_messages = l.sent_messages + (select count(*) from import_rows as m
+      where m.job_id = l.job_id and m.resource_key = l.resource_key and m.state = 'pending'
+        and m.body ? 'timestamp'
+        and ((m.body -> 'timestamp'), m.row_index) > ${sentThroughPlace}
+        and ((m.body -> 'timestamp'), m.row_index) <= (v.timestamp::jsonb, v.row_index))
+  from jsonb_to_recordset($2::jsonb) as v(resource_key text, timestamp text, row_index integer)
+  where l.job_id = $1::text and l.resource_key = v.resource_key
+    and (v.timestamp::jsonb, v.row_index) > ${sentThroughPlace}`;

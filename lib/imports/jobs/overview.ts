@@ -71,15 +71,24 @@ export async function jobOutcomeCounts(
   if (jobs.length === 0) return map;
   const rows = rowsOf<{ job_id: string } & StageJob["counts"]>(
     await db.execute(sql`
-      select job_id,
-        count(*) filter (where state = 'created')::int as created,
-        count(*) filter (where state = 'existed')::int as existed,
-        count(*) filter (where state = 'failed')::int as failed,
-        count(*) filter (where state = 'invalid')::int as invalid,
-        count(*) filter (where state = 'pending')::int as pending
-      from import_rows
-      where job_id in (select jsonb_array_elements_text(${JSON.stringify(jobs.map((job) => job.id))}::jsonb))
-      group by job_id`),
+      with jobs as (
+        select jsonb_array_elements_text(${JSON.stringify(jobs.map((job) => job.id))}::jsonb) as id
+      ), rows as (
+        select job_id,
+          count(*) filter (where state = 'created')::int as created,
+          count(*) filter (where state = 'existed')::int as existed,
+          count(*) filter (where state = 'failed')::int as failed,
+          count(*) filter (where state = 'invalid')::int as invalid,
+          count(*) filter (where state = 'pending')::int as pending
+        from import_rows where job_id in (select id from jobs) group by job_id
+      ), sent as (
+        select job_id, sum(sent_messages)::int as n
+        from import_channel_leases where job_id in (select id from jobs) group by job_id
+      )
+      -- Messages their channels' sending passed are created (./row-state.ts).
+      select r.job_id, r.created + coalesce(s.n, 0) as created, r.existed, r.failed, r.invalid,
+        r.pending - coalesce(s.n, 0) as pending
+      from rows as r left join sent as s on s.job_id = r.job_id`),
   );
   for (const { job_id: jobId, ...counts } of rows) map.set(jobId, counts);
   return map;

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import type { JobPlan, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib/imports/types";
 import { csvLine } from "./csv";
+import { channelsWithMessages } from "./message-runner";
 import { rowsOf } from "./plan";
 import { creationRequest, followUpRequests, type PlannedRequest } from "./requests";
 import { findRow, listRows, requireJob, rowCounts, type ImportRow, type RowCounts } from "./store";
@@ -112,13 +113,13 @@ async function channelProgress(
   db: Database,
   jobId: string,
 ): Promise<{ done: number; total: number }> {
-  const [row] = rowsOf<{ total: number; pending: number }>(
+  const [row] = rowsOf<{ total: number }>(
     await db.execute(sql`
-      select count(distinct resource_key)::int as total,
-        count(distinct resource_key) filter (where state = 'pending')::int as pending
+      select count(distinct resource_key)::int as total
       from import_rows where job_id = ${jobId} and state in ('pending', 'created', 'failed')`),
   );
-  return { done: (row?.total ?? 0) - (row?.pending ?? 0), total: row?.total ?? 0 };
+  const left = await channelsWithMessages(db, jobId, { claimable: false });
+  return { done: (row?.total ?? 0) - left.length, total: row?.total ?? 0 };
 }
 
 /** One row of the report, as the page lists it. */

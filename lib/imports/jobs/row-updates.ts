@@ -1,5 +1,6 @@
 import "server-only";
 import { sql } from "drizzle-orm";
+import { passedSql } from "./row-state";
 import type { Database } from "@/lib/db/client";
 
 /** One row's new values; only the keys given are written. */
@@ -35,7 +36,8 @@ const columns: Array<[keyof RowUpdate, string, string]> = [
  * jsonb_to_recordset), so a job's bookkeeping costs a statement per batch, not per row.
  * With `lockedBy`, only rows still claimed by that worker are written: a worker whose claim
  * ran out and was taken over never overwrites the newer outcome. With `pendingOnly`, only rows
- * still pending (a messages import, whose rows are not claimed one by one).
+ * still pending as they stand (a messages import, whose rows are not claimed one by one, and
+ * whose channel's sending may have passed them: `./row-state.ts`).
  */
 export async function applyRowUpdates(
   db: Database,
@@ -77,6 +79,6 @@ export async function applyRowUpdates(
     )
     where r.job_id = ${jobId} and r.row_index = v.row_index
       ${only.lockedBy ? sql`and r.locked_by = ${only.lockedBy}` : sql``}
-      ${only.pendingOnly ? sql`and r.state = 'pending'` : sql``}
+      ${only.pendingOnly ? sql`and r.state = 'pending' and not ${sql.raw(passedSql("r"))}` : sql``}
   `);
 }

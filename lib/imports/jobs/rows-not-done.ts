@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { requestPlan, rowsOf } from "./plan";
+import { passedSql } from "./row-state";
 import { createJob, ImportJobError, requireJob, type ImportJob } from "./store";
 
 /**
@@ -19,7 +20,10 @@ export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<I
       "A new job from the rows not done can be made once this import has been cancelled or has finished.",
     );
   }
-  const notDone = sql`job_id = ${jobId} and (state in ('pending', 'failed') or (state = 'created' and follow_up_state in ('pending', 'failed')))`;
+  // A pending message its channel's sending passed is created, with no follow-ups.
+  const notDone = sql`job_id = ${jobId} and (state = 'failed'
+    or (state = 'pending' and not ${sql.raw(passedSql("import_rows"))})
+    or (state = 'created' and follow_up_state in ('pending', 'failed')))`;
   const [counted] = rowsOf<{ n: number }>(
     await db.execute(sql`select count(*)::int as n from import_rows where ${notDone}`),
   );

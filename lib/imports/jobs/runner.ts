@@ -7,7 +7,7 @@ import type { PlatformClient, ResponseInfo } from "@/lib/platform";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
 import { claimRows, keepRenewed, renewRowLeases, unclaimed } from "@/lib/background/lease";
 import { startPollLoop } from "@/lib/background/poll-loop";
-import { workMessageJob } from "./message-runner";
+import { channelsWithMessages, workMessageJob } from "./message-runner";
 import { Pacer } from "./pacer";
 import { startPlanner } from "./planner";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
@@ -115,7 +115,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
             log,
           })
         : await workJob(db, client, job);
-    await maybeComplete(db, job.id);
+    await maybeComplete(db, job);
     return worked;
   }
 
@@ -353,13 +353,21 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     return left !== undefined;
   }
 
-  async function maybeComplete(db: Database, jobId: string) {
+  /** Rows still to send: a messages job's, per channel past its `sent_through` place. */
+  async function rowsLeft(db: Database, job: ImportJob): Promise<boolean> {
+    if (job.resource === "messages")
+      return (await channelsWithMessages(db, job.id, { claimable: false })).length > 0;
     const [left] = await db
       .select({ rowIndex: importRows.rowIndex })
       .from(importRows)
-      .where(and(eq(importRows.jobId, jobId), eq(importRows.state, "pending")))
+      .where(and(eq(importRows.jobId, job.id), eq(importRows.state, "pending")))
       .limit(1);
-    if (left || (await followUpsLeft(db, jobId))) return;
+    return left !== undefined;
+  }
+
+  async function maybeComplete(db: Database, job: ImportJob) {
+    const jobId = job.id;
+    if ((await rowsLeft(db, job)) || (await followUpsLeft(db, jobId))) return;
     const [done] = await db
       .update(importJobs)
       .set({ status: "completed", finishedAt: new Date() })

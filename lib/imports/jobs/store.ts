@@ -1,6 +1,20 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, asc, count, desc, eq, gt, inArray, isNotNull, ne, or, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  inArray,
+  isNotNull,
+  ne,
+  not,
+  or,
+  sql,
+} from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importChannelLeases, importJobs, importRows } from "@/lib/db/schema";
 import { prepareRow } from "@/lib/imports/prepare";
@@ -16,6 +30,7 @@ import {
 import { HEADER_SEARCH_ROWS } from "@/lib/imports/parse/records";
 import { deriveChannelUrl } from "./channel-url";
 import { MAX_CHUNK_BYTES, MAX_CHUNK_ROWS } from "./limits";
+import { asItStands, rowPassed, rowState, storedStates } from "./row-state";
 import { chunk } from "./rows";
 
 export type ImportJob = typeof importJobs.$inferSelect;
@@ -254,7 +269,15 @@ export type RowCounts = Record<RowState, number> & {
   total: number;
 };
 
+/**
+ * The job's rows by state as they stand: the rows' own states, with the messages their
+ * channels' sending has passed (counted on import_channel_leases as it moved) created.
+ */
 export async function rowCounts(db: Database, jobId: string): Promise<RowCounts> {
+  const [sent] = await db
+    .select({ n: sql<number>`coalesce(sum(${importChannelLeases.sentMessages}), 0)::int` })
+    .from(importChannelLeases)
+    .where(eq(importChannelLeases.jobId, jobId));
   const grouped = await db
     .select({
       state: importRows.state,
@@ -284,6 +307,8 @@ export async function rowCounts(db: Database, jobId: string): Promise<RowCounts>
     if (followUpState === "failed") counts.followUpsFailed += n;
     if (state === "existed" && !existedBefore) counts.existedInRun += n;
   }
+  counts.created += sent?.n ?? 0;
+  counts.pending -= sent?.n ?? 0;
   return counts;
 }
 
@@ -292,19 +317,26 @@ export async function listRows(
   jobId: string,
   options: { states?: RowState[]; afterIndex?: number; limit: number; followUpFailed?: boolean },
 ): Promise<ImportRow[]> {
-  return db
-    .select()
+  const rows = await db
+    .select({ ...getTableColumns(importRows), passed: rowPassed })
     .from(importRows)
     .where(
       and(
         eq(importRows.jobId, jobId),
-        options.states?.length ? inArray(importRows.state, options.states) : undefined,
+        // The stored state narrows by index; the state as it stands decides.
+        options.states?.length
+          ? and(
+              inArray(importRows.state, storedStates(options.states)),
+              inArray(rowState, options.states),
+            )
+          : undefined,
         options.followUpFailed ? eq(importRows.followUpState, "failed") : undefined,
         options.afterIndex === undefined ? undefined : gt(importRows.rowIndex, options.afterIndex),
       ),
     )
     .orderBy(asc(importRows.rowIndex))
     .limit(options.limit);
+  return rows.map(asItStands);
 }
 
 /**
@@ -327,6 +359,7 @@ export async function* pendingPages(db: Database, jobId: string, pageSize: numbe
         and(
           eq(importRows.jobId, jobId),
           eq(importRows.state, "pending"),
+          not(rowPassed),
           gt(importRows.rowIndex, after),
         ),
       )
@@ -344,11 +377,11 @@ export async function findRow(
   rowIndex: number,
 ): Promise<ImportRow | undefined> {
   const [row] = await db
-    .select()
+    .select({ ...getTableColumns(importRows), passed: rowPassed })
     .from(importRows)
     .where(and(eq(importRows.jobId, jobId), eq(importRows.rowIndex, rowIndex)))
     .limit(1);
-  return row;
+  return row && asItStands(row);
 }
 
 /** Rows, or channels of a messages import, someone is working on right now (a live claim). */

@@ -1,6 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { GroupCommit } from "@/lib/db/group-commit";
 
+/** A group commit whose database answers at once with the items, recording each write. */
+function echoingCommit() {
+  const groups: number[][] = [];
+  const commit = new GroupCommit<number, number>(
+    async (items) => {
+      groups.push(items);
+      return items;
+    },
+    { maxItems: 100 },
+  );
+  return { commit, groups };
+}
+
 describe("GroupCommit", () => {
   it("gathers items submitted while a write is under way into the next write, answering each with its own result", async () => {
     const groups: number[][] = [];
@@ -35,14 +48,7 @@ describe("GroupCommit", () => {
   it("gathers the items submitted in one turn of the event loop even when the database answers at once", async () => {
     // PGlite runs on this thread and answers within microtasks: without waiting for the end
     // of the turn, every request parsed in that turn would be written alone.
-    const groups: number[][] = [];
-    const commit = new GroupCommit<number, number>(
-      async (items) => {
-        groups.push(items);
-        return items;
-      },
-      { maxItems: 100 },
-    );
+    const { commit, groups } = echoingCommit();
     const answers = await Promise.all([1, 2, 3].map((item) => commit.submit(item)));
     expect(answers).toEqual([1, 2, 3]);
     expect(groups).toEqual([[1, 2, 3]]);
@@ -50,14 +56,7 @@ describe("GroupCommit", () => {
 
   it("keeps gathering while later turns of the event loop bring more items", async () => {
     // Ten connections answered by one write come back in two halves, a turn or so apart.
-    const groups: number[][] = [];
-    const commit = new GroupCommit<number, number>(
-      async (items) => {
-        groups.push(items);
-        return items;
-      },
-      { maxItems: 100 },
-    );
+    const { commit, groups } = echoingCommit();
     const early = [1, 2].map((item) => commit.submit(item));
     await new Promise((resolve) => setImmediate(resolve));
     const late = [3, 4].map((item) => commit.submit(item));
@@ -66,14 +65,7 @@ describe("GroupCommit", () => {
   });
 
   it("stops gathering after a few turns when items keep arriving, so a steady stream cannot hold a group", async () => {
-    const groups: number[][] = [];
-    const commit = new GroupCommit<number, number>(
-      async (items) => {
-        groups.push(items);
-        return items;
-      },
-      { maxItems: 100 },
-    );
+    const { commit, groups } = echoingCommit();
     const answers: Array<Promise<number>> = [];
     for (let item = 0; item < 20; item++) {
       answers.push(commit.submit(item));

@@ -10,6 +10,12 @@ const messagesPerRequest = 100;
 /** A row measured while other processes used more than this (in cores) is measured again. */
 const maxOtherCores = 0.25;
 const attempts = 3;
+const warmUpSeconds = 2;
+
+/** The same kind of body, with users of each run's own, so every run creates new ones. */
+function bodyOfRun(body: LoadOptions["body"], run: string): LoadOptions["body"] {
+  return "newUserPrefix" in body ? { newUserPrefix: `${body.newUserPrefix}_${run}` } : body;
+}
 
 type Row = {
   target: string;
@@ -58,6 +64,13 @@ async function measure(
   serverPid: number | undefined,
   options: LoadOptions,
 ): Promise<Row> {
+  // Unmeasured first: the server's and the generator's code is compiled and the database's
+  // statements prepared before the figure is taken, for every target alike.
+  await generateLoad({
+    ...options,
+    seconds: warmUpSeconds,
+    body: bodyOfRun(options.body, "warm_up"),
+  });
   let row: Row | undefined;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const before = {
@@ -66,7 +79,7 @@ async function measure(
       machine: machineCpuMs(),
       bench: process.cpuUsage(),
     };
-    const load = await generateLoad(options);
+    const load = await generateLoad({ ...options, body: bodyOfRun(options.body, `${attempt}`) });
     const server = (serverPid ? processCpuMs(serverPid) : 0) - before.server;
     const postgres = postgresCpuMs() - before.postgres;
     const benchUsage = process.cpuUsage(before.bench);

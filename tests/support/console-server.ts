@@ -13,6 +13,8 @@ export type ConsoleServer = {
   stop: () => Promise<void>;
   /** Stops (SIGKILL with `kill`, as in a crash) and starts the same server again on the same data. */
   restart: (options?: { kill?: boolean }) => Promise<void>;
+  /** The server process's id (benches read its CPU time). */
+  pid: () => number | undefined;
 };
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -95,6 +97,7 @@ export async function startConsoleServer(
     origin,
     adminPassword,
     output: () => output,
+    pid: () => child?.pid,
     restart: async ({ kill = false } = {}) => {
       await stop(kill ? "SIGKILL" : "SIGTERM");
       await start();

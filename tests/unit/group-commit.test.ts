@@ -1,12 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { GroupCommit } from "@/lib/db/group-commit";
 
+/** A group commit whose database answers at once with the items, recording each write. */
+function echoingCommit() {
+  const groups: number[][] = [];
+  const commit = new GroupCommit<number, number>(
+    async (items) => {
+      groups.push(items);
+      return items;
+    },
+    { maxItems: 100 },
+  );
+  return { commit, groups };
+}
+
 describe("GroupCommit", () => {
   it("gathers items submitted while a write is under way into the next write, answering each with its own result", async () => {
     const groups: number[][] = [];
+    let writeStarted: () => void = () => {};
+    const firstWrite = new Promise<void>((resolve) => (writeStarted = resolve));
     const commit = new GroupCommit<number, string>(
       async (items) => {
         groups.push(items);
+        writeStarted();
         await new Promise((resolve) => setTimeout(resolve, 5));
         return items.map((item) =>
           item % 3 === 0 ? new Error(`refused ${item}`) : `stored ${item}`,
@@ -15,8 +31,8 @@ describe("GroupCommit", () => {
       { maxItems: 100 },
     );
     const first = commit.submit(1);
-    // Submitted on a later turn of the event loop, while the write of 1 is under way.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Submitted while the write of 1 is under way.
+    await firstWrite;
     const answers = await Promise.allSettled([
       first,
       ...[2, 3, 4, 5, 6].map((item) => commit.submit(item)),
@@ -32,17 +48,32 @@ describe("GroupCommit", () => {
   it("gathers the items submitted in one turn of the event loop even when the database answers at once", async () => {
     // PGlite runs on this thread and answers within microtasks: without waiting for the end
     // of the turn, every request parsed in that turn would be written alone.
-    const groups: number[][] = [];
-    const commit = new GroupCommit<number, number>(
-      async (items) => {
-        groups.push(items);
-        return items;
-      },
-      { maxItems: 100 },
-    );
+    const { commit, groups } = echoingCommit();
     const answers = await Promise.all([1, 2, 3].map((item) => commit.submit(item)));
     expect(answers).toEqual([1, 2, 3]);
     expect(groups).toEqual([[1, 2, 3]]);
+  });
+
+  it("keeps gathering while later turns of the event loop bring more items", async () => {
+    // Ten connections answered by one write come back in two halves, a turn or so apart.
+    const { commit, groups } = echoingCommit();
+    const early = [1, 2].map((item) => commit.submit(item));
+    await new Promise((resolve) => setImmediate(resolve));
+    const late = [3, 4].map((item) => commit.submit(item));
+    expect(await Promise.all([...early, ...late])).toEqual([1, 2, 3, 4]);
+    expect(groups).toEqual([[1, 2, 3, 4]]);
+  });
+
+  it("stops gathering after a few turns when items keep arriving, so a steady stream cannot hold a group", async () => {
+    const { commit, groups } = echoingCommit();
+    const answers: Array<Promise<number>> = [];
+    for (let item = 0; item < 20; item++) {
+      answers.push(commit.submit(item));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(answers);
+    expect(groups[0]!.length).toBeLessThanOrEqual(4);
+    expect(groups.flat()).toEqual(Array.from({ length: 20 }, (_, item) => item));
   });
 
   it("answers only after the write that carried the item has finished", async () => {

@@ -22,6 +22,8 @@ export type SandboxServer = {
   /** Lets a paused process go on (SIGCONT). */
   resume: () => void;
   stop: () => Promise<void>;
+  /** The server process's id (benches read its CPU time). */
+  pid: () => number | undefined;
 };
 
 const root = path.resolve(import.meta.dirname, "../../..");
@@ -108,6 +110,7 @@ export async function startSandboxServer(
       server.origin = origin;
       server.baseUrl = `${origin}/sandbox/${appId}`;
     },
+    pid: () => child.pid,
     pause: () => child.kill("SIGSTOP"),
     resume: () => child.kill("SIGCONT"),
     stop: async () => {

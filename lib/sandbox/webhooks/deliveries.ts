@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gte, inArray, lt, lte, ne, sql, type SQL } from "dr
 import type { Database } from "@/lib/db/client";
 import { webhookAttempts, webhookEvents } from "@/lib/db/schema";
 import type { SandboxApplication } from "../apps";
-import { heldWhenFirstPending, type HeldEvent } from "./outbox";
+import { heldWhenFirstPending, olderPendingOf, type HeldEvent } from "./outbox";
 import {
   deliveryOutcomes,
   deliveryPageToken,
@@ -138,14 +138,13 @@ export async function resendDeliveries(
     .orderBy(asc(webhookEvents.seq))
     .limit(MAX_RESEND)
     .as("selected");
-  const holds = sql.raw(
-    heldWhenFirstPending("offered_holder", "app_id", "coalesce(copy_key, new_id)"),
-  );
+  const holds = sql.raw(heldWhenFirstPending("offered_holder"));
+  const older = sql.raw(olderPendingOf("selected.app_id", "coalesce(copy_key, new_id)"));
   const { rows } = (await db.execute(sql`
     insert into ${webhookEvents} (id, app_id, category, payload, url, order_key, held_by, attempt_started_at)
     select new_id, app_id, category, payload, ${app.webhook.url}, coalesce(copy_key, new_id),
       holder, case when holder is not null then now() end
-    from (select *, ${holds} as holder from ${selected}) copies
+    from (select selected.*, ${holds} as holder from ${selected} ${older}) copies
     order by seq
     returning id, seq, order_key, case when held_by is not null then payload::text end as body`)) as unknown as {
     rows: Array<{ id: string; seq: string | number; order_key: string; body: string | null }>;

@@ -119,21 +119,32 @@ const enqueueSql = `
   insert into webhook_events (id, app_id, category, payload, url, order_key, held_by, attempt_started_at)
   select id, $2, category, body::json, $3, order_key, holder, case when holder is not null then now() end
   from (
-    select v.*, ${heldWhenFirstPending("$4", "$2", "v.order_key")} as holder
+    select v.*, ${heldWhenFirstPending("$4")} as holder
     from json_to_recordset($1::json) as v(id text, category text, body text, order_key text, place int)
+    ${olderPendingOf("$2", "v.order_key")}
   ) c
   order by place
   returning id, seq, held_by is not null as held`;
 
 /**
- * The holder, when no event of the call or room is pending yet: an older pending event (held
- * by anyone, or waiting for a retry) must go first, so a newer one waits in the outbox. The
- * arguments are SQL expressions (parameters or columns), never values.
+ * Joins `older.waiting`: whether an event of the same call or room is pending already. A
+ * lateral probe of one index entry per row: as a NOT EXISTS in the select list, a prepared
+ * statement's plan hashed every pending event on each run instead (10 ms per emit with 20,000
+ * pending for a dead endpoint). The arguments are SQL expressions, never values.
  */
-export function heldWhenFirstPending(holder: string, appId: string, orderKey: string): string {
-  return `case when ${holder}::text is not null and not exists (select 1 from webhook_events p
-      where p.status = 'pending' and p.app_id = ${appId} and p.order_key = ${orderKey})
-    then ${holder}::text end`;
+export function olderPendingOf(appId: string, orderKey: string): string {
+  return `left join lateral (select true as waiting from webhook_events p
+      where p.status = 'pending' and p.app_id = ${appId} and p.order_key = ${orderKey} limit 1
+    ) older on true`;
+}
+
+/**
+ * The holder, when no event of the call or room is pending yet (see olderPendingOf): an older
+ * pending event, held by anyone or waiting for a retry, goes first, so a newer one waits in
+ * the outbox.
+ */
+export function heldWhenFirstPending(holder: string): string {
+  return `case when ${holder}::text is not null and older.waiting is null then ${holder}::text end`;
 }
 
 type ClaimOptions = {

@@ -243,7 +243,7 @@ class HoldQueues {
   /** Per order key, in `seq` order; the first is in flight or startable. */
   private readonly byKey = new Map<string, HeldEvent[]>();
   /** Per endpoint URL, the events whose turn in their call or room has come, oldest first. */
-  private readonly startableByUrl = new Map<string, HeldEvent[]>();
+  private readonly startableByUrl = new Map<string, Fifo<HeldEvent>>();
   private readonly inFlight = new Map<string, number>();
   inFlightTotal = 0;
   heldTotal = 0;
@@ -265,13 +265,13 @@ class HoldQueues {
     const started: HeldEvent[] = [];
     for (const [url, queue] of this.startableByUrl) {
       let busy = this.inFlight.get(url) ?? 0;
-      while (queue.length > 0 && busy < perEndpoint && this.inFlightTotal < concurrency) {
-        started.push(queue.shift()!);
+      while (queue.size > 0 && busy < perEndpoint && this.inFlightTotal < concurrency) {
+        started.push(queue.shift());
         busy += 1;
         this.inFlightTotal += 1;
       }
       this.inFlight.set(url, busy);
-      if (queue.length === 0) this.startableByUrl.delete(url);
+      if (queue.size === 0) this.startableByUrl.delete(url);
     }
     return started;
   }
@@ -301,7 +301,7 @@ class HoldQueues {
   busyPerEndpoint(): Map<string, number> {
     const busy = new Map(this.inFlight);
     for (const [url, queue] of this.startableByUrl)
-      busy.set(url, (busy.get(url) ?? 0) + queue.length);
+      busy.set(url, (busy.get(url) ?? 0) + queue.size);
     return busy;
   }
 
@@ -315,8 +315,36 @@ class HoldQueues {
   }
 
   private makeStartable(event: HeldEvent) {
-    const queue = this.startableByUrl.get(event.url);
-    if (queue) queue.push(event);
-    else this.startableByUrl.set(event.url, [event]);
+    let queue = this.startableByUrl.get(event.url);
+    if (!queue) this.startableByUrl.set(event.url, (queue = new Fifo()));
+    queue.push(event);
+  }
+}
+
+/**
+ * A first-in first-out queue whose take is O(1) at any length: Array.shift moves every element
+ * once an array outgrows V8's regular heap (20,000 shifts from 20,000 events: 500 ms).
+ */
+class Fifo<T> {
+  private items: T[] = [];
+  private head = 0;
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T) {
+    this.items.push(item);
+  }
+
+  /** The oldest item; only when `size` > 0. */
+  shift(): T {
+    const item = this.items[this.head]!;
+    this.head += 1;
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
   }
 }

@@ -183,8 +183,11 @@ async function claimIn(db: Database, options: ClaimOptions): Promise<HeldEvent[]
   // Walk the pending events in order and stop at the limit. Statistics taken while the outbox
   // was empty (a fresh table, or an idle one before a burst) make the planner prefer a bitmap
   // scan of every pending event, each checked for an older one of its key and then sorted:
-  // work per claim that grows with the backlog.
+  // work per claim that grows with the backlog. Without statistics at all it scanned the whole
+  // table instead (189 scans, 5.4 million rows read while a "send again" of 10,000 went through
+  // claims).
   await db.execute(sql`set local enable_bitmapscan = off`);
+  await db.execute(sql`set local enable_seqscan = off`);
   // The payload comes back as the text it was stored as (`json` keeps it verbatim): that is
   // the body to sign and send, with no parse and no serialisation in between.
   const claimed = (await db.execute(sql`

@@ -12,6 +12,7 @@ import { ErrorCode, SandboxError, errorResponse } from "./errors";
 import { RateLimiter, type RateLimitKind } from "./rate-limit";
 import { isMultipart } from "./request";
 import { registerRoutes } from "./routes";
+import type { WebhookDispatch } from "./webhooks/worker";
 
 /** JSON bodies of every operation are small; a body larger than this is refused. */
 export const maxJsonBodyBytes = 1024 * 1024;
@@ -21,19 +22,18 @@ export const maxMultipartBodyBytes = 6 * 1024 * 1024;
 export type SandboxAppOptions = {
   getDb: () => Promise<Database>;
   config: SandboxConfig;
-  /** Called when events were stored for delivery, so a worker can start at once. */
-  onEventsAccepted?: () => void;
+  /** The webhook worker of this process, told of events stored for delivery; none by default. */
+  webhooks?: WebhookDispatch;
 };
+
+/** Without a worker in this process, events wait in the outbox for one elsewhere. */
+const noWebhookWorker: WebhookDispatch = { holder: () => undefined, accepted: () => {} };
 
 /**
  * The embedded platform as a web-standard `Request -> Response` app. Mounted inside
  * Next.js at /sandbox/... and served on its own port by `npm run sandbox`.
  */
-export function createSandboxApp({
-  getDb,
-  config,
-  onEventsAccepted = () => {},
-}: SandboxAppOptions) {
+export function createSandboxApp({ getDb, config, webhooks = noWebhookWorker }: SandboxAppOptions) {
   const rateLimiter = new RateLimiter();
   let ready: Promise<Database> | undefined;
   const init = () => {
@@ -73,7 +73,7 @@ export function createSandboxApp({
     c.set("db", db);
     c.set("config", config);
     c.set("origin", requestOrigin(c.req.raw.headers, c.req.raw.url));
-    c.set("onEventsAccepted", onEventsAccepted);
+    c.set("webhooks", webhooks);
     const appId = c.req.param("appId") ?? "";
     const app = await cachedApplication(db, appId);
     if (!app) {

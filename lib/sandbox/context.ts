@@ -2,6 +2,7 @@ import type { Context, Hono } from "hono";
 import type { Database } from "@/lib/db/client";
 import type { SandboxApplication } from "./apps";
 import type { SandboxConfig } from "./config";
+import type { WebhookDispatch } from "./webhooks/worker";
 
 export type SandboxEnv = {
   Variables: {
@@ -10,8 +11,8 @@ export type SandboxEnv = {
     config: SandboxConfig;
     /** Origin the request came in on, to build URLs of stored files. */
     origin: string;
-    /** Tells the webhook worker that the outbox has new events. */
-    onEventsAccepted: () => void;
+    /** The webhook worker of this process: who holds new events, and where they go. */
+    webhooks: WebhookDispatch;
   };
 };
 

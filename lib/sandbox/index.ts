@@ -29,7 +29,11 @@ export function getSandboxApp(): SandboxApp {
   store[appKey] ??= createSandboxApp({
     getDb,
     config: sandboxConfigFromEnv(),
-    onEventsAccepted: () => store[workerKey]?.nudge(),
+    // The worker starts after the app; until then events wait in the outbox.
+    webhooks: {
+      holder: () => store[workerKey]?.holder(),
+      accepted: (held, waiting) => store[workerKey]?.accepted(held, waiting),
+    },
   });
   return store[appKey];
 }

@@ -68,15 +68,22 @@ export function registerSandboxEventRoutes(api: SandboxRouter): void {
         "Webhooks are off or have no URL: there is nowhere to send again.",
       );
     }
-    const result = await resendDeliveries(c.get("db"), app.id, app.webhook.url, filter);
-    if (result.count > 0) c.get("onEventsAccepted")();
+    const webhooks = c.get("webhooks");
+    const { held, ...result } = await resendDeliveries(c.get("db"), app, filter, webhooks.holder());
+    webhooks.accepted(held, result.count > held.length);
     return c.json(result);
   });
 }
 
 async function accept(c: SandboxContext, payloads: WebhookPayload[]) {
-  const app = c.get("app");
-  const results = await enqueueEvents(c.get("db"), app.id, app.webhook, payloads);
-  if (results.some((result) => result.delivered)) c.get("onEventsAccepted")();
+  const webhooks = c.get("webhooks");
+  const { results, held } = await enqueueEvents(
+    c.get("db"),
+    c.get("app"),
+    payloads,
+    webhooks.holder(),
+  );
+  const stored = results.filter((result) => result.delivered).length;
+  webhooks.accepted(held, stored > held.length);
   return results.map((result, index) => ({ ...result, category: payloads[index]!.category }));
 }

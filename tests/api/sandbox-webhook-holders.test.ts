@@ -14,9 +14,7 @@ type Delivery = {
  * only hands it to another worker when this one is gone. These check what survives that.
  */
 describe("sandbox webhook delivery from memory: crash, stop, retry", () => {
-  // Long enough that an answered request is never taken for a hang on a loaded machine: a 200
-  // that arrived after a 300 ms timeout was rightly sent again, and the test saw it twice.
-  const hooks = useWebhookSandbox({ SANDBOX_WEBHOOK_TIMEOUT_MS: "2000" });
+  const hooks = useWebhookSandbox({ SANDBOX_WEBHOOK_TIMEOUT_MS: "300" });
 
   async function playRoom(): Promise<{ roomId: string; categories: string[] }> {
     const played = await call<{ room_id: string; events: Array<{ category: string }> }>(

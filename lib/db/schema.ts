@@ -245,29 +245,20 @@ export const webhookEvents = pgTable(
     /** Set when an attempt starts, cleared when it is recorded: still set after a crash. */
     attemptStartedAt: timestamp("attempt_started_at", { withTimezone: true }),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
-    /**
-     * The delivery worker (`webhook_holders.id`) that has the event in memory: the one that
-     * stored it, or claimed it. Nobody else claims it while that holder is alive.
-     */
-    heldBy: text("held_by"),
+    /** A worker holds the event until this time; a crashed worker's claim simply runs out. */
+    lockedUntil: timestamp("locked_until", { withTimezone: true }),
     createdAt: createdAt(),
     seq: bigserial("seq", { mode: "number" }).notNull(),
   },
   (t) => [
     index("webhook_events_app_seq").on(t.appId, t.seq),
-    // Delivered is the common outcome, found through app_seq; the others are few and indexed.
-    // Leaving delivered events out spares the outcome's record an index write.
-    index("webhook_events_app_undelivered_seq")
-      .on(t.appId, t.outcome, t.seq)
-      .where(sql`${t.outcome} <> 'delivered'`),
+    index("webhook_events_app_outcome_seq").on(t.appId, t.outcome, t.seq),
     index("webhook_events_app_order_key").on(t.appId, t.orderKey, t.seq),
-    // Appended in time order: a block range index serves retention and time filters for a
-    // fraction of a B-tree's cost per written row.
-    index("webhook_events_created_at").using("brin", t.createdAt),
-    // The claim reads pending events nobody holds, in order; without this it sorts them each time.
-    index("webhook_events_unheld_seq")
+    index("webhook_events_created_at").on(t.createdAt),
+    // The claim reads pending events in order; without this it sorts every pending event each time.
+    index("webhook_events_pending_seq")
       .on(t.seq)
-      .where(sql`${t.status} = 'pending' and ${t.heldBy} is null`),
+      .where(sql`${t.status} = 'pending'`),
     // Whether an older event of the same call or room is still pending: one probe per claimed
     // event, which must not walk the key's whole delivered history.
     index("webhook_events_pending_order_key")
@@ -275,15 +266,6 @@ export const webhookEvents = pgTable(
       .where(sql`${t.status} = 'pending'`),
   ],
 );
-
-/**
- * Delivery workers alive now: each renews its row while it runs. The events a worker holds
- * in memory come back to the others once its row is out of date (the process died).
- */
-export const webhookHolders = pgTable("webhook_holders", {
-  id: text("id").primaryKey(),
-  aliveUntil: timestamp("alive_until", { withTimezone: true }).notNull(),
-});
 
 export const webhookAttempts = pgTable(
   "webhook_attempts",

@@ -12,7 +12,6 @@ import { ErrorCode, SandboxError, errorResponse } from "./errors";
 import { RateLimiter, type RateLimitKind } from "./rate-limit";
 import { isMultipart } from "./request";
 import { registerRoutes } from "./routes";
-import type { WebhookDispatch } from "./webhooks/worker";
 
 /** JSON bodies of every operation are small; a body larger than this is refused. */
 export const maxJsonBodyBytes = 1024 * 1024;
@@ -22,18 +21,19 @@ export const maxMultipartBodyBytes = 6 * 1024 * 1024;
 export type SandboxAppOptions = {
   getDb: () => Promise<Database>;
   config: SandboxConfig;
-  /** The webhook worker of this process, told of events stored for delivery; none by default. */
-  webhooks?: WebhookDispatch;
+  /** Called when events were stored for delivery, so a worker can start at once. */
+  onEventsAccepted?: () => void;
 };
-
-/** Without a worker in this process, events wait in the outbox for one elsewhere. */
-const noWebhookWorker: WebhookDispatch = { holder: () => undefined, accepted: () => {} };
 
 /**
  * The embedded platform as a web-standard `Request -> Response` app. Mounted inside
  * Next.js at /sandbox/... and served on its own port by `npm run sandbox`.
  */
-export function createSandboxApp({ getDb, config, webhooks = noWebhookWorker }: SandboxAppOptions) {
+export function createSandboxApp({
+  getDb,
+  config,
+  onEventsAccepted = () => {},
+}: SandboxAppOptions) {
   const rateLimiter = new RateLimiter();
   let ready: Promise<Database> | undefined;
   const init = () => {
@@ -73,7 +73,7 @@ export function createSandboxApp({ getDb, config, webhooks = noWebhookWorker }: 
     c.set("db", db);
     c.set("config", config);
     c.set("origin", requestOrigin(c.req.raw.headers, c.req.raw.url));
-    c.set("webhooks", webhooks);
+    c.set("onEventsAccepted", onEventsAccepted);
     const appId = c.req.param("appId") ?? "";
     const app = await cachedApplication(db, appId);
     if (!app) {

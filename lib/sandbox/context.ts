@@ -2,7 +2,6 @@ import type { Context, Hono } from "hono";
 import type { Database } from "@/lib/db/client";
 import type { SandboxApplication } from "./apps";
 import type { SandboxConfig } from "./config";
-import type { WebhookDispatch } from "./webhooks/worker";
 
 export type SandboxEnv = {
   Variables: {
@@ -11,8 +10,8 @@ export type SandboxEnv = {
     config: SandboxConfig;
     /** Origin the request came in on, to build URLs of stored files. */
     origin: string;
-    /** The webhook worker of this process: who holds new events, and where they go. */
-    webhooks: WebhookDispatch;
+    /** Tells the webhook worker that the outbox has new events. */
+    onEventsAccepted: () => void;
   };
 };
 

@@ -29,11 +29,7 @@ export function getSandboxApp(): SandboxApp {
   store[appKey] ??= createSandboxApp({
     getDb,
     config: sandboxConfigFromEnv(),
-    // The worker starts after the app; until then events wait in the outbox.
-    webhooks: {
-      holder: () => store[workerKey]?.holder(),
-      accepted: (held, waiting) => store[workerKey]?.accepted(held, waiting),
-    },
+    onEventsAccepted: () => store[workerKey]?.nudge(),
   });
   return store[appKey];
 }

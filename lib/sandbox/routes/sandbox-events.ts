@@ -68,22 +68,15 @@ export function registerSandboxEventRoutes(api: SandboxRouter): void {
         "Webhooks are off or have no URL: there is nowhere to send again.",
       );
     }
-    const webhooks = c.get("webhooks");
-    const { held, ...result } = await resendDeliveries(c.get("db"), app, filter, webhooks.holder());
-    webhooks.accepted(held, result.count > held.length);
+    const result = await resendDeliveries(c.get("db"), app.id, app.webhook.url, filter);
+    if (result.count > 0) c.get("onEventsAccepted")();
     return c.json(result);
   });
 }
 
 async function accept(c: SandboxContext, payloads: WebhookPayload[]) {
-  const webhooks = c.get("webhooks");
-  const { results, held } = await enqueueEvents(
-    c.get("db"),
-    c.get("app"),
-    payloads,
-    webhooks.holder(),
-  );
-  const stored = results.filter((result) => result.delivered).length;
-  webhooks.accepted(held, stored > held.length);
+  const app = c.get("app");
+  const results = await enqueueEvents(c.get("db"), app.id, app.webhook, payloads);
+  if (results.some((result) => result.delivered)) c.get("onEventsAccepted")();
   return results.map((result, index) => ({ ...result, category: payloads[index]!.category }));
 }

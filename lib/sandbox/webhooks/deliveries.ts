@@ -1,8 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, lt, lte, ne, sql, type SQL } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { webhookAttempts, webhookEvents } from "@/lib/db/schema";
-import type { SandboxApplication } from "../apps";
-import { heldWhenFirstPending, olderPendingOf, type HeldEvent } from "./outbox";
 import {
   deliveryOutcomes,
   deliveryPageToken,
@@ -107,68 +105,40 @@ export async function countDeliveries(
 }
 
 /**
- * Sends the payloads of every delivery the filter selects again, as new deliveries to the
- * endpoint configured now, oldest first. Answers how many were created, and the copies
- * `holder` holds (see enqueueEvents) to be sent from memory. One statement copies them inside
- * the database: the payloads travel once, to the worker that sends them, and the worker sees
- * the whole selection at once.
+ * Sends the payloads of every delivery the filter selects again, as new deliveries to `url`
+ * (the endpoint configured now), oldest first. Answers how many were created. One statement
+ * copies them inside the database: the payloads need not travel to this process and back, and
+ * the worker sees the whole selection at once.
  */
 export async function resendDeliveries(
   db: Database,
-  app: Pick<SandboxApplication, "id" | "apiToken" | "webhook">,
+  appId: string,
+  url: string,
   filter: DeliveryFilter,
-  holder: string | undefined,
-): Promise<{ count: number; event_ids: string[]; held: HeldEvent[] }> {
+): Promise<{ count: number; event_ids: string[] }> {
   const selected = db
     .select({
       newId: sql<string>`gen_random_uuid()::text`.as("new_id"),
-      appId: webhookEvents.appId,
       category: webhookEvents.category,
       payload: webhookEvents.payload,
-      // An event of no call or room is its own order key (see orderKeyOf): its copy gets its own.
-      copyKey: sql<string | null>`case when ${webhookEvents.orderKey} like 'direct_call:%'
-        or ${webhookEvents.orderKey} like 'room:%' then ${webhookEvents.orderKey} end`.as(
-        "copy_key",
-      ),
-      offeredHolder: sql<string | null>`${holder ?? null}::text`.as("offered_holder"),
+      orderKey: webhookEvents.orderKey,
       seq: webhookEvents.seq,
     })
     .from(webhookEvents)
-    .where(filterWhere(app.id, filter))
+    .where(filterWhere(appId, filter))
     .orderBy(asc(webhookEvents.seq))
     .limit(MAX_RESEND)
     .as("selected");
-  const holds = sql.raw(heldWhenFirstPending("offered_holder"));
-  const older = sql.raw(olderPendingOf("selected.app_id", "coalesce(copy_key, new_id)"));
+  // An event of no call or room is its own order key (see orderKeyOf): its copy gets its own.
   const { rows } = (await db.execute(sql`
-    insert into ${webhookEvents} (id, app_id, category, payload, url, order_key, held_by, attempt_started_at)
-    select new_id, app_id, category, payload, ${app.webhook.url}, coalesce(copy_key, new_id),
-      holder, case when holder is not null then now() end
-    from (select selected.*, ${holds} as holder from ${selected} ${older}) copies
+    insert into ${webhookEvents} (id, app_id, category, payload, url, order_key)
+    select new_id, ${appId}, category, payload, ${url},
+      case when order_key like 'direct_call:%' or order_key like 'room:%' then order_key else new_id end
+    from ${selected}
     order by seq
-    returning id, seq, order_key, case when held_by is not null then payload::text end as body`)) as unknown as {
-    rows: Array<{ id: string; seq: string | number; order_key: string; body: string | null }>;
-  };
-  const copies = rows
-    .map((row) => ({ ...row, seq: Number(row.seq) }))
-    .sort((a, b) => a.seq - b.seq);
-  const held = copies.flatMap(({ id, seq, order_key, body }) =>
-    body === null
-      ? []
-      : [
-          {
-            id,
-            appId: app.id,
-            url: app.webhook.url,
-            attemptCount: 0,
-            orderKey: order_key,
-            seq,
-            body,
-            signingKey: app.apiToken,
-          },
-        ],
-  );
-  return { count: copies.length, event_ids: copies.slice(0, 100).map((copy) => copy.id), held };
+    returning id, seq`)) as unknown as { rows: Array<{ id: string; seq: string | number }> };
+  const ids = rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map((row) => row.id);
+  return { count: ids.length, event_ids: ids.slice(0, 100) };
 }
 
 const SLICE_MS = 5 * 60_000;

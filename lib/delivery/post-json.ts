@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
+import { urlToHttpOptions } from "node:url";
 import { createHmac } from "node:crypto";
 import { guardedLookup, REFUSED_CODE, refusalReason, type AddressPolicy } from "./address-guard";
 
@@ -78,21 +79,8 @@ export function postJson(
     responseExcerpt: null,
   });
 
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    return Promise.resolve(failed("The URL is not valid."));
-  }
-  if (target.protocol !== "http:" && target.protocol !== "https:") {
-    return Promise.resolve(failed("Only http and https URLs are delivered to."));
-  }
-  // An IP literal skips DNS, so the guard checks it here.
-  const literal = target.hostname.replace(/^\[|\]$/g, "");
-  if (net.isIP(literal)) {
-    const reason = refusalReason(literal, options.policy);
-    if (reason) return Promise.resolve(failed(`Refused to connect: ${reason}.`, true));
-  }
+  const target = targetOf(url, options.policy);
+  if ("failure" in target) return Promise.resolve(failed(target.failure, target.refused));
 
   return new Promise((resolve) => {
     let settled = false;
@@ -102,14 +90,8 @@ export function postJson(
       clearTimeout(timer);
       resolve(outcome);
     };
-    const transport = target.protocol === "https:" ? https : http;
-    const request = transport.request(
-      target,
-      {
-        method: "POST",
-        agent: agentFor(target.protocol as "http:" | "https:", options.policy),
-        headers: requestHeaders,
-      },
+    const request = target.transport.request(
+      { ...target.request, headers: requestHeaders },
       (response) => {
         const status = response.statusCode ?? 0;
         const latencyMs = elapsed();
@@ -160,6 +142,52 @@ export function postJson(
     );
     request.end(body);
   });
+}
+
+type Target =
+  | { transport: typeof http | typeof https; request: http.RequestOptions }
+  | { failure: string; refused: boolean };
+
+/** Parsed targets by URL and policy: a worker posts to few URLs, many times each. */
+const targets = new Map<string, Target>();
+const MAX_TARGETS = 1_000;
+
+/** Where a POST to `url` goes, or why it goes nowhere; worked out once per URL and policy. */
+function targetOf(url: string, policy: AddressPolicy): Target {
+  const key = `${policy.allowLoopback}${policy.allowPrivate}${url}`;
+  let target = targets.get(key);
+  if (!target) {
+    target = parseTarget(url, policy);
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(key, target);
+  }
+  return target;
+}
+
+function parseTarget(url: string, policy: AddressPolicy): Target {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { failure: "The URL is not valid.", refused: false };
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    return { failure: "Only http and https URLs are delivered to.", refused: false };
+  }
+  // An IP literal skips DNS, so the guard checks it here.
+  const literal = parsed.hostname.replace(/^\[|\]$/g, "");
+  if (net.isIP(literal)) {
+    const reason = refusalReason(literal, policy);
+    if (reason) return { failure: `Refused to connect: ${reason}.`, refused: true };
+  }
+  return {
+    transport: parsed.protocol === "https:" ? https : http,
+    request: {
+      ...urlToHttpOptions(parsed),
+      method: "POST",
+      agent: agentFor(parsed.protocol, policy),
+    },
+  };
 }
 
 function describe(error: NodeJS.ErrnoException): string {

@@ -9,6 +9,7 @@ import { gaveUpMessage, rowRetry, type RowRetryLimits } from "./row-retry";
 import { rowsOf } from "./rows";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import { preparedQuery } from "@/lib/db/raw";
+import { messagePlaceSql, sentThroughPlaceSql } from "./row-state";
 import { jobStatus, type ImportJob } from "./store";
 
 /** One migration request: up to 100 messages of one channel, the earliest still to send. */
@@ -404,13 +405,12 @@ export async function channelsWithMessages(
     where c.resource_key is not null ${claimable ? free : sql``}
       and exists (select 1 from import_rows as m
         where ${pending} and m.resource_key = c.resource_key
-          and ((m.body -> 'timestamp'), m.row_index) > ${afterSentThrough})`);
+          and ${sql.raw(pendingMessagePlace)} > ${sql.raw(sentThroughPlace)})`);
   return rowsOf<{ resource_key: string }>(result).map((row) => row.resource_key);
 }
 
-/** A channel's `sent_through` place under `l`, or a place before every message (jsonb null sorts first). */
-const sentThroughPlace = `(coalesce(l.sent_through_timestamp, 'null'::jsonb), coalesce(l.sent_through_row, -1))`;
-const afterSentThrough = sql.raw(sentThroughPlace);
+const pendingMessagePlace = messagePlaceSql("m");
+const sentThroughPlace = sentThroughPlaceSql("l");
 
 /**
  * Takes the lease of each channel named that no worker holds and none waits for a retry
@@ -576,8 +576,8 @@ const sentThroughSql = `update import_channel_leases as l set
     sent_messages = l.sent_messages + (select count(*) from import_rows as m
       where m.job_id = l.job_id and m.resource_key = l.resource_key and m.state = 'pending'
         and m.body ? 'timestamp'
-        and ((m.body -> 'timestamp'), m.row_index) > ${sentThroughPlace}
-        and ((m.body -> 'timestamp'), m.row_index) <= (v.timestamp::jsonb, v.row_index))
+        and ${pendingMessagePlace} > ${sentThroughPlace}
+        and ${pendingMessagePlace} <= (v.timestamp::jsonb, v.row_index))
   from jsonb_to_recordset($2::jsonb) as v(resource_key text, timestamp text, row_index integer)
   where l.job_id = $1::text and l.resource_key = v.resource_key
     and (v.timestamp::jsonb, v.row_index) > ${sentThroughPlace}`;

@@ -11,11 +11,24 @@ import type { ImportRow } from "./store";
  * a row's state goes through here, so there is one answer.
  */
 
+/** A message's place in its channel's order of sending, for the row under `alias`. */
+export function messagePlaceSql(alias: string): string {
+  return `((${alias}.body -> 'timestamp'), ${alias}.row_index)`;
+}
+
+/**
+ * The `sent_through` place of the import_channel_leases row under `alias`, or a place before
+ * every message when nothing was sent yet (jsonb null sorts first).
+ */
+export function sentThroughPlaceSql(alias: string): string {
+  return `(coalesce(${alias}.sent_through_timestamp, 'null'::jsonb), coalesce(${alias}.sent_through_row, -1))`;
+}
+
 /** The SQL, for the row under `alias`, of "its channel's sending has passed it". */
 export function passedSql(alias: string): string {
   return `exists (select 1 from import_channel_leases as sent
     where sent.job_id = ${alias}.job_id and sent.resource_key = ${alias}.resource_key
-      and ((${alias}.body -> 'timestamp'), ${alias}.row_index) <= (sent.sent_through_timestamp, sent.sent_through_row))`;
+      and ${messagePlaceSql(alias)} <= ${sentThroughPlaceSql("sent")})`;
 }
 
 /** The row's state as it stands, for the row under `alias`. */

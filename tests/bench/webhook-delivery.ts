@@ -2,6 +2,7 @@ import autocannon from "autocannon";
 import { call } from "../api/support/http";
 import { startSandboxServer } from "../api/support/sandbox-server";
 import { startWebhookReceiver } from "../support/webhook-receiver";
+import { postgresCpuMs, processCpuMs } from "./cpu";
 import { machine, today } from "./support";
 
 const connections = 10;
@@ -84,6 +85,12 @@ export async function benchWebhookDelivery(seconds: number): Promise<string> {
   const emittedPerSecond = Math.round(burst / ((emitted - started) / 1000));
   const lagMs = Math.round(performance.now() - emitted);
   receiver.received.length = 0;
+  // CPU per delivered event, by process: where the work is, steadier than events/s.
+  const cpuBefore = {
+    sandbox: processCpuMs(sandbox.pid()!),
+    postgres: storage === "PostgreSQL" ? postgresCpuMs() : 0,
+    receiver: process.cpuUsage(),
+  };
   const queued = performance.now();
   const resent = await call<{ count: number }>(
     sandbox,
@@ -93,6 +100,13 @@ export async function benchWebhookDelivery(seconds: number): Promise<string> {
   );
   await receiver.waitFor(resent.body.count, 300_000);
   const deliveredPerSecond = Math.round(resent.body.count / ((performance.now() - queued) / 1000));
+  const perEvent = (ms: number) => Math.round((ms * 1000) / Math.max(1, resent.body.count));
+  const receiverCpu = process.cpuUsage(cpuBefore.receiver);
+  const cpu = {
+    sandbox: perEvent(processCpuMs(sandbox.pid()!) - cpuBefore.sandbox),
+    postgres: storage === "PostgreSQL" ? perEvent(postgresCpuMs() - cpuBefore.postgres) : null,
+    receiver: perEvent((receiverCpu.user + receiverCpu.system) / 1000),
+  };
   receiver.received.length = 0;
   const ceiling = await receiverCeiling(receiver.url, seconds);
   receiver.received.length = 0;
@@ -111,6 +125,8 @@ export async function benchWebhookDelivery(seconds: number): Promise<string> {
     `Measured ${today()} on ${machine()}; standalone sandbox on ${storage}, receiver on loopback, autocannon ${connections} connections, ${seconds} s per emit run.`,
     "",
     `Delivered: **${deliveredPerSecond} events per second** from the outbox to the receiver (${resent.body.count} events put in the outbox at once by "send again", each of its own room, signed, until the last receipt). The same receiver takes **${ceiling} POSTs per second** from autocannon (32 connections, ${seconds} s): ratio **${(deliveredPerSecond / Math.max(1, ceiling)).toFixed(2)}** (target ≥ 0.5).`,
+    "",
+    `CPU per delivered event: sandbox ${cpu.sandbox} µs${cpu.postgres === null ? "" : `, PostgreSQL ${cpu.postgres} µs (all its processes)`}, receiver ${cpu.receiver} µs (with the bench's own bookkeeping).`,
     "",
     `While emitting: a burst of ${burst} events emitted 50 at a time (${emittedPerSecond} emits/s); the last event arrived ${lagMs} ms after the last emit answered.`,
     "",

@@ -222,6 +222,11 @@ export type WebhookOutcome = "pending" | "delivered" | "failed" | "no_response" 
 export type WebhookAttemptOutcome =
   "delivered" | "failed" | "no_response" | "refused" | "interrupted";
 
+/**
+ * The outbox and the delivery log. Stored with `fillfactor = 50` (migration 0013, by hand:
+ * drizzle-kit has no table storage parameters) so the claim's update, which changes no indexed
+ * column, finds room on its page and writes no index entry.
+ */
 export const webhookEvents = pgTable(
   "webhook_events",
   {

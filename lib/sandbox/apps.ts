@@ -3,6 +3,7 @@ import { asc, eq } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { sandboxApps, type RateLimitSettings } from "@/lib/db/schema";
 import { applicationChanged } from "./app-cache";
+import { deleteApplicationDeliveries } from "./webhooks/deliveries";
 
 export type SandboxApplication = typeof sandboxApps.$inferSelect;
 
@@ -75,11 +76,17 @@ export async function createApplication(
   return app;
 }
 
-/** Deletes a non-default application and, by cascade, all its data. */
+/**
+ * Deletes a non-default application and, by cascade, all its data; its webhook attempts have
+ * no foreign key to cascade by, so they go with its events here.
+ */
 export async function deleteApplication(db: Database, appId: string): Promise<boolean> {
   const app = await findApplication(db, appId);
   if (!app || app.isDefault) return false;
-  await db.delete(sandboxApps).where(eq(sandboxApps.id, appId));
+  await db.transaction(async (tx) => {
+    await deleteApplicationDeliveries(tx, appId);
+    await tx.delete(sandboxApps).where(eq(sandboxApps.id, appId));
+  });
   await applicationChanged(db, appId);
   return true;
 }

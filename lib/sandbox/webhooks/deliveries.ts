@@ -242,13 +242,30 @@ export async function endpointHealth(
 }
 
 /**
- * Removes finished deliveries accepted before `cutoff` (their attempts go with them).
- * Pending ones stay: they are still to be delivered.
+ * Removes finished deliveries accepted before `cutoff`, and their attempts (no foreign key
+ * removes them). Pending ones stay: they are still to be delivered.
  */
 export async function purgeDeliveries(db: Database, cutoff: Date): Promise<number> {
-  const removed = await db
-    .delete(webhookEvents)
-    .where(and(lt(webhookEvents.createdAt, cutoff), ne(webhookEvents.status, "pending")))
-    .returning({ id: webhookEvents.id });
-  return removed.length;
+  const { rows } = (await db.execute(sql`
+    with removed as (
+      delete from ${webhookEvents}
+      where ${webhookEvents.createdAt} < ${cutoff.toISOString()}::timestamptz
+        and ${webhookEvents.status} <> 'pending'
+      returning ${webhookEvents.id}
+    ),
+    attempts as (
+      delete from ${webhookAttempts} where ${webhookAttempts.eventId} in (select id from removed)
+    )
+    select count(*)::int as count from removed`)) as unknown as { rows: Array<{ count: number }> };
+  return Number(rows[0]?.count ?? 0);
+}
+
+/** Removes every delivery of an application and their attempts (before the application goes). */
+export async function deleteApplicationDeliveries(db: Database, appId: string): Promise<void> {
+  await db.execute(sql`
+    with removed as (
+      delete from ${webhookEvents} where ${webhookEvents.appId} = ${appId}
+      returning ${webhookEvents.id}
+    )
+    delete from ${webhookAttempts} where ${webhookAttempts.eventId} in (select id from removed)`);
 }

@@ -278,7 +278,8 @@ export async function recordAttempts(db: Database, records: AttemptRecord[]) {
 // several times more per row. The events are found by `id = any(array)`, an index scan in any
 // plan: joined to the batch alone, the cached plan could hash it against a scan of the whole
 // table (measured on a fresh schema: 113-130 scans and ~2 million rows read for a "send again"
-// of 10,000).
+// of 10,000). An attempt is inserted only for an event the update found: there is no foreign
+// key, and an event deleted meanwhile (its application removed) must not leave one behind.
 const recordAttemptsSql = `
   with relaxed as materialized (select set_config('synchronous_commit', $2, true)),
   v as (
@@ -286,16 +287,17 @@ const recordAttemptsSql = `
       next_at timestamptz, at timestamptz, http_status int, error text, attempt_outcome text,
       latency_ms int, request_headers text, response_headers text, response_excerpt text)
   ),
-  recorded as (
-    insert into webhook_attempts (event_id, attempt, at, status, error, outcome, latency_ms,
-      request_headers, response_headers, response_excerpt)
-    select id, attempt, at, http_status, error, attempt_outcome, latency_ms,
-      request_headers::jsonb, response_headers::jsonb, response_excerpt
-    from v
-    on conflict do nothing
+  updated as (
+    update webhook_events e set
+      attempt_count = v.attempt, status = v.status, outcome = v.outcome, next_attempt_at = v.next_at,
+      locked_until = null, attempt_started_at = null
+    from v, relaxed
+    where e.id = v.id and e.id = any (array(select id from v))
+    returning e.id
   )
-  update webhook_events e set
-    attempt_count = v.attempt, status = v.status, outcome = v.outcome, next_attempt_at = v.next_at,
-    locked_until = null, attempt_started_at = null
-  from v, relaxed
-  where e.id = v.id and e.id = any (array(select id from v))`;
+  insert into webhook_attempts (event_id, attempt, at, status, error, outcome, latency_ms,
+    request_headers, response_headers, response_excerpt)
+  select v.id, attempt, at, http_status, error, attempt_outcome, latency_ms,
+    request_headers::jsonb, response_headers::jsonb, response_excerpt
+  from v join updated on updated.id = v.id
+  on conflict do nothing`;

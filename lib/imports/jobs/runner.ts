@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import type { PlatformClient, ResponseInfo } from "@/lib/platform";
@@ -134,6 +134,8 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     let buffer: RowUpdate[] = [];
     let flushing: Promise<void> = Promise.resolve();
     let lastFlush = Date.now();
+    /** The last row claimed for creation: the next claim goes on from here (see `claim`). */
+    const place = { after: -1 };
     /** Rows this worker holds: queued or in flight. */
     const held = new Set<number>();
     const stopRenewing = keepRenewed(
@@ -170,7 +172,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       while (active && loop.running) {
         const row = queue.shift();
         if (row) return row;
-        refill ??= claim(db, job.id, concurrency * 2, mode.followUpsOnly)
+        refill ??= claim(db, job.id, concurrency * 2, mode.followUpsOnly, place)
           .then((rows) => {
             if (rows.length === 0) active = false;
             queue.push(...rows);
@@ -295,12 +297,20 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
    * Claims rows whose follow-ups remain, else rows to create (never new rows while cancelling).
    * SKIP LOCKED keeps two workers off the same rows; the lease lets a dead worker's rows
    * come back. A creation claim counts as an attempt, even if its answer is never recorded.
+   *
+   * New rows are taken onward from `place` (the last row this run of the job claimed), not
+   * from the job's first row: rows done stay in the job, and a claim that started at the first
+   * row read past all of them, so each cost more than the one before (at 30,000 users, 12 ms
+   * for 32 rows). Rows behind the place come back by themselves: retries as they fall due
+   * (their own index), and any other (a dead worker's claims, once their lease ran out) when
+   * nothing is left onward and the place starts again from the first row.
    */
   async function claim(
     db: Database,
     jobId: string,
     limit: number,
     followUpsOnly: boolean,
+    place: { after: number },
   ): Promise<ImportRow[]> {
     const now = new Date();
     const lease = { lockedUntil: new Date(now.getTime() + leaseMs), lockedBy: workerId };
@@ -309,12 +319,12 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       key: importRows.rowIndex,
       scope: ofJob,
       orderBy: asc(importRows.rowIndex),
-      limit,
     };
     // Rows created whose follow-ups were cut short (a crash between the two) come first:
     // follow-ups belong to their row and are finished before any new row starts.
     const followUps = await claimRows(db, importRows, {
       ...rowsOfJob,
+      limit,
       where: and(
         ofJob,
         eq(importRows.state, "created"),
@@ -325,17 +335,37 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     });
     if (followUps.length > 0 || followUpsOnly)
       return followUps.sort((a, b) => a.rowIndex - b.rowIndex);
-    const created = await claimRows(db, importRows, {
+    const creation = { ...lease, attempts: sql`${importRows.attempts} + 1` };
+    const retries = await claimRows(db, importRows, {
       ...rowsOfJob,
+      limit,
       where: and(
         ofJob,
         eq(importRows.state, "pending"),
-        or(isNull(importRows.nextAttemptAt), lte(importRows.nextAttemptAt, now)),
+        lte(importRows.nextAttemptAt, now),
         unclaimed(importRows.lockedUntil, now),
       ),
-      set: { ...lease, attempts: sql`${importRows.attempts} + 1` },
+      set: creation,
     });
-    return created.sort((a, b) => a.rowIndex - b.rowIndex);
+    const onward = (after: number, count: number) =>
+      claimRows(db, importRows, {
+        ...rowsOfJob,
+        limit: count,
+        where: and(
+          ofJob,
+          eq(importRows.state, "pending"),
+          gt(importRows.rowIndex, after),
+          or(isNull(importRows.nextAttemptAt), lte(importRows.nextAttemptAt, now)),
+          unclaimed(importRows.lockedUntil, now),
+        ),
+        set: creation,
+      });
+    let fresh = retries.length < limit ? await onward(place.after, limit - retries.length) : [];
+    if (fresh.length === 0 && retries.length === 0 && place.after >= 0)
+      fresh = await onward(-1, limit);
+    for (const row of fresh) place.after = Math.max(place.after, row.rowIndex);
+    // A retry the first claim took is held now: the onward claim passes over it.
+    return [...retries, ...fresh].sort((a, b) => a.rowIndex - b.rowIndex);
   }
 
   async function followUpsLeft(db: Database, jobId: string): Promise<boolean> {

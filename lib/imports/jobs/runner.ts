@@ -1,17 +1,18 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, gt, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import type { PlatformClient, ResponseInfo } from "@/lib/platform";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
-import { claimRows, keepRenewed, renewRowLeases, unclaimed } from "@/lib/background/lease";
+import { keepRenewed, renewRowLeases } from "@/lib/background/lease";
 import { startPollLoop } from "@/lib/background/poll-loop";
 import { channelsWithMessages, workMessageJob } from "./message-runner";
 import { Pacer } from "./pacer";
 import { startPlanner } from "./planner";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import { jobStatus, liveClaims, type ImportJob, type ImportRow } from "./store";
+import { preparedQuery } from "@/lib/db/raw";
 
 export type RunnerOptions = {
   getDb: () => Promise<Database>;
@@ -129,7 +130,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     const keepsRunning = mode.followUpsOnly ? "cancelling" : "running";
     let active = true;
     let worked = false;
-    const queue: ImportRow[] = [];
+    const queue: ClaimedRow[] = [];
     let refill: Promise<void> | null = null;
     let buffer: RowUpdate[] = [];
     let flushing: Promise<void> = Promise.resolve();
@@ -168,7 +169,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       if (buffer.length > 0 && Date.now() - lastFlush > FLUSH_MS) void flush();
     }, STATUS_CHECK_MS);
 
-    async function next(): Promise<ImportRow | undefined> {
+    async function next(): Promise<ClaimedRow | undefined> {
       while (active && loop.running) {
         const row = queue.shift();
         if (row) return row;
@@ -195,14 +196,14 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       }
     }
 
-    async function createWithFollowUps(row: ImportRow): Promise<RowUpdate> {
+    async function createWithFollowUps(row: ClaimedRow): Promise<RowUpdate> {
       const created = await create(row);
       if (created.state !== "created" || row.followUpState !== "pending") return created;
       // The row counts as done (finished_at) only once its follow-ups are done.
       return { ...created, ...(await followUp(row)), state: "created", finished: true };
     }
 
-    async function create(row: ImportRow): Promise<RowUpdate> {
+    async function create(row: ClaimedRow): Promise<RowUpdate> {
       const outcome = await sendCreation(client, pacers, {
         resource: job.resource,
         key: row.resourceKey ?? "",
@@ -244,7 +245,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       };
     }
 
-    async function followUp(row: ImportRow): Promise<RowUpdate> {
+    async function followUp(row: ClaimedRow): Promise<RowUpdate> {
       const outcome = await sendFollowUps(
         client,
         pacers,
@@ -311,61 +312,36 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     limit: number,
     followUpsOnly: boolean,
     place: { after: number },
-  ): Promise<ImportRow[]> {
+  ): Promise<ClaimedRow[]> {
     const now = new Date();
-    const lease = { lockedUntil: new Date(now.getTime() + leaseMs), lockedBy: workerId };
-    const ofJob = eq(importRows.jobId, jobId);
-    const rowsOfJob = {
-      key: importRows.rowIndex,
-      scope: ofJob,
-      orderBy: asc(importRows.rowIndex),
-    };
+    const lockedUntil = new Date(now.getTime() + leaseMs).toISOString();
+    const lease = [jobId, workerId, lockedUntil, now.toISOString()];
     // Rows created whose follow-ups were cut short (a crash between the two) come first:
     // follow-ups belong to their row and are finished before any new row starts.
-    const followUps = await claimRows(db, importRows, {
-      ...rowsOfJob,
-      limit,
-      where: and(
-        ofJob,
-        eq(importRows.state, "created"),
-        eq(importRows.followUpState, "pending"),
-        unclaimed(importRows.lockedUntil, now),
-      ),
-      set: lease,
-    });
-    if (followUps.length > 0 || followUpsOnly)
-      return followUps.sort((a, b) => a.rowIndex - b.rowIndex);
-    const creation = { ...lease, attempts: sql`${importRows.attempts} + 1` };
-    const retries = await claimRows(db, importRows, {
-      ...rowsOfJob,
-      limit,
-      where: and(
-        ofJob,
-        eq(importRows.state, "pending"),
-        lte(importRows.nextAttemptAt, now),
-        unclaimed(importRows.lockedUntil, now),
-      ),
-      set: creation,
-    });
-    const onward = (after: number, count: number) =>
-      claimRows(db, importRows, {
-        ...rowsOfJob,
-        limit: count,
-        where: and(
-          ofJob,
-          eq(importRows.state, "pending"),
-          gt(importRows.rowIndex, after),
-          or(isNull(importRows.nextAttemptAt), lte(importRows.nextAttemptAt, now)),
-          unclaimed(importRows.lockedUntil, now),
-        ),
-        set: creation,
-      });
-    let fresh = retries.length < limit ? await onward(place.after, limit - retries.length) : [];
-    if (fresh.length === 0 && retries.length === 0 && place.after >= 0)
-      fresh = await onward(-1, limit);
-    for (const row of fresh) place.after = Math.max(place.after, row.rowIndex);
-    // A retry the first claim took is held now: the onward claim passes over it.
-    return [...retries, ...fresh].sort((a, b) => a.rowIndex - b.rowIndex);
+    const followUps = await preparedQuery<ClaimedRecord>(
+      db,
+      "import_rows_claim_follow_ups",
+      claimFollowUpsSql,
+      [...lease, limit],
+    );
+    if (followUps.length > 0 || followUpsOnly) return claimedRows(followUps);
+    let created = await preparedQuery<ClaimedRecord>(
+      db,
+      "import_rows_claim_creations",
+      claimCreationsSql,
+      [...lease, place.after, limit],
+    );
+    if (created.length === 0 && place.after >= 0) {
+      created = await preparedQuery<ClaimedRecord>(
+        db,
+        "import_rows_claim_creations",
+        claimCreationsSql,
+        [...lease, -1, limit],
+      );
+    }
+    const rows = claimedRows(created);
+    for (const row of rows) place.after = Math.max(place.after, row.rowIndex);
+    return rows;
   }
 
   async function followUpsLeft(db: Database, jobId: string): Promise<boolean> {
@@ -435,3 +411,80 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     },
   };
 }
+
+/** What a claimed row brings to its sending. */
+type ClaimedRow = Pick<
+  ImportRow,
+  | "rowIndex"
+  | "state"
+  | "resourceKey"
+  | "body"
+  | "followUps"
+  | "followUpState"
+  | "attempts"
+  | "rateLimitedTries"
+>;
+
+type ClaimedRecord = {
+  row_index: number;
+  state: ImportRow["state"];
+  resource_key: string | null;
+  body: ImportRow["body"];
+  follow_ups: ImportRow["followUps"];
+  follow_up_state: ImportRow["followUpState"];
+  attempts: number;
+  rate_limited_tries: number;
+};
+
+function claimedRows(records: ClaimedRecord[]): ClaimedRow[] {
+  return records
+    .map((record) => ({
+      rowIndex: record.row_index,
+      state: record.state,
+      resourceKey: record.resource_key,
+      body: record.body,
+      followUps: record.follow_ups,
+      followUpState: record.follow_up_state,
+      attempts: record.attempts,
+      rateLimitedTries: record.rate_limited_tries,
+    }))
+    .sort((a, b) => a.rowIndex - b.rowIndex);
+}
+
+// The claims are prepared statements (lib/db/raw.ts): built by Drizzle and planned for each
+// claim, they cost about as much as the rows' own update. $1 job, $2 worker, $3 lease end, $4 now.
+const claimedColumns =
+  "row_index, state, resource_key, body, follow_ups, follow_up_state, attempts, rate_limited_tries";
+const unclaimedSql = "(locked_until is null or locked_until < $4::timestamptz)";
+
+/** Created rows whose follow-ups remain ($5 rows at most), from import_rows_follow_ups_pending. */
+const claimFollowUpsSql = `
+  update import_rows set locked_until = $3::timestamptz, locked_by = $2
+  where job_id = $1 and row_index in (
+    select row_index from import_rows
+    where job_id = $1 and state = 'created' and follow_up_state = 'pending' and ${unclaimedSql}
+    order by row_index limit $5 for update skip locked)
+  returning ${claimedColumns}`;
+
+/**
+ * Up to $6 rows to create: retries due first (import_rows_retries, wherever they are), then
+ * rows onward from row $5. The two are read only as far as the limit above them needs
+ * (FOR UPDATE is not allowed in a UNION's own branches); a retry due onward may come from
+ * both, and is claimed once.
+ */
+const claimCreationsSql = `
+  with retries as (
+    select row_index from import_rows
+    where job_id = $1 and state = 'pending' and next_attempt_at <= $4::timestamptz and ${unclaimedSql}
+    order by row_index limit $6 for update skip locked
+  ), onward as (
+    select row_index from import_rows
+    where job_id = $1 and state = 'pending' and row_index > $5::integer
+      and (next_attempt_at is null or next_attempt_at <= $4::timestamptz) and ${unclaimedSql}
+    order by row_index limit $6 for update skip locked
+  )
+  update import_rows set attempts = attempts + 1, locked_until = $3::timestamptz, locked_by = $2
+  where job_id = $1 and row_index in (
+    select row_index from (select row_index from retries union all select row_index from onward) as due
+    limit $6)
+  returning ${claimedColumns}`;

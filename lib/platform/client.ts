@@ -19,6 +19,7 @@ import { withRetries } from "@/lib/retry";
 import { parseRateLimitHeaders, type RateLimitInfo } from "./rate-limit";
 import { rateLimitWaits } from "./retries";
 import { checkResponse } from "./response-check";
+import { httpTransport, type TransportInit, type TransportResponse } from "./http-transport";
 import type { DeliveryCounts, DeliveryFilter, EndpointHealth } from "@/lib/schemas/sandbox-events";
 import type {
   CreateGroupChannelBody,
@@ -32,7 +33,7 @@ import type {
   WebhookSettingsUpdate,
 } from "./types";
 
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+export type FetchLike = (input: string, init: TransportInit) => Promise<TransportResponse>;
 
 export type ResponseInfo = {
   method: string;
@@ -51,7 +52,7 @@ export type PlatformClientOptions = {
   apiToken: string;
   /** Per-request timeout. */
   timeoutMs?: number;
-  /** How the request travels; defaults to the global fetch, which keeps connections alive. */
+  /** How the request travels; defaults to node:http over kept-alive connections (`./http-transport.ts`). */
   fetch?: FetchLike;
   /** How many times a 429 is waited out and sent again before it is thrown. */
   rateLimitRetries?: number;
@@ -85,7 +86,7 @@ export function createPlatformClient(options: PlatformClientOptions) {
     onResponse,
   } = options;
   const rateLimitPolicy = rateLimitWaits(rateLimitRetries, maxRateLimitWaitMs);
-  const transport: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const transport: FetchLike = options.fetch ?? httpTransport;
   const bases: Record<Base, string> = {
     chat: options.chatBaseUrl.replace(/\/+$/, ""),
     calls: options.callsBaseUrl.replace(/\/+$/, ""),
@@ -109,11 +110,15 @@ export function createPlatformClient(options: PlatformClientOptions) {
     );
   }
 
-  async function send(method: string, url: string, init: RequestOptions): Promise<Response> {
+  async function send(
+    method: string,
+    url: string,
+    init: RequestOptions,
+  ): Promise<TransportResponse> {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     const headers: Record<string, string> = { "Api-Token": apiToken, accept: "application/json" };
-    let body: BodyInit | undefined;
+    let body: string | FormData | undefined;
     if (init.form) body = init.form;
     else if (init.jsonText !== undefined) {
       headers["content-type"] = "application/json";
@@ -123,7 +128,7 @@ export function createPlatformClient(options: PlatformClientOptions) {
       body = JSON.stringify(init.json);
     }
     const started = performance.now();
-    let response: Response;
+    let response: TransportResponse;
     try {
       response = await transport(url, { method, headers, body, signal });
     } catch (error) {
@@ -510,7 +515,11 @@ export type MessageListQuery = {
 
 export type PlatformClient = ReturnType<typeof createPlatformClient>;
 
-async function readResponse<T>(response: Response, method: string, url: string): Promise<T> {
+async function readResponse<T>(
+  response: TransportResponse,
+  method: string,
+  url: string,
+): Promise<T> {
   const text = await response.text();
   let body: unknown;
   try {

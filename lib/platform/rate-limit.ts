@@ -9,7 +9,7 @@ export type RateLimitInfo = {
   retryAfterMs: number | null;
 };
 
-export function parseRateLimitHeaders(headers: Headers): RateLimitInfo | null {
+export function parseRateLimitHeaders(headers: Pick<Headers, "get">): RateLimitInfo | null {
   const limitHeader = headers.get("x-ratelimit-limit");
   const remainingHeader = headers.get("x-ratelimit-remaining");
   const retryAfterMs = parseRetryAfter(headers);
@@ -34,7 +34,7 @@ export function parseRateLimitHeaders(headers: Headers): RateLimitInfo | null {
  * The decimal `X-RateLimit-RetryAfter` is the more precise of the two; `Retry-After`
  * may be whole seconds or an HTTP date.
  */
-export function parseRetryAfter(headers: Headers, now = Date.now()): number | null {
+export function parseRetryAfter(headers: Pick<Headers, "get">, now = Date.now()): number | null {
   const precise = headers.get("x-ratelimit-retryafter");
   if (precise !== null) {
     const seconds = Number(precise);

@@ -6,6 +6,7 @@
  * server-only), on a fresh PGlite database of its own, over HTTP to the sandbox.
  */
 import autocannon from "autocannon";
+import { processCpuMs } from "./cpu";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
 import {
   machine,
@@ -26,6 +27,8 @@ type ChildResult = {
   planSeconds: number;
   /** Storing the uploaded rows, 5,000 per chunk as the wizard sends them (validated again, inserted). */
   uploadSeconds: number;
+  /** CPU time (user + system, /proc) the job's process spent from Run to completed, in ms. */
+  runCpuMs: number;
 };
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -65,6 +68,7 @@ export async function benchImportRun(): Promise<string> {
     "|---|---|---|",
     `| Sandbox alone, POST /v3/users under autocannon | ${Math.round(raw)} users/s | |`,
     `| Import job, no limit (${unlimited.users.toLocaleString("en")} users in ${unlimited.seconds.toFixed(1)} s) | ${Math.round(jobRate)} users/s | |`,
+    `| Job process CPU during that run, per user created | ${Math.round((unlimited.runCpuMs * 1000) / unlimited.created)} µs | |`,
     `| Job ÷ sandbox alone | ${(jobRate / raw).toFixed(2)} | ≥ 0.7 ${mark(jobRate / raw >= 0.7)} |`,
     `| Upload before that run (rows stored, 5,000 per chunk, validated again on the server) | ${unlimited.uploadSeconds.toFixed(1)} s, ${Math.round(uploadRate).toLocaleString("en")} rows/s | |`,
     `| Plan before that run (${unlimited.users.toLocaleString("en")} users looked up, 100 per request) | ${unlimited.planSeconds.toFixed(1)} s, ${Math.round(planRate).toLocaleString("en")} users/s | |`,
@@ -131,7 +135,9 @@ async function child(config: BenchTarget & { users: number }) {
   const planStarted = performance.now();
   await planJob(db, client(), job.id);
   const planSeconds = (performance.now() - planStarted) / 1000;
+  const cpuBefore = processCpuMs(process.pid);
   const run = await runJobToCompletion(db, client, job.id);
+  const runCpuMs = processCpuMs(process.pid) - cpuBefore;
   const { responses, rateLimited } = run.pacers.write.stats;
   await close();
   const result: ChildResult = {
@@ -142,6 +148,7 @@ async function child(config: BenchTarget & { users: number }) {
     rateLimited,
     planSeconds,
     uploadSeconds,
+    runCpuMs,
   };
   console.log(JSON.stringify(result));
 }

@@ -1,17 +1,18 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import type { PlatformClient, ResponseInfo } from "@/lib/platform";
 import { sendCreation, sendFollowUps, type Pacers } from "./executor";
-import { claimRows, keepRenewed, renewRowLeases, unclaimed } from "@/lib/background/lease";
+import { keepRenewed, renewRowLeases } from "@/lib/background/lease";
 import { startPollLoop } from "@/lib/background/poll-loop";
 import { channelsWithMessages, workMessageJob } from "./message-runner";
 import { Pacer } from "./pacer";
 import { startPlanner } from "./planner";
 import { applyRowUpdates, type RowUpdate } from "./row-updates";
 import { jobStatus, liveClaims, type ImportJob, type ImportRow } from "./store";
+import { preparedQuery } from "@/lib/db/raw";
 
 export type RunnerOptions = {
   getDb: () => Promise<Database>;
@@ -129,11 +130,13 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     const keepsRunning = mode.followUpsOnly ? "cancelling" : "running";
     let active = true;
     let worked = false;
-    const queue: ImportRow[] = [];
+    const queue: ClaimedRow[] = [];
     let refill: Promise<void> | null = null;
     let buffer: RowUpdate[] = [];
     let flushing: Promise<void> = Promise.resolve();
     let lastFlush = Date.now();
+    /** The last row claimed for creation: the next claim goes on from here (see `claim`). */
+    const place = { after: -1 };
     /** Rows this worker holds: queued or in flight. */
     const held = new Set<number>();
     const stopRenewing = keepRenewed(
@@ -166,11 +169,11 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       if (buffer.length > 0 && Date.now() - lastFlush > FLUSH_MS) void flush();
     }, STATUS_CHECK_MS);
 
-    async function next(): Promise<ImportRow | undefined> {
+    async function next(): Promise<ClaimedRow | undefined> {
       while (active && loop.running) {
         const row = queue.shift();
         if (row) return row;
-        refill ??= claim(db, job.id, concurrency * 2, mode.followUpsOnly)
+        refill ??= claim(db, job.id, concurrency * 2, mode.followUpsOnly, place)
           .then((rows) => {
             if (rows.length === 0) active = false;
             queue.push(...rows);
@@ -193,14 +196,14 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       }
     }
 
-    async function createWithFollowUps(row: ImportRow): Promise<RowUpdate> {
+    async function createWithFollowUps(row: ClaimedRow): Promise<RowUpdate> {
       const created = await create(row);
       if (created.state !== "created" || row.followUpState !== "pending") return created;
       // The row counts as done (finished_at) only once its follow-ups are done.
       return { ...created, ...(await followUp(row)), state: "created", finished: true };
     }
 
-    async function create(row: ImportRow): Promise<RowUpdate> {
+    async function create(row: ClaimedRow): Promise<RowUpdate> {
       const outcome = await sendCreation(client, pacers, {
         resource: job.resource,
         key: row.resourceKey ?? "",
@@ -242,7 +245,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       };
     }
 
-    async function followUp(row: ImportRow): Promise<RowUpdate> {
+    async function followUp(row: ClaimedRow): Promise<RowUpdate> {
       const outcome = await sendFollowUps(
         client,
         pacers,
@@ -295,47 +298,50 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
    * Claims rows whose follow-ups remain, else rows to create (never new rows while cancelling).
    * SKIP LOCKED keeps two workers off the same rows; the lease lets a dead worker's rows
    * come back. A creation claim counts as an attempt, even if its answer is never recorded.
+   *
+   * New rows are taken onward from `place` (the last row this run of the job claimed), not
+   * from the job's first row: rows done stay in the job, and a claim that started at the first
+   * row read past all of them, so each cost more than the one before (at 30,000 users, 12 ms
+   * for 32 rows). Rows behind the place come back by themselves: retries as they fall due
+   * (their own index), and any other (a dead worker's claims, once their lease ran out) when
+   * nothing is left onward and the place starts again from the first row.
    */
   async function claim(
     db: Database,
     jobId: string,
     limit: number,
     followUpsOnly: boolean,
-  ): Promise<ImportRow[]> {
+    place: { after: number },
+  ): Promise<ClaimedRow[]> {
     const now = new Date();
-    const lease = { lockedUntil: new Date(now.getTime() + leaseMs), lockedBy: workerId };
-    const ofJob = eq(importRows.jobId, jobId);
-    const rowsOfJob = {
-      key: importRows.rowIndex,
-      scope: ofJob,
-      orderBy: asc(importRows.rowIndex),
-      limit,
-    };
+    const lockedUntil = new Date(now.getTime() + leaseMs).toISOString();
+    const lease = [jobId, workerId, lockedUntil, now.toISOString()];
     // Rows created whose follow-ups were cut short (a crash between the two) come first:
     // follow-ups belong to their row and are finished before any new row starts.
-    const followUps = await claimRows(db, importRows, {
-      ...rowsOfJob,
-      where: and(
-        ofJob,
-        eq(importRows.state, "created"),
-        eq(importRows.followUpState, "pending"),
-        unclaimed(importRows.lockedUntil, now),
-      ),
-      set: lease,
-    });
-    if (followUps.length > 0 || followUpsOnly)
-      return followUps.sort((a, b) => a.rowIndex - b.rowIndex);
-    const created = await claimRows(db, importRows, {
-      ...rowsOfJob,
-      where: and(
-        ofJob,
-        eq(importRows.state, "pending"),
-        or(isNull(importRows.nextAttemptAt), lte(importRows.nextAttemptAt, now)),
-        unclaimed(importRows.lockedUntil, now),
-      ),
-      set: { ...lease, attempts: sql`${importRows.attempts} + 1` },
-    });
-    return created.sort((a, b) => a.rowIndex - b.rowIndex);
+    const followUps = await preparedQuery<ClaimedRecord>(
+      db,
+      "import_rows_claim_follow_ups",
+      claimFollowUpsSql,
+      [...lease, limit],
+    );
+    if (followUps.length > 0 || followUpsOnly) return claimedRows(followUps);
+    let created = await preparedQuery<ClaimedRecord>(
+      db,
+      "import_rows_claim_creations",
+      claimCreationsSql,
+      [...lease, place.after, limit],
+    );
+    if (created.length === 0 && place.after >= 0) {
+      created = await preparedQuery<ClaimedRecord>(
+        db,
+        "import_rows_claim_creations",
+        claimCreationsSql,
+        [...lease, -1, limit],
+      );
+    }
+    const rows = claimedRows(created);
+    for (const row of rows) place.after = Math.max(place.after, row.rowIndex);
+    return rows;
   }
 
   async function followUpsLeft(db: Database, jobId: string): Promise<boolean> {
@@ -405,3 +411,80 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     },
   };
 }
+
+/** What a claimed row brings to its sending. */
+type ClaimedRow = Pick<
+  ImportRow,
+  | "rowIndex"
+  | "state"
+  | "resourceKey"
+  | "body"
+  | "followUps"
+  | "followUpState"
+  | "attempts"
+  | "rateLimitedTries"
+>;
+
+type ClaimedRecord = {
+  row_index: number;
+  state: ImportRow["state"];
+  resource_key: string | null;
+  body: ImportRow["body"];
+  follow_ups: ImportRow["followUps"];
+  follow_up_state: ImportRow["followUpState"];
+  attempts: number;
+  rate_limited_tries: number;
+};
+
+function claimedRows(records: ClaimedRecord[]): ClaimedRow[] {
+  return records
+    .map((record) => ({
+      rowIndex: record.row_index,
+      state: record.state,
+      resourceKey: record.resource_key,
+      body: record.body,
+      followUps: record.follow_ups,
+      followUpState: record.follow_up_state,
+      attempts: record.attempts,
+      rateLimitedTries: record.rate_limited_tries,
+    }))
+    .sort((a, b) => a.rowIndex - b.rowIndex);
+}
+
+// The claims are prepared statements (lib/db/raw.ts): built by Drizzle and planned for each
+// claim, they cost about as much as the rows' own update. $1 job, $2 worker, $3 lease end, $4 now.
+const claimedColumns =
+  "row_index, state, resource_key, body, follow_ups, follow_up_state, attempts, rate_limited_tries";
+const unclaimedSql = "(locked_until is null or locked_until < $4::timestamptz)";
+
+/** Created rows whose follow-ups remain ($5 rows at most), from import_rows_follow_ups_pending. */
+const claimFollowUpsSql = `
+  update import_rows set locked_until = $3::timestamptz, locked_by = $2
+  where job_id = $1 and row_index in (
+    select row_index from import_rows
+    where job_id = $1 and state = 'created' and follow_up_state = 'pending' and ${unclaimedSql}
+    order by row_index limit $5 for update skip locked)
+  returning ${claimedColumns}`;
+
+/**
+ * Up to $6 rows to create: retries due first (import_rows_retries, wherever they are), then
+ * rows onward from row $5. The two are read only as far as the limit above them needs
+ * (FOR UPDATE is not allowed in a UNION's own branches); a retry due onward may come from
+ * both, and is claimed once.
+ */
+const claimCreationsSql = `
+  with retries as (
+    select row_index from import_rows
+    where job_id = $1 and state = 'pending' and next_attempt_at <= $4::timestamptz and ${unclaimedSql}
+    order by row_index limit $6 for update skip locked
+  ), onward as (
+    select row_index from import_rows
+    where job_id = $1 and state = 'pending' and row_index > $5::integer
+      and (next_attempt_at is null or next_attempt_at <= $4::timestamptz) and ${unclaimedSql}
+    order by row_index limit $6 for update skip locked
+  )
+  update import_rows set attempts = attempts + 1, locked_until = $3::timestamptz, locked_by = $2
+  where job_id = $1 and row_index in (
+    select row_index from (select row_index from retries union all select row_index from onward) as due
+    limit $6)
+  returning ${claimedColumns}`;

@@ -1,0 +1,2 @@
+CREATE INDEX "import_rows_follow_ups_pending" ON "import_rows" USING btree ("job_id","row_index") WHERE "import_rows"."state" = 'created' and "import_rows"."follow_up_state" = 'pending';--> statement-breakpoint
+CREATE INDEX "import_rows_retries" ON "import_rows" USING btree ("job_id","row_index") WHERE "import_rows"."state" = 'pending' and "import_rows"."next_attempt_at" is not null;

@@ -248,6 +248,38 @@ describe("platform client against a scripted peer", () => {
     expect(sockets.size).toBeLessThanOrEqual(2);
   });
 
+  it("fails, not hangs, when an answer is cut short mid-body, and when the timeout ends one mid-body", async () => {
+    reset();
+    script.push((res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+      res.write('{"user_id":');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const cut = await clientFor(origin)
+      .users.get("a")
+      .catch((e: unknown) => e);
+    expect(cut).toMatchObject({ kind: "network", status: 0 });
+
+    script.push((res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+      res.write('{"user_id":');
+    });
+    const stalled = await clientFor(origin, { timeoutMs: 300 })
+      .users.get("a")
+      .catch((e: unknown) => e);
+    expect(stalled).toMatchObject({ kind: "timeout", status: 0 });
+  });
+
+  it("does not follow a redirect: the platform never sends one, and a POST must not turn into a GET", async () => {
+    reset();
+    script.push((res) => res.writeHead(302, { location: "/v3/users/elsewhere" }).end());
+    const error = await clientFor(origin)
+      .users.get("a")
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PlatformError);
+    expect(requests).toHaveLength(1);
+  });
+
   it("says so when nothing listens", async () => {
     const closed = scriptedPeer(() => {});
     const closedOrigin = await closed.start();

@@ -119,13 +119,16 @@ async function claimIn(db: Database, options: ClaimOptions): Promise<ClaimedEven
   // scan of every pending event, each checked for an older one of its key and then sorted:
   // work per claim that grows with the backlog.
   await db.execute(sql`set local enable_bitmapscan = off`);
+  // Due by the database's clock: an event stored a moment ago got its next_attempt_at from
+  // now() there, in microseconds, and Node's millisecond `now` may fall just before it (the
+  // event then waited for the next poll).
   // The payload comes back as the text it was stored as (`json` keeps it verbatim): that is
   // the body to sign and send, with no parse and no serialisation in between.
   const claimed = (await db.execute(sql`
     with candidates as (
       select e.id, e.url, e.seq, e.attempt_started_at as previous_start
       from ${webhookEvents} e
-      where e.status = 'pending' and e.next_attempt_at <= ${now}::timestamptz
+      where e.status = 'pending' and e.next_attempt_at <= statement_timestamp()
         and (e.locked_until is null or e.locked_until < ${now}::timestamptz)
         and not exists (select 1 from ${webhookEvents} earlier where earlier.status = 'pending'
           and earlier.app_id = e.app_id and earlier.order_key = e.order_key and earlier.seq < e.seq)

@@ -79,6 +79,9 @@ function WindowStats({ label, window }: { label: string; window: EndpointWindow 
   );
 }
 
+const SLICE_SECONDS = 5 * 60;
+const DAY_SECONDS = 24 * 3600;
+
 /** Attempts per 5 minutes (answered 2xx and not) and p95 latency, drawn with uPlot. */
 function HealthChart({ series }: { series: EndpointHealth["series"] }) {
   const container = useRef<HTMLDivElement>(null);
@@ -86,16 +89,42 @@ function HealthChart({ series }: { series: EndpointHealth["series"] }) {
   useEffect(() => {
     const element = container.current;
     if (!element) return;
+    // The server sends only the slices that had attempts; the chart shows the whole day, one
+    // slot per slice, empty ones at zero (left to themselves, uPlot's axis spanned years around
+    // a single slice and its lines bridged the quiet hours).
+    const end = Math.ceil(Date.now() / 1000 / SLICE_SECONDS) * SLICE_SECONDS;
+    const start = end - DAY_SECONDS;
+    const bySlot = new Map(series.map((slice) => [slice.at / 1000, slice]));
+    const slots = Array.from(
+      { length: DAY_SECONDS / SLICE_SECONDS },
+      (_, i) => start + i * SLICE_SECONDS,
+    );
     const data: uPlot.AlignedData = [
-      series.map((slice) => slice.at / 1000),
-      series.map((slice) => slice.succeeded),
-      series.map((slice) => slice.volume - slice.succeeded),
-      series.map((slice) => slice.p95_ms),
+      slots,
+      slots.map((at) => bySlot.get(at)?.succeeded ?? 0),
+      slots.map((at) => {
+        const slice = bySlot.get(at);
+        return slice ? slice.volume - slice.succeeded : 0;
+      }),
+      slots.map((at) => bySlot.get(at)?.p95_ms ?? null),
     ];
     const chart = new uPlot(
       {
         width: Math.max(300, element.clientWidth),
         height: 200,
+        scales: { x: { time: true, range: [start, end] } },
+        hooks: {
+          // What the time axis spans, in seconds, for the browser test (uPlot draws its labels
+          // on the canvas).
+          setScale: [
+            (plot, key) => {
+              if (key === "x")
+                element.dataset.spanSeconds = String(
+                  (plot.scales.x?.max ?? 0) - (plot.scales.x?.min ?? 0),
+                );
+            },
+          ],
+        },
         series: [
           {},
           { label: "Answered 2xx", stroke: "#059669", fill: "rgba(5,150,105,0.15)" },
@@ -120,6 +149,7 @@ function HealthChart({ series }: { series: EndpointHealth["series"] }) {
       resize.disconnect();
       chart.destroy();
       delete element.dataset.drawn;
+      delete element.dataset.spanSeconds;
     };
   }, [series]);
 

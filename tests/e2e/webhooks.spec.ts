@@ -350,6 +350,8 @@ test("the health chart is drawn for a receiver that answered some events 200 and
     const chart = page.getByTestId("health-chart");
     await expect(chart).toHaveAttribute("data-drawn", "true");
     await expect(chart.locator("canvas")).toBeVisible();
+    // The time axis spans the last day, not years around the one slice with attempts.
+    await expect(chart).toHaveAttribute("data-span-seconds", String(24 * 3600));
     await expect(page.getByLabel("Last failure")).toContainText("Answered HTTP 500");
   } finally {
     await healthReceiver.stop();

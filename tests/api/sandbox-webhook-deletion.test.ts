@@ -1,25 +1,17 @@
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { sql } from "drizzle-orm";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database, type DatabaseHandle } from "@/lib/db/client";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { AttemptOutcome } from "@/lib/delivery/post-json";
 import { createApplication, deleteApplication, ensureDefaultApplication } from "@/lib/sandbox/apps";
 import { purgeDeliveries } from "@/lib/sandbox/webhooks/deliveries";
 import { claimDueEvents, enqueueEvents, recordAttempts } from "@/lib/sandbox/webhooks/outbox";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
+import { useTestDatabase } from "./support/test-database";
 
 // webhook_attempts has no foreign key to webhook_events (its per-row check was a fifth of
 // PostgreSQL's work per delivery): whatever deletes events must delete their attempts.
 describe("deleting webhook deliveries leaves no attempt behind", () => {
-  const databaseUrl = process.env.TEST_DATABASE_URL;
-  const schemaName = `t_${randomBytes(6).toString("hex")}`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-deletion-"));
-  let handle: DatabaseHandle;
-  let db: Database;
+  const database = useTestDatabase();
   const settings = {
     enabled: true,
     url: "http://127.0.0.1:9/hooks",
@@ -37,23 +29,13 @@ describe("deleting webhook deliveries leaves no attempt behind", () => {
   };
 
   beforeAll(async () => {
-    handle = await openDatabase(databaseUrl ? { url: databaseUrl, schemaName } : { dataDir });
-    db = handle.db;
-    await ensureDefaultApplication(db, "local", undefined);
-  });
-  afterAll(async () => {
-    await handle?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    if (databaseUrl) {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`drop schema if exists ${schemaName} cascade`);
-      await client.end();
-    }
+    await ensureDefaultApplication(database.db, "local", undefined);
   });
 
   async function count(query: ReturnType<typeof sql>): Promise<number> {
-    const { rows } = (await db.execute(query)) as unknown as { rows: Array<{ n: number }> };
+    const { rows } = (await database.db.execute(query)) as unknown as {
+      rows: Array<{ n: number }>;
+    };
     return Number(rows[0]!.n);
   }
   const orphans = () =>
@@ -74,15 +56,15 @@ describe("deleting webhook deliveries leaves no attempt behind", () => {
           room: { room_id: `${appId}-${i}-${randomBytes(3).toString("hex")}` },
         }) as unknown as WebhookPayload,
     );
-    await enqueueEvents(db, appId, settings, payloads);
-    const claimed = await claimDueEvents(db, {
+    await enqueueEvents(database.db, appId, settings, payloads);
+    const claimed = await claimDueEvents(database.db, {
       limit: 1_000,
       lockMs: 60_000,
       perEndpoint: 1_000,
       inFlight: new Map(),
     });
     await recordAttempts(
-      db,
+      database.db,
       claimed.map((event) => ({ event, outcome: answered, at: new Date() })),
     );
     return claimed;
@@ -90,12 +72,12 @@ describe("deleting webhook deliveries leaves no attempt behind", () => {
 
   it("purges old finished deliveries with their attempts, and keeps pending ones", async () => {
     expect(await deliver("local", 3)).toHaveLength(3);
-    await enqueueEvents(db, "local", settings, [
+    await enqueueEvents(database.db, "local", settings, [
       { category: "room:create", occurred_at: Date.now(), room: { room_id: "still-pending" } },
     ] as unknown as WebhookPayload[]);
     expect(await attemptsOf("local")).toBe(3);
 
-    expect(await purgeDeliveries(db, new Date(Date.now() + 60_000))).toBe(3);
+    expect(await purgeDeliveries(database.db, new Date(Date.now() + 60_000))).toBe(3);
     expect(await attemptsOf("local")).toBe(0);
     expect(await orphans()).toBe(0);
     expect(
@@ -104,35 +86,35 @@ describe("deleting webhook deliveries leaves no attempt behind", () => {
   });
 
   it("deletes an application's deliveries and their attempts, and no other's", async () => {
-    await createApplication(db, { id: "scratch", name: "Scratch" });
+    await createApplication(database.db, { id: "scratch", name: "Scratch" });
     // The claim also takes the pending event of "local" left by the test before.
     const claimed = await deliver("scratch", 4);
     expect(claimed.filter((event) => event.appId === "scratch")).toHaveLength(4);
     const kept = await attemptsOf("local");
     expect(kept).toBeGreaterThan(0);
 
-    expect(await deleteApplication(db, "scratch")).toBe(true);
+    expect(await deleteApplication(database.db, "scratch")).toBe(true);
     expect(await attemptsOf("scratch")).toBe(0);
     expect(await attemptsOf("local")).toBe(kept);
     expect(await orphans()).toBe(0);
   });
 
   it("records no attempt for an event deleted while it was under way", async () => {
-    await createApplication(db, { id: "gone", name: "Gone" });
-    await enqueueEvents(db, "gone", settings, [
+    await createApplication(database.db, { id: "gone", name: "Gone" });
+    await enqueueEvents(database.db, "gone", settings, [
       { category: "room:create", occurred_at: Date.now(), room: { room_id: "gone-1" } },
     ] as unknown as WebhookPayload[]);
-    const claimed = await claimDueEvents(db, {
+    const claimed = await claimDueEvents(database.db, {
       limit: 1_000,
       lockMs: 60_000,
       perEndpoint: 1_000,
       inFlight: new Map(),
     });
     expect(claimed.some((event) => event.appId === "gone")).toBe(true);
-    await deleteApplication(db, "gone");
+    await deleteApplication(database.db, "gone");
 
     await recordAttempts(
-      db,
+      database.db,
       claimed.map((event) => ({ event, outcome: answered, at: new Date() })),
     );
     expect(await orphans()).toBe(0);

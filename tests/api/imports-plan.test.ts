@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { importJobs } from "@/lib/db/schema";
+import { importJobs, importRows } from "@/lib/db/schema";
 import { controlJob } from "@/lib/imports/jobs/control";
 import { planJob, requestPlan } from "@/lib/imports/jobs/plan";
 import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
@@ -73,6 +73,33 @@ describe("plans are made in the background", () => {
       invalid: 0,
       lookups: { requests: 5 },
     });
+  });
+
+  it("plans a job far larger than those already planned, flagging its repeated users once each", async () => {
+    // Plan a small job first: its plan leaves statistics that know of no larger job.
+    const small = await uploadedJob(20);
+    await requestPlan(jobs.handle.db, small.id);
+    await planJob(jobs.handle.db, clientFor(sandbox), small.id);
+
+    const file = usersFile(12_000, `large_${randomBytes(4).toString("hex")}`);
+    // Rows 11,000 to 11,002 repeat the users of rows 10 to 12.
+    for (let at = 0; at < 3; at++) file.rows[11_000 + at] = [...file.rows[10 + at]!];
+    const job = await uploadJob(jobs.handle, "users", file, usersMapping);
+    await requestPlan(jobs.handle.db, job.id);
+    // Planned from statistics that did not count its rows, the duplicate check read the whole
+    // job once per row: about a minute for this job on PGlite (341 s for 20,000 rows), with the
+    // process's one thread blocked; the test's timeout (30 s) ends it.
+    const planned = await planJob(jobs.handle.db, clientFor(sandbox), job.id);
+    expect(planned.plan).toMatchObject({ toCreate: 11_997, invalid: 3 });
+    const repeated = await jobs.handle.db
+      .select({ rowIndex: importRows.rowIndex, planIssues: importRows.planIssues })
+      .from(importRows)
+      .where(and(eq(importRows.jobId, job.id), eq(importRows.state, "invalid")))
+      .orderBy(importRows.rowIndex);
+    expect(repeated.map((row) => row.rowIndex)).toEqual([11_000, 11_001, 11_002]);
+    expect(repeated[0]!.planIssues).toEqual([
+      expect.objectContaining({ message: expect.stringContaining("is on row 12 of the file") }),
+    ]);
   });
 
   it("stops without saving when its reporter says the job is no longer to be planned", async () => {

@@ -7,6 +7,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { Label } from "@/components/ui/label";
 import { Select } from "@/components/ui/select";
 import { TextField } from "@/components/ui/text-field";
+import { useSingleFlight } from "@/components/ui/use-single-flight";
 import type { WebhookSettingsView } from "@/lib/webhooks/reads";
 import { webhookCategories, type WebhookCategory } from "@/lib/schemas/webhooks";
 import { categoryDescription } from "@/lib/webhooks/category-selection";
@@ -33,6 +34,7 @@ export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
   const [category, setCategory] = useState<WebhookCategory>(categories[0] ?? "direct_call:dial");
   const [draft, setDraft] = useState(initialDraft);
   const send = useSendTestEvent();
+  const sendOnce = useSingleFlight(send);
 
   const payload = buildTestPayload(category, target.appId, draft.ids, draft.seed);
   const json = JSON.stringify(payload, null, 2);
@@ -109,7 +111,7 @@ export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
         <Button
           pending={send.isPending}
           disabled={missing.length > 0}
-          onClick={() => send.mutate({ category, ...payloadToOverrides(payload) })}
+          onClick={() => sendOnce({ category, ...payloadToOverrides(payload) })}
         >
           Send test event
         </Button>

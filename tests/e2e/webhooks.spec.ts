@@ -170,7 +170,9 @@ test("an empty selection warns, before saving, that nothing will be delivered", 
   expect((await sandboxSettings(page)).enabled_events).toEqual([]);
 });
 
-test("a test event with edited ids reaches the receiver exactly as previewed", async ({ page }) => {
+test("a test event with edited ids reaches the receiver exactly as previewed, once for a double click", async ({
+  page,
+}) => {
   await sandboxSettings(page, {
     enabled: true,
     url: receiver.url,
@@ -185,12 +187,16 @@ test("a test event with edited ids reaches the receiver exactly as previewed", a
   await expect(preview).toContainText('"invitee_id": "grace"');
   const expected = JSON.parse((await preview.textContent())!) as Record<string, unknown>;
 
-  await panel.getByRole("button", { name: "Send test event" }).click();
+  // Both clicks land before the button shows it is sending: the second must not send again.
+  await panel.getByRole("button", { name: "Send test event" }).dblclick();
   await expect(
     panel.getByText("accepted the room:invitation_send event for delivery"),
   ).toBeVisible();
   const [hook] = await receiver.waitFor(1);
   expect(hook!.body).toEqual(expected);
+  // A second event would follow within milliseconds (seen: 55 ms apart); give it ample time.
+  await page.waitForTimeout(1_500);
+  expect(receiver.received).toHaveLength(1);
   await expect(
     page.getByRole("listitem", { name: "Delivery of room:invitation_send" }).first(),
   ).toContainText("Delivered (2xx)");

@@ -4,6 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog, type ConfirmDialogProps } from "@/components/ui/confirm-dialog";
+import { useSingleFlight } from "@/components/ui/use-single-flight";
 import { actionErrorMessage } from "@/lib/actions/action-result";
 import { controlImportJob, newJobFromRowsNotDone } from "@/lib/actions/imports";
 import type { JobProgress } from "@/lib/imports/jobs/report";
@@ -26,6 +27,7 @@ export function JobControls({ progress, target }: JobControlsProps) {
   const jobId = progress.id;
   const refresh = () => queryClient.invalidateQueries({ queryKey: importJobKeys.all(jobId) });
   const mutation = useJobCommand(jobId);
+  const send = useSingleFlight(mutation);
   const { error } = mutation;
   const pending = (command: Command) => mutation.isPending && mutation.variables === command;
   const busy = mutation.isPending;
@@ -39,7 +41,7 @@ export function JobControls({ progress, target }: JobControlsProps) {
       variant={variant}
       pending={pending(command)}
       disabled={busy}
-      onClick={() => mutation.mutate(command)}
+      onClick={() => send(command)}
     >
       {label}
     </Button>

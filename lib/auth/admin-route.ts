@@ -11,7 +11,8 @@ const noStore = { "cache-control": "no-store" };
 /**
  * A console read as a route handler, checked the way actions are: the session first (a
  * signed-out caller learns nothing), then the query parsed with `schema`, then `read`.
- * Answers JSON; a refusal is `{ "error": sentence }` with 400, 401 or 502.
+ * Answers JSON; a refusal is `{ "error": sentence }` with 400, 401 or 502 (the platform failed,
+ * or refused for a reason other than the query).
  */
 export function adminRoute<S extends z.ZodType, T>(
   schema: S,
@@ -33,10 +34,13 @@ export function adminRoute<S extends z.ZodType, T>(
       if (error instanceof ActionError)
         return Response.json({ error: error.message }, { status: 400, headers: noStore });
       if (error instanceof PlatformError) {
+        // The platform refused the query it was handed (a paging token it never issued, say):
+        // the caller's mistake, as a 400 of ours would be.
+        const status = error.status === 400 ? 400 : 502;
         const code = error.code === null ? "" : ` (code ${error.code})`;
         return Response.json(
           { error: `The platform refused: ${error.message}${code}` },
-          { status: 502, headers: noStore },
+          { status, headers: noStore },
         );
       }
       console.error("[route] unexpected error:", error);

@@ -69,7 +69,7 @@ const knownCategories: ReadonlySet<string> = new Set(webhookCategories);
 /** An absolute http(s) URL, or "" for none. */
 export const webhookUrlSchema = z
   .string()
-  .max(WEBHOOK_URL_MAX)
+  .max(WEBHOOK_URL_MAX, { error: `"url" must be at most ${WEBHOOK_URL_MAX} characters long.` })
   .refine((url) => url === "" || isHttpUrl(url), {
     error: '"url" must be an absolute http or https URL, or empty.',
   });

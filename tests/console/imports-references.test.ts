@@ -1,34 +1,15 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { serverActionId } from "./support/server-actions";
+import { signIn } from "./support/sign-in";
 
 /**
  * POST /imports/new/references over HTTP, as the wizard's preview calls it: which channels
  * and users of a batch exist neither on the platform nor in an import of this console.
  */
 
-const { origin, adminPassword, sandboxToken } = inject("console");
+const { origin, sandboxToken } = inject("console");
 const route = `${origin}/imports/new/references`;
 // A browser's fetch: the proxy answers it with the route's own 401, not a redirect.
 const fetchHeaders = { "content-type": "application/json", "sec-fetch-dest": "empty" };
-
-async function signIn(): Promise<string> {
-  const response = await fetch(`${origin}/sign-in`, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      "next-action": serverActionId("lib/actions/auth.ts", "signIn")!,
-      accept: "text/x-component",
-      "content-type": "text/plain;charset=UTF-8",
-      origin,
-    },
-    body: JSON.stringify([{ password: adminPassword, next: "/" }]),
-  });
-  const cookie = response.headers
-    .getSetCookie()
-    .find((line) => line.startsWith("switchboard_session="));
-  if (!cookie) throw new Error(`no session cookie: ${response.status}`);
-  return cookie.split(";")[0]!;
-}
 
 async function sandbox(path: string, body: unknown) {
   const response = await fetch(`${origin}/sandbox/local/v3${path}`, {

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { getAdminSession, type AdminSession } from "@/lib/auth/session";
+import { PlatformError } from "@/lib/platform";
 import { ActionError } from "./action-error";
 import { genericErrorMessage } from "./action-result";
 import { signedOutMessage } from "./safe-action";
@@ -13,8 +14,9 @@ type RouteContext = { params: Promise<Record<string, string | string[]>> };
  * string and, for a POST, its JSON body are parsed with `schema` (one object), then `handler`
  * runs. A POST is a read too big for a URL (a look-up of a thousand ids), never a change:
  * changes are server actions. Bad input is a 400
- * in the JSON error shape; our own refusals (`ActionError`) a 404 with their reason; anything
- * else is logged and answered with a generic 500.
+ * in the JSON error shape; our own refusals (`ActionError`) a 404 with their reason; the
+ * platform's refusals a 502 with its reason, or a 400 when it refused the query it was handed
+ * (a paging token it never issued, say); anything else is logged and answered with a generic 500.
  */
 export function adminRoute<S extends z.ZodType>(
   schema: S,
@@ -42,6 +44,13 @@ export function adminRoute<S extends z.ZodType>(
     } catch (error) {
       if (error instanceof ActionError)
         return Response.json({ error: error.message }, { status: 404 });
+      if (error instanceof PlatformError) {
+        const code = error.code === null ? "" : ` (code ${error.code})`;
+        return Response.json(
+          { error: `The platform refused: ${error.message}${code}` },
+          { status: error.status === 400 ? 400 : 502 },
+        );
+      }
       console.error("[console] route failed:", error);
       return Response.json({ error: genericErrorMessage }, { status: 500 });
     }
@@ -59,4 +68,9 @@ async function jsonBody(request: Request): Promise<Record<string, unknown> | nul
   } catch {
     return null;
   }
+}
+
+/** A read's answer: JSON that no cache keeps. */
+export function freshJson(data: unknown): Response {
+  return Response.json(data, { headers: { "cache-control": "no-store" } });
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminRoute } from "@/lib/auth/admin-route";
+import { adminRoute, freshJson } from "@/lib/actions/admin-route";
 import { deliveryLogFilterSchema } from "@/lib/webhooks/delivery-log";
 import { readDeliveryLog } from "@/lib/webhooks/reads";
 
@@ -11,4 +11,6 @@ const querySchema = deliveryLogFilterSchema.extend({
 });
 
 /** A page of the delivery log, filtered where it is stored. */
-export const GET = adminRoute(querySchema, (query) => readDeliveryLog(query));
+export const GET = adminRoute(querySchema, async (query) =>
+  freshJson(await readDeliveryLog(query)),
+);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminRoute } from "@/lib/auth/admin-route";
+import { adminRoute, freshJson } from "@/lib/actions/admin-route";
 import { webhookUrlSchema } from "@/lib/schemas/webhooks";
 import { readUrlWarning } from "@/lib/webhooks/reads";
 
@@ -11,4 +11,4 @@ const querySchema = z.object({
 });
 
 /** Whether a URL's host is, or resolves to, an address the delivery guard refuses. */
-export const GET = adminRoute(querySchema, ({ url }) => readUrlWarning(url));
+export const GET = adminRoute(querySchema, async ({ url }) => freshJson(await readUrlWarning(url)));

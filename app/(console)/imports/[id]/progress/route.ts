@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminRoute } from "@/lib/actions/admin-route";
+import { adminRoute, freshJson } from "@/lib/actions/admin-route";
 import { explained } from "@/lib/actions/import-refusals";
 import { getDb } from "@/lib/db/client";
 import { jobProgress } from "@/lib/imports/jobs/report";
@@ -8,9 +8,5 @@ export const dynamic = "force-dynamic";
 
 /** The job's status, counts and pace; the job page polls it while the job runs. */
 export const GET = adminRoute(z.object({ id: z.string() }), ({ id }) =>
-  explained(async () =>
-    Response.json(await jobProgress(await getDb(), id), {
-      headers: { "cache-control": "no-store" },
-    }),
-  ),
+  explained(async () => freshJson(await jobProgress(await getDb(), id))),
 );

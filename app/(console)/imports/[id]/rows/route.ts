@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminRoute } from "@/lib/actions/admin-route";
+import { adminRoute, freshJson } from "@/lib/actions/admin-route";
 import { explained } from "@/lib/actions/import-refusals";
 import { getDb } from "@/lib/db/client";
 import { reportPage } from "@/lib/imports/jobs/report";
@@ -23,8 +23,6 @@ export const GET = adminRoute(
   }),
   ({ id, state, after, limit }) =>
     explained(async () =>
-      Response.json(await reportPage(await getDb(), id, { state, afterIndex: after, limit }), {
-        headers: { "cache-control": "no-store" },
-      }),
+      freshJson(await reportPage(await getDb(), id, { state, afterIndex: after, limit })),
     ),
 );

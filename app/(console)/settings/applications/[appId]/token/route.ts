@@ -1,5 +1,5 @@
 import { ActionError } from "@/lib/actions/action-error";
-import { adminRoute } from "@/lib/actions/admin-route";
+import { adminRoute, freshJson } from "@/lib/actions/admin-route";
 import { getDb } from "@/lib/db/client";
 import { applicationRefSchema } from "@/lib/forms/sandbox-applications";
 import { findApplication } from "@/lib/sandbox";
@@ -11,5 +11,5 @@ export const GET = adminRoute(applicationRefSchema, async ({ appId }) => {
   const app = await findApplication(await getDb(), appId);
   if (!app)
     throw new ActionError(`There is no sandbox application "${appId}" any more. Reload the page.`);
-  return Response.json({ apiToken: app.apiToken }, { headers: { "cache-control": "no-store" } });
+  return freshJson({ apiToken: app.apiToken });
 });

@@ -102,7 +102,9 @@ describe("a messages job's state, read from its channels' sent_through places", 
     expect(pending.some((row) => sent.includes(row.rowIndex))).toBe(false);
     const page = await reportPage(db, job.id, { state: "created" });
     expect(page.rows.map((row) => row.rowIndex)).toEqual(sent.slice(0, 100));
-    expect((await rowRequests(db, job.id, second!.rowIndexes[0]!))?.state).toBe("created");
+    expect((await rowRequests(db, job.id, { rowIndex: second!.rowIndexes[0]! }))?.state).toBe(
+      "created",
+    );
 
     // A late failure of a message already taken (a worker whose lease ran out) changes nothing.
     await applyRowUpdates(

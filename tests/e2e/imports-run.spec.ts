@@ -40,9 +40,10 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
   await expect(page.getByTestId("plan-existing")).toHaveText("1");
   await expect(page.getByTestId("plan-invalid")).toHaveText("4");
 
-  // The exact request row 1 will send.
+  // The exact request the file's row 2 (its first user, as the report numbers rows) will send.
   const requestForm = page.getByRole("form", { name: "Open a row's request" });
-  await requestForm.getByLabel(/Row of the file/).fill("1");
+  await expect(requestForm.getByLabel(/Row of the file \(2–/)).toHaveValue("2");
+  await requestForm.getByLabel(/Row of the file/).fill("2");
   await requestForm.getByRole("button", { name: "Show request" }).click();
   const shown = page.getByTestId("row-requests");
   await expect(shown).toContainText("POST {base_url}/v3/users");

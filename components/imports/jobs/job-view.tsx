@@ -70,7 +70,11 @@ export function JobView({ initialProgress, target }: JobViewProps) {
         <ReportTable jobId={progress.id} version={version} />
       </Card>
       <Card title="Requests" description="The exact request a row sends, and its follow-up calls.">
-        <RowRequestViewer jobId={progress.id} totalRows={progress.totalRows} />
+        <RowRequestViewer
+          jobId={progress.id}
+          totalRows={progress.totalRows}
+          firstRow={progress.firstRow}
+        />
       </Card>
     </div>
   );

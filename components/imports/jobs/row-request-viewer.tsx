@@ -6,11 +6,12 @@ import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { rowRequestsQuery } from "./job-queries";
 
-export type RowRequestViewerProps = { jobId: string; totalRows: number };
+/** `firstRow`: the file's row number of the first data row, as the report numbers rows. */
+export type RowRequestViewerProps = { jobId: string; totalRows: number; firstRow: number };
 
 /** Opens the exact HTTP requests (method, path, JSON body) any row sends. */
-export function RowRequestViewer({ jobId, totalRows }: RowRequestViewerProps) {
-  const [rowNumber, setRowNumber] = useState("1");
+export function RowRequestViewer({ jobId, totalRows, firstRow }: RowRequestViewerProps) {
+  const [rowNumber, setRowNumber] = useState(String(firstRow));
   const [asked, setAsked] = useState<{ row: string } | null>(null);
   const query = useQuery(rowRequestsQuery(jobId, asked?.row ?? null));
   const shown = query.data ?? null;
@@ -27,7 +28,8 @@ export function RowRequestViewer({ jobId, totalRows }: RowRequestViewerProps) {
     <div className="space-y-3">
       <form onSubmit={open} className="flex items-end gap-2" aria-label="Open a row's request">
         <label className="text-sm text-slate-700">
-          Row of the file (1–{totalRows.toLocaleString("en")})
+          Row of the file ({firstRow.toLocaleString("en")}–
+          {(firstRow + totalRows - 1).toLocaleString("en")})
           <Input
             className="mt-1 w-32"
             inputMode="numeric"

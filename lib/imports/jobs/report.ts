@@ -177,9 +177,12 @@ export type RowRequests = {
 export async function rowRequests(
   db: Database,
   jobId: string,
-  rowIndex: number,
+  at: { rowIndex: number } | { rowNumber: number },
 ): Promise<RowRequests | null> {
   const job = await requireJob(db, jobId);
+  // A row number is the file's, as the preview, the report and the failures CSV show it.
+  const rowIndex = "rowIndex" in at ? at.rowIndex : at.rowNumber - job.firstRow;
+  if (rowIndex < 0) return null;
   const row = await findRow(db, jobId, rowIndex);
   if (!row) return null;
   const requests = row.body

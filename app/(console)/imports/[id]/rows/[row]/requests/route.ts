@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { ActionError } from "@/lib/actions/action-error";
-import { adminRoute } from "@/lib/actions/admin-route";
+import { adminRoute, freshJson } from "@/lib/actions/admin-route";
 import { explained } from "@/lib/actions/import-refusals";
 import { getDb } from "@/lib/db/client";
 import { rowRequests } from "@/lib/imports/jobs/report";
 
 export const dynamic = "force-dynamic";
 
-/** The exact HTTP requests (method, path, JSON body) the file's row `row` (from 1) sends. */
+/** The exact HTTP requests (method, path, JSON body) the file's row `row` sends (the file's numbering). */
 export const GET = adminRoute(
   z.object({
     id: z.string(),
@@ -18,8 +18,8 @@ export const GET = adminRoute(
   }),
   ({ id, row }) =>
     explained(async () => {
-      const found = await rowRequests(await getDb(), id, row - 1);
+      const found = await rowRequests(await getDb(), id, { rowNumber: row });
       if (!found) throw new ActionError(`The file has no row ${row}.`);
-      return Response.json(found, { headers: { "cache-control": "no-store" } });
+      return freshJson(found);
     }),
 );

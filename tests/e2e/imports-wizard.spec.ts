@@ -117,6 +117,20 @@ for (const bad of badFiles) {
   });
 }
 
+test("a header row that cannot be read stays shown as chosen, beside its reason", async ({
+  page,
+}) => {
+  await startUsersImport(page);
+  // The widest row (the file's row 2) is suggested; row 3 has fewer cells, so it cannot be.
+  await pick(page, "ragged-header.csv", "user_id,nickname\nann,Ann,extra\nbob\n");
+  const alert = page.getByRole("alert").filter({ hasText: "ragged-header.csv cannot be imported" });
+  await expect(alert).toContainText("than the header (3)");
+  await expect(page.getByLabel("Header row")).toHaveValue("1");
+  // Choosing row 1 instead reads the file with it.
+  await page.getByLabel("Header row").selectOption("0");
+  await expect(alert).toContainText("than the header (2)");
+});
+
 test("a title line above the header: the header row is suggested and can be chosen", async ({
   page,
 }) => {

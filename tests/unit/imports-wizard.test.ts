@@ -50,6 +50,17 @@ describe("the wizard's reducer", () => {
     { type: "step-shown", step: "map" },
   ]);
 
+  it("shows the header row it was asked to read, even when that row cannot be the header", () => {
+    const asked = play(
+      [
+        { type: "header-asked", headerRow: 1 },
+        { type: "work-failed", problem: "Row 3 has more cells than the header (2)." },
+      ],
+      mapped,
+    );
+    expect(asked).toMatchObject({ headerRow: 1, header: null, problem: expect.any(String) });
+  });
+
   it("validating opens the preview on the rows with errors when there are any", () => {
     expect(
       play(

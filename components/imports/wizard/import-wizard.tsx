@@ -125,6 +125,8 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
   }
 
   async function chooseHeader(worker: PreviewClient, row: number, kind: ImportResource) {
+    // A row that cannot be the header still shows as chosen, beside the reason it cannot.
+    dispatch({ type: "header-asked", headerRow: row });
     const choice = await worker.request({ type: "header", headerRow: row });
     const recalled = recallMapping(window.localStorage, kind, choice.columns);
     dispatch({

@@ -79,6 +79,8 @@ export type WizardEvent =
   | { type: "file-chosen"; file: { name: string; size: number }; sheet: string | null }
   | { type: "file-refused"; file: { name: string; size: number }; problem: string }
   | { type: "file-loaded"; loaded: LoadedFile }
+  /** Reading the file with this header row started: the choice shows it, even if reading fails. */
+  | { type: "header-asked"; headerRow: number }
   | {
       type: "header-chosen";
       headerRow: number;
@@ -142,6 +144,8 @@ export function wizardReducer(state: WizardState, event: WizardEvent): WizardSta
         sheet: event.loaded.sheet ?? null,
         session: state.session + 1,
       };
+    case "header-asked":
+      return { ...state, headerRow: event.headerRow, header: null, counts: null };
     case "header-chosen":
       return {
         ...state,

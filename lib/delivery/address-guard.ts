@@ -104,7 +104,7 @@ export async function hostWarning(url: string, policy: AddressPolicy): Promise<s
     const addresses = await dns.promises.lookup(host, { all: true });
     for (const { address } of addresses) {
       const reason = refusalReason(address, policy);
-      if (reason) return `${host} resolves to ${reason.replace(/^\S+ /, `${address} `)}`;
+      if (reason) return `${host} resolves to ${reason.replace(" is ", ", which is ")}`;
     }
   } catch {
     return null;

@@ -59,7 +59,7 @@ test("a channel and a sender that exist nowhere are errors beside their cells; t
       [`${p}-general`, "General", `${p}-ada`],
     ]),
   );
-  await page.getByRole("button", { name: "Validate 1 rows" }).click();
+  await page.getByRole("button", { name: "Validate 1 row" }).click();
   await page.getByRole("button", { name: "Continue to plan" }).click();
   await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout: 20_000 });
   const channelJob = page.url();

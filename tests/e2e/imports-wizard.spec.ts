@@ -165,7 +165,7 @@ test("a file dropped on the upload area is read like a picked one", async ({ pag
     return transfer;
   }, "user_id,nickname\nd1,Dee\n");
   await page.getByTestId("import-drop-zone").dispatchEvent("drop", { dataTransfer });
-  await expect(page.getByText("dropped.csv: CSV")).toContainText("1 rows and 2 columns");
+  await expect(page.getByText("dropped.csv: CSV")).toContainText("1 row and 2 columns");
 });
 
 test("group channels: each platform rule on its row", async ({ page }) => {

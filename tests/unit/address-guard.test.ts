@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { refusalReason } from "@/lib/delivery/address-guard";
+import { hostWarning, refusalReason } from "@/lib/delivery/address-guard";
 import { postJson } from "@/lib/delivery/post-json";
 
 const sandboxPolicy = { allowLoopback: true, allowPrivate: false };
@@ -113,5 +113,19 @@ describe("postJson refuses before connecting", () => {
       policy: strictPolicy,
     });
     expect(outcome.error).toMatch(/Only http and https/);
+  });
+});
+
+describe("the warning before saving a URL", () => {
+  it("names the address a host resolves to, in one sentence", async () => {
+    expect(await hostWarning("http://localhost:9/hook", strictPolicy)).toMatch(
+      /^localhost resolves to (127\.0\.0\.1|::1), which is a loopback address$/,
+    );
+    expect(await hostWarning("http://127.0.0.1:9/hook", strictPolicy)).toBe(
+      "127.0.0.1 is a loopback address",
+    );
+    expect(
+      await hostWarning("http://localhost:9/hook", { ...strictPolicy, allowLoopback: true }),
+    ).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { ProgressBar } from "@/components/ui/progress-bar";
 import type { JobPlan, Rehearsal } from "@/lib/imports/types";
 import type { PlanProgress } from "@/lib/imports/types";
+import { counted } from "@/lib/text/counted";
 
 const stepLabels: Record<PlanProgress["step"], (noun: string) => string> = {
   lookups: (noun) => `Asking the platform which ${noun} already exist`,
@@ -46,11 +47,11 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
     { label: "excluded by you", value: plan.excluded, testId: "plan-excluded" },
   ];
   const followUps = [
-    plan.followUps.deactivate && `${n(plan.followUps.deactivate)} deactivations`,
-    plan.followUps.freeze && `${n(plan.followUps.freeze)} freezes`,
-    plan.followUps.metadata && `${n(plan.followUps.metadata)} metadata updates`,
+    plan.followUps.deactivate && counted(plan.followUps.deactivate, "deactivation"),
+    plan.followUps.freeze && counted(plan.followUps.freeze, "freeze"),
+    plan.followUps.metadata && counted(plan.followUps.metadata, "metadata update"),
     plan.followUps.invitations &&
-      `${n(plan.followUps.invitations)} invitation requests (members past the first 100, 100 a request)`,
+      `${counted(plan.followUps.invitations, "invitation request")} (members past the first 100, 100 a request)`,
   ].filter(Boolean);
   return (
     <div className="space-y-3">
@@ -70,7 +71,8 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
       {plan.messages && <MessagePlanSummary plan={plan.messages} />}
       <p className="text-sm text-slate-700" hidden={Boolean(plan.messages)}>
         After creation: {followUps.length > 0 ? followUps.join(", ") : "no follow-up calls"}.
-        {plan.warnings > 0 && ` ${n(plan.warnings)} rows have warnings (see the report).`}
+        {plan.warnings > 0 &&
+          ` ${counted(plan.warnings, "row")} ${plan.warnings === 1 ? "has" : "have"} warnings (see the report).`}
         {plan.missingMembers > 0 &&
           ` ${n(plan.missingMembers)} member ids are neither in an import nor on the platform.`}
       </p>
@@ -82,8 +84,8 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
         </p>
       ))}
       <p className="text-xs text-slate-500">
-        Looked up with {n(plan.lookups.requests)} requests in {(plan.lookups.ms / 1000).toFixed(1)}{" "}
-        s.
+        Looked up with {counted(plan.lookups.requests, "request")} in{" "}
+        {(plan.lookups.ms / 1000).toFixed(1)} s.
       </p>
     </div>
   );

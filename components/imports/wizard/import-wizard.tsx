@@ -43,6 +43,7 @@ import {
   type WizardState,
   type WizardStep,
 } from "./wizard-state";
+import { counted } from "@/lib/text/counted";
 
 export type ImportWizardProps = {
   /** The server actions that store the rows; null while the server side is not available. */
@@ -538,7 +539,7 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
                 {file.name}: {loaded.format.toUpperCase()}, {formatBytes(file.size)}
                 {loaded.sheet && `, sheet "${loaded.sheet}"`}
                 {header &&
-                  `, ${header.rows.toLocaleString("en-US")} rows and ${header.columns.length} columns`}
+                  `, ${counted(header.rows, "row")} and ${counted(header.columns.length, "column")}`}
                 .
               </p>
             )}
@@ -629,7 +630,7 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
                 pending={busy}
                 onClick={() => void validate()}
               >
-                Validate {header.rows.toLocaleString("en-US")} rows
+                Validate {counted(header.rows, "row")}
               </Button>
             </div>
           </div>

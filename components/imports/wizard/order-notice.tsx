@@ -20,12 +20,12 @@ export function OrderNotice({
   if (!resource || resource === "users" || !unfinished) return null;
   const waitingFor =
     resource === "messages" && unfinished.channels > 0
-      ? { stage: "channel", count: unfinished.channels, what: "their channels" }
+      ? { stage: "channel", count: unfinished.channels, what: "channels" }
       : unfinished.users > 0
         ? {
             stage: "users",
             count: unfinished.users,
-            what: resource === "messages" ? "their senders" : "their members and operators",
+            what: resource === "messages" ? "senders" : "members and operators",
           }
         : null;
   if (!waitingFor) return null;

@@ -16,6 +16,7 @@ import { PreviewGrid } from "./preview-grid";
 import { ProgressBar } from "@/components/ui/progress-bar";
 import type { UploadState } from "./upload-rows";
 import type { ReferenceCheck } from "./use-reference-check";
+import { counted } from "@/lib/text/counted";
 
 export type PreviewStepProps = {
   client: PreviewClient;
@@ -156,7 +157,7 @@ export function PreviewStep(props: PreviewStepProps) {
           {props.canUpload ? (
             <>
               <p className="text-sm text-slate-600">
-                {counts.valid.toLocaleString("en-US")} rows will be planned;{" "}
+                {counted(counts.valid, "row")} will be planned;{" "}
                 {(counts.errors + counts.excluded).toLocaleString("en-US")} are left out.
               </p>
               <Button
@@ -212,7 +213,7 @@ function BulkActions({ counts, columns, busy, onExcludeErrors, onReplace }: Bulk
           disabled={busy || counts.errors === 0}
           onClick={() => void onExcludeErrors()}
         >
-          Exclude all {counts.errors.toLocaleString("en-US")} rows with errors
+          Exclude all {counted(counts.errors, "row")} with errors
         </Button>
         <Button
           size="sm"

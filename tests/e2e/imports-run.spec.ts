@@ -65,6 +65,9 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
   await expect(confirm.getByTestId("run-plan-counts")).toContainText("3 to create");
   await confirm.getByRole("button", { name: "Run import" }).click();
   await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 30_000 });
+  // Its pace over the whole run, not the pace of a job that no longer sends anything.
+  await expect(page.getByText("Rows per second, on average")).toBeVisible();
+  await expect(page.getByTestId("per-second")).not.toHaveText("0");
   await expect(page.getByTestId("report-counts")).toContainText(
     "3 created · 1 existed · 0 failed · 4 invalid · 0 excluded",
   );

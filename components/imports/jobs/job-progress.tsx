@@ -40,6 +40,14 @@ export function JobProgressPanel({ progress }: JobProgressPanelProps) {
   const rate = useSmoothedRate(progress);
   const secondsLeft = rate > 0 ? Math.ceil(progress.remaining / rate) : null;
   const noun = progress.resource === "messages" ? "Messages" : "Rows";
+  // A finished job has no current pace: it shows its pace over the whole run instead.
+  const average =
+    progress.startedAt && progress.finishedAt
+      ? progress.done /
+        Math.max(1, (Date.parse(progress.finishedAt) - Date.parse(progress.startedAt)) / 1000)
+      : null;
+  const overall = progress.status !== "running" && average !== null;
+  const pace = overall ? average : rate;
   return (
     <div className="space-y-3">
       <Progress
@@ -58,9 +66,11 @@ export function JobProgressPanel({ progress }: JobProgressPanelProps) {
           </dd>
         </div>
         <div>
-          <dt className="text-slate-500">{noun} per second</dt>
+          <dt className="text-slate-500">
+            {noun} per second{overall ? ", on average" : ""}
+          </dt>
           <dd className="font-medium tabular-nums" data-testid="per-second">
-            {(Math.round(rate * 10) / 10).toLocaleString("en")}
+            {(Math.round(pace * 10) / 10).toLocaleString("en")}
           </dd>
         </div>
         {progress.channels && (

@@ -6,7 +6,11 @@ import { ErrorCode, SandboxError } from "./errors";
 
 /** Reads the body as a JSON object, or fails with 400403 as the contract says. */
 export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
+  return parseJsonObject(await c.req.text());
+}
+
+/** A request body's text as a JSON object holding only storable strings (see refuseUnstorable). */
+export function parseJsonObject(text: string): Record<string, unknown> {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -16,8 +20,14 @@ export async function readJsonObject(c: Context): Promise<Record<string, unknown
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     throw new SandboxError(ErrorCode.malformedBody, "The request body must be a JSON object.");
   }
-  return refuseUnstorable(body as Record<string, unknown>);
+  // Only a text holding a NUL, a surrogate or a \u escape of either can parse to a string that
+  // cannot be stored; walking every string costs a 100-message migration about 60 µs.
+  return mayHoldUnstorable.test(text)
+    ? refuseUnstorable(body as Record<string, unknown>)
+    : (body as Record<string, unknown>);
 }
+
+const mayHoldUnstorable = /[\u0000\uD800-\uDFFF]|\\u(?:0000|[dD][89a-fA-F])/;
 
 /**
  * Refuses (400111, nothing stored) a body holding a string PostgreSQL cannot store as it is:

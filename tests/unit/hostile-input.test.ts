@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { prepareRow } from "@/lib/imports/prepare";
+import { ErrorCode } from "@/lib/sandbox/errors";
+import { parseJsonObject } from "@/lib/sandbox/request";
 import { refuseRequestTarget } from "@/lib/schemas/request-target";
 import { findUnstorableText, isStorableText } from "@/lib/schemas/text-values";
 import { createUserSchema, updateUserMetadataSchema } from "@/lib/schemas/users";
@@ -20,6 +22,32 @@ describe("storable text", () => {
     expect(findUnstorableText({ a: [{ b: "ok" }, "x\u0000"] })).toBe("x\u0000");
     expect(findUnstorableText({ ["k\ud800"]: "v" })).toBe("k\ud800");
     expect(findUnstorableText({ a: [1, null, true, { b: "ok" }] })).toBeUndefined();
+  });
+
+  it("refuses a request body whose escapes, in either case, parse to them", () => {
+    for (const text of [
+      String.raw`{"s":"a\u0000b"}`,
+      String.raw`{"s":"\uD800"}`,
+      String.raw`{"s":"\udfff"}`,
+      String.raw`{"s":["ok",{"t":"\uDc00x"}]}`,
+      String.raw`{"\ud800":1}`,
+      '{"s":"x\ud800"}', // the half itself, not an escape
+    ]) {
+      expect(() => parseJsonObject(text), text).toThrow(
+        expect.objectContaining({ code: ErrorCode.invalidValue }),
+      );
+    }
+  });
+
+  it("reads pairs, escaped backslashes and plain text as they are", () => {
+    expect(parseJsonObject(String.raw`{"s":"\ud83d\ude00 😀","t":"\\u0000"}`)).toEqual({
+      s: "😀 😀",
+      t: String.raw`\u0000`,
+    });
+    expect(parseJsonObject(`{"s":"${"x".repeat(100)}","n":1}`)).toEqual({
+      s: "x".repeat(100),
+      n: 1,
+    });
   });
 });
 

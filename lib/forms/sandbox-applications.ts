@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { maxRatePerSecond, minRatePerSecond } from "@/lib/schemas/rate-limits";
 
 /** The sandbox's rule for application ids (also SANDBOX_APP_ID's). */
 export const applicationIdSchema = z
@@ -16,8 +17,6 @@ export const createApplicationSchema = z.object({
 });
 export type CreateApplicationInput = z.input<typeof createApplicationSchema>;
 
-export const maxRatePerSecond = 100_000;
-
 /** A text box's value: blank means "no limit", otherwise requests per second. */
 const ratePerSecond = z
   .string()
@@ -27,8 +26,9 @@ const ratePerSecond = z
     "Enter a number, or leave blank for no limit.",
   )
   .refine(
-    (value) => value === "" || (Number(value) > 0 && Number(value) <= maxRatePerSecond),
-    `Use a rate above 0 and at most ${maxRatePerSecond.toLocaleString("en")}.`,
+    (value) =>
+      value === "" || (Number(value) >= minRatePerSecond && Number(value) <= maxRatePerSecond),
+    `Use ${minRatePerSecond} to ${maxRatePerSecond.toLocaleString("en")} requests per second: below ${minRatePerSecond}, no request would get through.`,
   )
   .transform((value) => (value === "" ? undefined : Number(value)));
 

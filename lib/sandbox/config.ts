@@ -1,4 +1,5 @@
 import type { RateLimitSettings } from "@/lib/db/schema";
+import { minRatePerSecond } from "@/lib/schemas/rate-limits";
 
 export type FaultSettings = {
   /** Share of requests answered 500 / 500901 before doing anything. */
@@ -30,9 +31,9 @@ export function parseRateLimit(value: string | undefined): RateLimitSettings | n
       throw new Error(`SANDBOX_RATE_LIMIT: unknown key "${key}" (use get, write and migration)`);
     }
     const perSecond = Number(raw);
-    if (!Number.isFinite(perSecond) || perSecond <= 0) {
+    if (!Number.isFinite(perSecond) || perSecond < minRatePerSecond) {
       throw new Error(
-        `SANDBOX_RATE_LIMIT: ${key} must be a positive number of requests per second`,
+        `SANDBOX_RATE_LIMIT: ${key} must be a number of requests per second, at least ${minRatePerSecond} (below it, no request would get through)`,
       );
     }
     limit[key] = perSecond;

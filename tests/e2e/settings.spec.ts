@@ -112,6 +112,11 @@ test("a rate limit set on an application is enforced by the sandbox, and cleared
   await limits.getByLabel("GET per second").fill("-3");
   await limits.getByRole("button", { name: "Save limits" }).click();
   await expect(limits.getByText(/Enter a number/)).toBeVisible();
+  // Below one per second no request would get through, the console's own included.
+  await limits.getByLabel("GET per second").fill("0.0000001");
+  await limits.getByRole("button", { name: "Save limits" }).click();
+  await expect(limits.getByText(/below 1, no request would get through/)).toBeVisible();
+  await expect(limits.getByText(/Saved/)).toBeHidden();
   await limits.getByLabel("GET per second").fill("1");
   await limits.getByRole("button", { name: "Save limits" }).click();
   await expect(limits.getByText(/Saved/)).toBeVisible();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { rateLimitSchema } from "@/lib/forms/sandbox-applications";
 import { parseRateLimit } from "@/lib/sandbox/config";
 import { RateLimiter } from "@/lib/sandbox/rate-limit";
 
@@ -12,7 +13,39 @@ describe("SANDBOX_RATE_LIMIT", () => {
     expect(() => parseRateLimit("import=5")).toThrow(
       'unknown key "import" (use get, write and migration)',
     );
-    expect(() => parseRateLimit("migration=0")).toThrow("migration must be a positive number");
+    expect(() => parseRateLimit("migration=0")).toThrow("migration must be a number");
+  });
+
+  it("refuses a rate below one request per second, which would let no request through", () => {
+    for (const rate of ["0.0000001", "0.5", "abc"]) {
+      expect(() => parseRateLimit(`get=${rate}`)).toThrow(
+        "get must be a number of requests per second, at least 1 (below it, no request would get through)",
+      );
+    }
+    expect(parseRateLimit("get=1,write=2.5")).toEqual({ get: 1, write: 2.5 });
+  });
+});
+
+describe("the Settings page's rate limit form", () => {
+  const parse = (get: string) =>
+    rateLimitSchema.safeParse({ appId: "default", get, write: "", migration: "5" });
+
+  it("refuses a rate below one request per second, and says why", () => {
+    for (const rate of ["0.0000001", "0.5", "0"]) {
+      const result = parse(rate);
+      expect(result.success, rate).toBe(false);
+      expect(result.error?.issues).toEqual([
+        expect.objectContaining({
+          path: ["get"],
+          message: "Use 1 to 100,000 requests per second: below 1, no request would get through.",
+        }),
+      ]);
+    }
+  });
+
+  it("keeps 1 and above, and blank for no limit", () => {
+    expect(parse("1").data).toEqual({ appId: "default", get: 1, migration: 5 });
+    expect(parse("").data).toEqual({ appId: "default", migration: 5 });
   });
 });
 

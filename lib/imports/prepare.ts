@@ -167,6 +167,10 @@ function prepareMessage(
     issues,
   };
   if (row.sourceId !== undefined) prepared.sourceId = row.sourceId;
+  const senderRefused = issues.some(
+    (issue) => issue.field === "user_id" && issue.severity === "error",
+  );
+  if (typeof input.user_id === "string" && !senderRefused) prepared.sender = input.user_id;
   return prepared;
 }
 

@@ -59,12 +59,12 @@ export type RowReferences = {
 
 export function rowReferences(
   resource: ImportResource,
-  row: Pick<PreparedRow, "key" | "body" | "followUps">,
+  row: Pick<PreparedRow, "key" | "body" | "followUps" | "sender">,
 ): RowReferences | undefined {
   if (resource === "users") return undefined;
   if (resource === "messages") {
-    const sender = row.body?.user_id;
-    const users = typeof sender === "string" ? [{ id: sender, field: "user_id" }] : [];
+    // The sender is looked up even when another cell keeps the row from being sent.
+    const users = row.sender !== undefined ? [{ id: row.sender, field: "user_id" }] : [];
     if (row.key === null && users.length === 0) return undefined;
     return { ...(row.key !== null ? { channel: row.key } : {}), users };
   }

@@ -62,6 +62,8 @@ export type PreparedRow = {
   key: string | null;
   /** The old system's id of a channel without a channel_url, from which the plan derives one. */
   sourceId?: string;
+  /** A message's sender when it is a valid id, kept when the row cannot be sent, so the preview still looks it up. */
+  sender?: string;
   followUps: FollowUps;
   issues: RowIssue[];
   /** Left out by the administrator in the preview. */

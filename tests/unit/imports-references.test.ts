@@ -170,6 +170,32 @@ describe("the preview's look-up of what exists", () => {
     expect(session.counts()).toMatchObject({ valid: 2, errors: 0, excluded: 1 });
   });
 
+  it("a row with another error still shows its missing sender", () => {
+    const session = new PreviewSession("messages", [
+      messageColumns,
+      ["general", "ghost", "MESG", "hi", "yesterday"],
+      ["general", "", "MESG", "hi", "yesterday"],
+    ]);
+    session.chooseHeader(0);
+    session.validate(messageMapping);
+    const asked = session.uncheckedReferences(1000);
+    expect(asked).toMatchObject({ channels: ["general"], users: ["ghost"] });
+    session.referencesChecked(asked, { channels: [], users: ["ghost"] });
+    expect(session.viewRow(0).issues).toEqual([
+      expect.objectContaining({ field: "timestamp", severity: "error" }),
+      expect.objectContaining({
+        field: "user_id",
+        severity: "error",
+        message: expect.stringContaining('No user "ghost" on the platform'),
+      }),
+    ]);
+    // A sender the row does not name is required, not looked up.
+    expect(session.viewRow(1).issues.map((issue) => issue.message)).toEqual([
+      expect.stringContaining('"yesterday" is not a time'),
+      "Sender id is required.",
+    ]);
+  });
+
   it("asks at most `limit` values of each kind and says how many more there are", () => {
     const session = new PreviewSession(
       "messages",

@@ -187,8 +187,11 @@ test("messages after users and channels: bad rows kept back, each channel's hist
   await planAndRun(page);
   await runToCompletion(page);
   await page.goto("/imports/migration");
-  await expect(page.getByTestId("stage-channels")).toContainText(/^done/);
-  await expect(page.getByTestId("stage-messages")).toContainText(/^not started/);
+  // As it reads on the screen (innerText, after CSS), in sentence case like the rest of the console.
+  await expect(page.getByTestId("stage-channels")).toContainText(/^Done/, { useInnerText: true });
+  await expect(page.getByTestId("stage-messages")).toContainText(/^Not started/, {
+    useInnerText: true,
+  });
 
   const line = (fields: Record<string, unknown>) => JSON.stringify(fields);
   const ndjson = [

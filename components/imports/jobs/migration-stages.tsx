@@ -10,6 +10,11 @@ const titles: Record<MigrationStage["stage"], string> = {
   channels: "2. Channels",
   messages: "3. Messages",
 };
+const stateLabels: Record<MigrationStage["state"], string> = {
+  "not started": "Not started",
+  "in progress": "In progress",
+  done: "Done",
+};
 const n = (value: number) => value.toLocaleString("en");
 
 /** The three stages in the platform's order, each with its imports; a stage started before the one before it is done is flagged. */
@@ -23,7 +28,7 @@ export function MigrationStages({ stages }: MigrationStagesProps) {
           <Card key={stage.stage} title={titles[stage.stage]}>
             <div className="space-y-3 text-sm" data-testid={`stage-${stage.stage}`}>
               <p>
-                <strong className="capitalize">{stage.state}</strong>
+                <strong>{stateLabels[stage.state]}</strong>
                 {stage.jobs.length > 0 &&
                   ` · ${n(stage.totals.created)} created, ${n(stage.totals.existed)} existed, ${n(stage.totals.failed)} failed, ${n(stage.totals.pending)} to send`}
               </p>

@@ -142,8 +142,6 @@ export const resendSelectedDeliveries = adminAction(deliveryLogFilterSchema, asy
   await requireSandbox(
     "Sending a selection again works on the sandbox's log; a remote platform keeps none.",
   );
-  if (filter.category && !(webhookCategories as readonly string[]).includes(filter.category))
-    return { count: 0 };
   const client = await getPlatformClient();
   const { count } = await client.sandbox.resendDeliveries(
     filter as Parameters<typeof client.sandbox.resendDeliveries>[0],

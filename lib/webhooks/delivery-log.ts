@@ -6,6 +6,7 @@ import {
   type DeliveryCounts,
   type DeliveryOutcome,
 } from "@/lib/schemas/sandbox-events";
+import { webhookCategories } from "@/lib/schemas/webhooks";
 
 export type { DeliveryAttempt, DeliveryCounts, DeliveryOutcome };
 export { deliveryOutcomes };
@@ -41,9 +42,18 @@ export const deliveryOutcomeLabels: Record<DeliveryOutcome, string> = {
   pending: "Pending",
 };
 
-/** The log's filter as the page keeps it: the sandbox's filter, with times as typed. */
+/**
+ * The log's filter as the page keeps it: the sandbox's filter, with times as typed. Both logs
+ * hold only the interface's categories, so any other is a mistake, refused like an unknown outcome.
+ */
 export const deliveryLogFilterSchema = deliveryFilterSchema.extend({
-  category: z.string().max(100).optional(),
+  category: z
+    .string()
+    .refine((category) => (webhookCategories as readonly string[]).includes(category), {
+      error: (issue) =>
+        `There is no webhook category "${String(issue.input).slice(0, 100)}": use one of ${webhookCategories.join(", ")}.`,
+    })
+    .optional(),
 });
 export type DeliveryLogFilter = z.infer<typeof deliveryLogFilterSchema>;
 

@@ -3,7 +3,6 @@ import { getPlatformClient, getPlatformTarget, type SandboxDelivery } from "@/li
 import { hostWarning } from "@/lib/delivery/address-guard";
 import { env } from "@/lib/env";
 import type { DeliveryCounts, EndpointHealth } from "@/lib/schemas/sandbox-events";
-import { webhookCategories } from "@/lib/schemas/webhooks";
 import { listTestDeliveries } from "./console-test-deliveries";
 import {
   deliveryOutcome,
@@ -38,16 +37,12 @@ export async function readWebhookSettings(): Promise<WebhookSettingsView> {
   };
 }
 
-const isKnownCategory = (category: string | undefined) =>
-  category === undefined || (webhookCategories as readonly string[]).includes(category);
-
 /** A page of the delivery log: the sandbox's own, or the console's test deliveries against a remote platform. */
 export async function readDeliveryLog(
   filter: DeliveryLogFilter & { limit: number; token?: string },
 ): Promise<DeliveryLogPage> {
   const target = await getPlatformTarget();
   if (target.kind === "remote") return listTestDeliveries(filter);
-  if (!isKnownCategory(filter.category)) return { source: "sandbox", entries: [], next: "" };
   const client = await getPlatformClient();
   const { deliveries, next } = await client.sandbox.deliveries(
     filter as Parameters<typeof client.sandbox.deliveries>[0],
@@ -60,7 +55,7 @@ export async function readDeliveryCounts(
   filter: DeliveryLogFilter,
 ): Promise<{ counts: DeliveryCounts | null }> {
   const target = await getPlatformTarget();
-  if (target.kind === "remote" || !isKnownCategory(filter.category)) return { counts: null };
+  if (target.kind === "remote") return { counts: null };
   const client = await getPlatformClient();
   return client.sandbox.deliveryCounts(
     filter as Parameters<typeof client.sandbox.deliveryCounts>[0],

@@ -21,6 +21,20 @@ describe("the Webhooks page's routes refuse a bad query with 400", () => {
     expect((await get("/webhooks/deliveries?limit=1")).status).toBe(200);
   });
 
+  it("a category or an outcome the log never holds, on the log and on its counts", async () => {
+    for (const path of ["/webhooks/deliveries", "/webhooks/deliveries/counts"]) {
+      const category = await get(`${path}?category=bogus`);
+      expect(category.status, path).toBe(400);
+      expect(category.body.error).toMatch(
+        /^There is no webhook category "bogus": use one of direct_call:dial, /,
+      );
+      const outcome = await get(`${path}?outcome=bogus`);
+      expect(outcome.status, path).toBe(400);
+      expect(outcome.body.error).toMatch(/"delivered"/);
+      expect((await get(`${path}?category=room:create&outcome=failed`)).status, path).toBe(200);
+    }
+  });
+
   it("a URL check of anything the form would not save", async () => {
     for (const url of ["javascript:alert(1)", "ftp://example.com/x", "", "x".repeat(3000)]) {
       const answer = await get(`/webhooks/url-check?url=${encodeURIComponent(url)}`);

@@ -2,6 +2,8 @@ import { NextResponse, type NextRequest } from "next/server";
 import { signInPath } from "@/lib/auth/safe-next";
 import { findAdminSession } from "@/lib/auth/session";
 import { sessionCookieName } from "@/lib/auth/session-cookie";
+import { getDb } from "@/lib/db/client";
+import { findJob } from "@/lib/imports/jobs/store";
 
 /**
  * Sends a signed-out visitor of any console page to the sign-in page with `?next=`, as a
@@ -18,9 +20,27 @@ export async function proxy(request: NextRequest) {
     return NextResponse.next();
   }
   const session = await findAdminSession(request.cookies.get(sessionCookieName)?.value);
-  if (session) return NextResponse.next();
   const { pathname, search } = request.nextUrl;
-  return NextResponse.redirect(new URL(signInPath(`${pathname}${search}`), request.url), 307);
+  if (!session)
+    return NextResponse.redirect(new URL(signInPath(`${pathname}${search}`), request.url), 307);
+  if (!request.headers.has("rsc") && (await isMissingImportJob(pathname)))
+    return NextResponse.rewrite(new URL("/_not-found", request.url));
+  return NextResponse.next();
+}
+
+/** The pages under /imports/ whose address is not a job's. */
+const importPages = new Set(["new", "migration"]);
+
+/**
+ * A job's page renders inside the console's loading boundary, whose fallback has already sent
+ * a 200 by the time the page finds no job; so the address of no job is answered 404 here,
+ * before anything renders. A client-side navigation (RSC) has no status to keep: it gets the
+ * page's own notFound().
+ */
+async function isMissingImportJob(pathname: string): Promise<boolean> {
+  const id = /^\/imports\/([^/]+)$/.exec(pathname)?.[1];
+  if (id === undefined || importPages.has(id)) return false;
+  return !(await findJob(await getDb(), id));
 }
 
 export const config = {

@@ -186,6 +186,8 @@ test("messages after users and channels: bad rows kept back, each channel's hist
   await upload(page, /Group channels/, "channels.csv", channels, 2);
   await planAndRun(page);
   await runToCompletion(page);
+  // A job that exists opens by its address (one that does not is a 404: tests/console).
+  expect((await page.reload())?.status()).toBe(200);
   await page.goto("/imports/migration");
   // As it reads on the screen (innerText, after CSS), in sentence case like the rest of the console.
   await expect(page.getByTestId("stage-channels")).toContainText(/^Done/, { useInnerText: true });

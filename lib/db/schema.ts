@@ -197,6 +197,26 @@ export const sandboxMessages = pgTable(
   ],
 );
 
+/**
+ * Migration requests stored as they were accepted, one row each, until the channel's history is
+ * next read: then their messages are filed into sandbox_messages in batch order (see
+ * lib/sandbox/messages.ts). A request costs one row instead of a hundred index entries.
+ */
+export const sandboxMessageBatches = pgTable(
+  "sandbox_message_batches",
+  {
+    batchId: bigserial("batch_id", { mode: "number" }).primaryKey(),
+    appId: text("app_id")
+      .notNull()
+      .references(() => sandboxApps.id, { onDelete: "cascade" }),
+    channelUrl: text("channel_url").notNull(),
+    channelType: text("channel_type").$type<"open" | "group">().notNull(),
+    /** The request's messages as a JSON array of sandbox_messages' columns. */
+    messages: text("messages").notNull(),
+  },
+  (t) => [index("sandbox_message_batches_channel").on(t.appId, t.channelUrl, t.batchId)],
+);
+
 /** Profile images and channel covers uploaded with multipart requests, served back by URL. */
 export const sandboxFiles = pgTable("sandbox_files", {
   id: text("id").primaryKey(),

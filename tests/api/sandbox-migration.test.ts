@@ -419,6 +419,137 @@ describe("sandbox: message migration", () => {
   });
 });
 
+/** Every message of a channel, page by page (message_id keeps pages of one timestamp whole). */
+async function wholeHistory(server: SandboxServer, channelUrl: string): Promise<Message[]> {
+  const list = async (query: string) =>
+    (
+      await call<{ messages: Message[] }>(
+        server,
+        "GET",
+        `/v3/group_channels/${channelUrl}/messages?${query}`,
+      )
+    ).body.messages;
+  const history = await list("message_ts=0&next_limit=200");
+  for (;;) {
+    const last = history.at(-1);
+    if (!last) return history;
+    const page = await list(`message_id=${last.message_id}&include=false&prev_limit=0&next_limit=200`);
+    if (page.length === 0) return history;
+    history.push(...page);
+  }
+}
+
+// A migration request is stored as one row and its messages are filed into the channel's
+// history when migrations to it pause or when it is next read, in rounds of up to 50 requests
+// (lib/sandbox/messages.ts).
+describe("sandbox: migrated history, filed when read", () => {
+  let server: SandboxServer;
+  let sender: string;
+
+  beforeAll(async () => {
+    server = await startSandboxServer();
+    [sender] = (await createUsers(server, 1, "filed")) as [string];
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  async function groupChannel(customType = ""): Promise<string> {
+    const response = await call<{ channel_url: string }>(server, "POST", "/v3/group_channels", {
+      user_ids: [sender],
+      custom_type: customType,
+    });
+    expect(response.status).toBe(200);
+    return response.body.channel_url;
+  }
+
+  const send = async (channelUrl: string, messages: unknown[]) => {
+    const response = await call(server, "POST", `/v3/migration/${channelUrl}`, { messages });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+  };
+
+  it("keeps the requests' order and first dedup_id across rounds, whoever reads first", async () => {
+    const channelUrl = await groupChannel();
+    // 230 requests at one timestamp: only the order they were answered in tells them apart.
+    for (let i = 0; i < 230; i++) {
+      await send(channelUrl, [
+        {
+          user_id: sender,
+          message_type: "MESG",
+          message: `request ${i}`,
+          timestamp: t0,
+          // Request 220 repeats request 5's dedup_id, in a later round: the first one stays.
+          dedup_id: i === 220 ? "d5" : `d${i}`,
+        },
+      ]);
+    }
+    const readers = await Promise.all([1, 2, 3].map(() => wholeHistory(server, channelUrl)));
+    const expected = Array.from({ length: 230 }, (_, i) => `request ${i}`).filter(
+      (text) => text !== "request 220",
+    );
+    for (const history of readers) expect(history.map((m) => m.message)).toEqual(expected);
+    const ids = readers[0]!.map((m) => m.message_id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+  });
+
+  it("loses no answered request when the server is killed before anything read them", async () => {
+    const channelUrl = await groupChannel();
+    await send(channelUrl, [
+      { user_id: sender, message_type: "MESG", message: "before the crash", timestamp: t0 },
+    ]);
+    await server.restart({ kill: true });
+    expect((await wholeHistory(server, channelUrl)).map((m) => m.message)).toEqual([
+      "before the crash",
+    ]);
+  });
+
+  it("files the messages of a sender deleted before the history was read", async () => {
+    const [gone] = (await createUsers(server, 1, "gone")) as [string];
+    const channelUrl = await groupChannel();
+    await send(channelUrl, [
+      { user_id: gone, message_type: "MESG", message: "from a leaver", timestamp: t0 },
+    ]);
+    expect((await call(server, "DELETE", `/v3/users/${gone}`)).status).toBe(200);
+    const [filed] = await wholeHistory(server, channelUrl);
+    expect(filed).toMatchObject({
+      message: "from a leaver",
+      user: { user_id: gone, nickname: "" },
+    });
+  });
+
+  it("forgets the stored requests of a deleted channel", async () => {
+    const channelUrl = `reused_${uniqueId()}`;
+    const create = () =>
+      call(server, "POST", "/v3/open_channels", { channel_url: channelUrl, name: "Reused" });
+    expect((await create()).status).toBe(200);
+    await send(channelUrl, [
+      { user_id: sender, message_type: "MESG", message: "old", timestamp: t0 },
+    ]);
+    expect((await call(server, "DELETE", `/v3/open_channels/${channelUrl}`)).status).toBe(200);
+    expect((await create()).status).toBe(200);
+    const listed = await call<{ messages: Message[] }>(
+      server,
+      "GET",
+      `/v3/open_channels/${channelUrl}/messages?message_ts=0`,
+    );
+    expect(listed.body.messages).toEqual([]);
+  });
+
+  it("lists a channel whose only messages are not filed yet among the non-empty", async () => {
+    const tag = `pending_${uniqueId()}`;
+    const [withMessages] = [await groupChannel(tag), await groupChannel(tag)];
+    await send(withMessages!, [
+      { user_id: sender, message_type: "MESG", message: "waiting", timestamp: t0 },
+    ]);
+    const listed = await call<{ channels: Array<{ channel_url: string }> }>(
+      server,
+      "GET",
+      `/v3/group_channels?custom_types=${tag}`,
+    );
+    expect(listed.body.channels.map((channel) => channel.channel_url)).toEqual([withMessages]);
+  });
+});
+
 describe("sandbox: migration rate limit", () => {
   let server: SandboxServer;
 

@@ -112,40 +112,78 @@ async function storeRequests(db: Database, requests: StoredRequest[]): Promise<S
 
 /** How long a channel goes without a migration before its stored requests are filed anyway. */
 const idleBeforeFiling = 1_000;
-const filingTimers = new WeakMap<Database, Map<string, NodeJS.Timeout>>();
+/** Requests per statement when filing in the background: a short hold on PGlite's one thread. */
+const requestsPerBackgroundRound = 10;
 
 /**
- * Files the channel's stored requests once migrations to it pause, so that the first read after
- * a long import does not wait for all of it. A request arriving meanwhile puts the filing off
- * again: while an import sends, storing stays one row per request.
+ * Files each channel's stored requests once migrations to it pause, so that the first read after
+ * a long import does not wait for all of it; a request arriving meanwhile puts it off again, so
+ * while an import sends, storing stays one row per request. One channel at a time and a few
+ * requests per statement, so that requests keep being answered while a large import is filed.
  */
-function fileWhenIdle(db: Database, appId: string, channelUrl: string): void {
-  let timers = filingTimers.get(db);
-  if (!timers) {
-    const created = new Map<string, NodeJS.Timeout>();
+class BackgroundFiling {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly due: Array<[appId: string, channelUrl: string]> = [];
+  private running = false;
+  private closed = false;
+
+  constructor(private readonly db: Database) {
     onDatabaseClose(db, () => {
-      for (const timer of created.values()) clearTimeout(timer);
-      created.clear();
+      this.closed = true;
+      for (const timer of this.timers.values()) clearTimeout(timer);
+      this.timers.clear();
+      this.due.length = 0;
     });
-    filingTimers.set(db, created);
-    timers = created;
   }
-  const key = `${appId}\u0000${channelUrl}`;
-  const waiting = timers.get(key);
-  if (waiting) {
-    waiting.refresh();
-    return;
+
+  migrated(appId: string, channelUrl: string): void {
+    const key = `${appId}\u0000${channelUrl}`;
+    const waiting = this.timers.get(key);
+    if (waiting) {
+      waiting.refresh();
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.due.push([appId, channelUrl]);
+      void this.run();
+    }, idleBeforeFiling);
+    timer.unref();
+    this.timers.set(key, timer);
   }
-  const channels = timers;
-  const timer = setTimeout(() => {
-    channels.delete(key);
-    fileMessages(db, appId, channelUrl).catch((error: unknown) => {
-      // Nothing is lost: the requests stay stored and are filed when the history is read.
-      console.error(`[sandbox] filing the messages migrated to ${channelUrl} failed:`, error);
-    });
-  }, idleBeforeFiling);
-  timer.unref();
-  timers.set(key, timer);
+
+  private async run(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (let next = this.due.shift(); next && !this.closed; next = this.due.shift()) {
+        const [appId, channelUrl] = next;
+        await fileMessages(this.db, appId, channelUrl, requestsPerBackgroundRound).catch(
+          (error: unknown) => {
+            // Nothing is lost: the requests stay stored and are filed when the history is read.
+            if (!this.closed)
+              console.error(
+                `[sandbox] filing the messages migrated to ${channelUrl} failed:`,
+                error,
+              );
+          },
+        );
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}
+
+const backgroundFilings = new WeakMap<Database, BackgroundFiling>();
+
+function fileWhenIdle(db: Database, appId: string, channelUrl: string): void {
+  let filing = backgroundFilings.get(db);
+  if (!filing) {
+    filing = new BackgroundFiling(db);
+    backgroundFilings.set(db, filing);
+  }
+  filing.migrated(appId, channelUrl);
 }
 
 /**

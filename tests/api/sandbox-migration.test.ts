@@ -433,7 +433,9 @@ async function wholeHistory(server: SandboxServer, channelUrl: string): Promise<
   for (;;) {
     const last = history.at(-1);
     if (!last) return history;
-    const page = await list(`message_id=${last.message_id}&include=false&prev_limit=0&next_limit=200`);
+    const page = await list(
+      `message_id=${last.message_id}&include=false&prev_limit=0&next_limit=200`,
+    );
     if (page.length === 0) return history;
     history.push(...page);
   }

@@ -505,6 +505,24 @@ describe("sandbox: migrated history, filed when read", () => {
     ]);
   });
 
+  it("loses and repeats nothing when the server is killed while filing in the background", async () => {
+    const channelUrl = await groupChannel();
+    const sent: string[] = [];
+    for (let request = 0; request < 400; request++) {
+      const texts = Array.from({ length: 25 }, (_, i) => `${request}/${i}`);
+      sent.push(...texts);
+      await send(
+        channelUrl,
+        texts.map((message) => ({ user_id: sender, message_type: "MESG", message, timestamp: t0 })),
+      );
+    }
+    // Filing starts a second after the last request, ten requests a statement: killed 80 ms in,
+    // a run on PostgreSQL had filed 240 of the 400 requests.
+    await new Promise((resolve) => setTimeout(resolve, 1_080));
+    await server.restart({ kill: true });
+    expect((await wholeHistory(server, channelUrl)).map((m) => m.message)).toEqual(sent);
+  });
+
   it("files the messages of a sender deleted before the history was read", async () => {
     const [gone] = (await createUsers(server, 1, "gone")) as [string];
     const channelUrl = await groupChannel();

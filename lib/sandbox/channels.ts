@@ -601,9 +601,9 @@ export async function deleteChannel(
             .where(groupChannelKey(appId, channelUrl))
             .returning({ url: sandboxGroupChannels.channelUrl });
     if (deleted.length === 0) throw channelNotFound(channelUrl);
-    await tx
-      .delete(sandboxMessages)
-      .where(and(eq(sandboxMessages.appId, appId), eq(sandboxMessages.channelUrl, channelUrl)));
+    // Stored requests first: a filing under way holds them until it commits, and the messages
+    // it filed are then seen, and deleted, by the next statement (none is left behind for a
+    // channel created again under the same URL).
     await tx
       .delete(sandboxMessageBatches)
       .where(
@@ -612,6 +612,9 @@ export async function deleteChannel(
           eq(sandboxMessageBatches.channelUrl, channelUrl),
         ),
       );
+    await tx
+      .delete(sandboxMessages)
+      .where(and(eq(sandboxMessages.appId, appId), eq(sandboxMessages.channelUrl, channelUrl)));
   });
 }
 

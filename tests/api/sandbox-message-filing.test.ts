@@ -7,6 +7,7 @@ import {
   sandboxUsers,
 } from "@/lib/db/schema";
 import { ensureDefaultApplication } from "@/lib/sandbox/apps";
+import { deleteChannel } from "@/lib/sandbox/channels";
 import { ErrorCode } from "@/lib/sandbox/errors";
 import { fileMessages, migrateMessages } from "@/lib/sandbox/messages";
 import { migrationSchema } from "@/lib/schemas/messages";
@@ -113,6 +114,26 @@ describe("sandbox: stored migration requests", () => {
     );
     const all = Array.from({ length: 12 }, (_, i) => `${i}`);
     for (const history of seen) expect(history).toEqual(all);
+  });
+
+  it("leaves no message behind when its channel is deleted while it is being filed", async () => {
+    const channelUrl = await channel();
+    for (let i = 0; i < 60; i++) {
+      await migrate(
+        channelUrl,
+        Array.from({ length: 100 }, (_, n) => `${i}/${n}`),
+      );
+    }
+    // One round of all 6,000 messages; the deletion comes while it runs (on PostgreSQL).
+    const filing = fileMessages(database.db, appId, channelUrl, 1_000);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    await deleteChannel(database.db, appId, "open", channelUrl);
+    await filing;
+    await database.db
+      .insert(sandboxOpenChannels)
+      .values({ appId, channelUrl, name: channelUrl, createdAt: t0 / 1000 });
+    expect(await filed(channelUrl)).toEqual([]);
+    expect(await stored(channelUrl)).toBe(0);
   });
 
   it("files a channel's requests by itself once migrations to it pause", async () => {

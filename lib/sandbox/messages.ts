@@ -267,13 +267,14 @@ function storeRequestsSql(size: number): string {
   }).join(",\n    ")}
 ), checked as (
   select i.*,
-    (select c.channel_type from (
-      select 'open'::text as channel_type from sandbox_open_channels as o
-      where o.app_id = i.app_id and o.channel_url = i.channel_url
-      union all
-      select 'group'::text from sandbox_group_channels as g
-      where g.app_id = i.app_id and g.channel_url = i.channel_url
-    ) as c limit 1) as channel_type,
+    -- The channel's row is locked until commit: a deletion of the channel waits, then deletes
+    -- what was stored; one that came first leaves no row, and the request is refused.
+    coalesce(
+      (select 'open'::text from sandbox_open_channels as o
+        where o.app_id = i.app_id and o.channel_url = i.channel_url for key share),
+      (select 'group'::text from sandbox_group_channels as g
+        where g.app_id = i.app_id and g.channel_url = i.channel_url for key share)
+    ) as channel_type,
     (select array_agg(s.user_id)
       from json_array_elements_text(i.senders) as s(user_id)
       left join lateral (

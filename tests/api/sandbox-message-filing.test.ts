@@ -136,6 +136,23 @@ describe("sandbox: stored migration requests", () => {
     expect(await stored(channelUrl)).toBe(0);
   });
 
+  it("stores nothing for a channel deleted while requests to it are being stored", async () => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const channelUrl = await channel();
+      const requests = Array.from({ length: 40 }, (_, i) =>
+        migrate(channelUrl, [`old ${i}`]).catch(() => "refused"),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      await deleteChannel(database.db, appId, "open", channelUrl);
+      await Promise.all(requests);
+      await database.db
+        .insert(sandboxOpenChannels)
+        .values({ appId, channelUrl, name: channelUrl, createdAt: t0 / 1000 });
+      await fileMessages(database.db, appId, channelUrl);
+      expect(await filed(channelUrl), `attempt ${attempt}`).toEqual([]);
+    }
+  });
+
   it("files a channel's requests by itself once migrations to it pause", async () => {
     const channelUrl = await channel();
     await migrate(channelUrl, ["early"]);

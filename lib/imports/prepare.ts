@@ -100,7 +100,29 @@ export function prepareRow(
     issues,
   };
   if (isChannelResource(resource) && sourceId !== undefined) row.sourceId = sourceId;
+  if (hasError && isChannelResource(resource)) {
+    const members = validMembers(input, issues);
+    if (members) row.members = members;
+  }
   return row;
+}
+
+const memberFields = ["user_ids", "operator_ids", "users", "strict"] as const;
+
+/** The member lists of a channel row that were read without an error of their own. */
+function validMembers(
+  input: Record<string, unknown>,
+  issues: readonly RowIssue[],
+): Record<string, unknown> | undefined {
+  const refused = new Set(
+    issues.filter((issue) => issue.severity === "error").map((issue) => issue.field),
+  );
+  const members = Object.fromEntries(
+    memberFields
+      .filter((field) => input[field] !== undefined && !refused.has(field))
+      .map((field) => [field, input[field]]),
+  );
+  return Object.keys(members).length > 0 ? members : undefined;
 }
 
 const messageSchemas = {

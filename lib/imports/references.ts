@@ -59,7 +59,7 @@ export type RowReferences = {
 
 export function rowReferences(
   resource: ImportResource,
-  row: Pick<PreparedRow, "key" | "body" | "followUps" | "sender">,
+  row: Pick<PreparedRow, "key" | "body" | "followUps" | "sender" | "members">,
 ): RowReferences | undefined {
   if (resource === "users") return undefined;
   if (resource === "messages") {
@@ -68,16 +68,18 @@ export function rowReferences(
     if (row.key === null && users.length === 0) return undefined;
     return { ...(row.key !== null ? { channel: row.key } : {}), users };
   }
-  if (!row.body) return undefined;
+  // The members are looked up even when another cell keeps the row from being sent.
+  const body = row.body ?? row.members;
+  if (!body) return undefined;
   const operators = new Set(
-    Array.isArray(row.body.operator_ids) ? (row.body.operator_ids as string[]) : [],
+    Array.isArray(body.operator_ids) ? (body.operator_ids as string[]) : [],
   );
-  const users = referencedUserIds(row.body, row.followUps).map((id) => ({
+  const users = referencedUserIds(body, row.followUps).map((id) => ({
     id,
     field: operators.has(id) ? "operator_ids" : "user_ids",
   }));
   if (users.length === 0) return undefined;
-  return { users, ...(row.body.strict === true ? { strict: true } : {}) };
+  return { users, ...(body.strict === true ? { strict: true } : {}) };
 }
 
 /** What the preview knows of each value it asked about: true when it exists, false when missing. */

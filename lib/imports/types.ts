@@ -64,6 +64,8 @@ export type PreparedRow = {
   sourceId?: string;
   /** A message's sender when it is a valid id, kept when the row cannot be sent, so the preview still looks it up. */
   sender?: string;
+  /** A channel's valid member lists (and `strict`), kept when the row cannot be sent, so the preview still looks them up. */
+  members?: Record<string, unknown>;
   followUps: FollowUps;
   issues: RowIssue[];
   /** Left out by the administrator in the preview. */

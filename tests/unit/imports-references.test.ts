@@ -196,6 +196,26 @@ describe("the preview's look-up of what exists", () => {
     ]);
   });
 
+  it("a channel row with another error still shows its missing members", () => {
+    const session = new PreviewSession("group_channels", [
+      ["url", "members", "kind"],
+      ["team-one", "ada;ghost", "k".repeat(129)],
+    ]);
+    session.chooseHeader(0);
+    session.validate({ url: "channel_url", members: "user_ids", kind: "custom_type" });
+    const asked = session.uncheckedReferences(1000);
+    expect(asked.users).toEqual(["ada", "ghost"]);
+    session.referencesChecked(asked, { channels: [], users: ["ghost"] });
+    expect(session.viewRow(0).issues).toEqual([
+      expect.objectContaining({ field: "custom_type", severity: "error" }),
+      expect.objectContaining({
+        field: "user_ids",
+        severity: "warning",
+        message: expect.stringContaining('"ghost"'),
+      }),
+    ]);
+  });
+
   it("asks at most `limit` values of each kind and says how many more there are", () => {
     const session = new PreviewSession(
       "messages",

@@ -9,6 +9,7 @@ import { limitBody } from "./body-limit";
 import type { SandboxConfig } from "./config";
 import type { SandboxEnv } from "./context";
 import { ErrorCode, SandboxError, errorResponse } from "./errors";
+import { fileStoredMessagesLater } from "./messages";
 import { RateLimiter, type RateLimitKind } from "./rate-limit";
 import { isMultipart } from "./request";
 import { registerRoutes } from "./routes";
@@ -39,6 +40,7 @@ export function createSandboxApp({
   const init = () => {
     ready ??= getDb().then(async (db) => {
       await ensureDefaultApplication(db, config.defaultAppId, config.defaultApiToken);
+      await fileStoredMessagesLater(db);
       return db;
     });
     ready.catch(() => {

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, gte, inArray, lt, or, type SQL } from "drizzle-
 import { onDatabaseClose, type Database } from "@/lib/db/client";
 import { GroupCommit } from "@/lib/db/group-commit";
 import { isEmbedded, preparedQuery } from "@/lib/db/raw";
-import { sandboxMessages } from "@/lib/db/schema";
+import { sandboxMessageBatches, sandboxMessages } from "@/lib/db/schema";
 import {
   messageSender,
   type MessageListQuery,
@@ -176,6 +176,20 @@ class BackgroundFiling {
 }
 
 const backgroundFilings = new WeakMap<Database, BackgroundFiling>();
+
+/**
+ * At start: the channels holding stored requests that a stop or a crash left unfiled (the
+ * timers lived in memory) are filed in the background, as if their last request had just come.
+ */
+export async function fileStoredMessagesLater(db: Database): Promise<void> {
+  const channels = await db
+    .selectDistinct({
+      appId: sandboxMessageBatches.appId,
+      channelUrl: sandboxMessageBatches.channelUrl,
+    })
+    .from(sandboxMessageBatches);
+  for (const { appId, channelUrl } of channels) fileWhenIdle(db, appId, channelUrl);
+}
 
 function fileWhenIdle(db: Database, appId: string, channelUrl: string): void {
   let filing = backgroundFilings.get(db);

@@ -9,7 +9,7 @@ import {
 import { ensureDefaultApplication } from "@/lib/sandbox/apps";
 import { deleteChannel } from "@/lib/sandbox/channels";
 import { ErrorCode } from "@/lib/sandbox/errors";
-import { fileMessages, migrateMessages } from "@/lib/sandbox/messages";
+import { fileMessages, fileStoredMessagesLater, migrateMessages } from "@/lib/sandbox/messages";
 import { migrationSchema } from "@/lib/schemas/messages";
 import { useTestDatabase } from "./support/test-database";
 
@@ -151,6 +151,22 @@ describe("sandbox: stored migration requests", () => {
       await fileMessages(database.db, appId, channelUrl);
       expect(await filed(channelUrl), `attempt ${attempt}`).toEqual([]);
     }
+  });
+
+  it("files at start what a stop or a crash left stored", async () => {
+    const channelUrl = await channel();
+    // As a crash leaves it: stored, and no timer in this process to file it.
+    await database.db.insert(sandboxMessageBatches).values({
+      appId,
+      channelUrl,
+      channelType: "open",
+      messages: JSON.stringify([
+        { message_type: "MESG", timestamp: t0, user_id: "ann", message: "left" },
+      ]),
+    });
+    await fileStoredMessagesLater(database.db);
+    await expect.poll(() => stored(channelUrl), { timeout: 5_000 }).toBe(0);
+    expect(await filed(channelUrl)).toEqual(["left"]);
   });
 
   it("files a channel's requests by itself once migrations to it pause", async () => {

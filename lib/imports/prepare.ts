@@ -100,29 +100,22 @@ export function prepareRow(
     issues,
   };
   if (isChannelResource(resource) && sourceId !== undefined) row.sourceId = sourceId;
-  if (hasError && isChannelResource(resource)) {
-    const members = validMembers(input, issues);
-    if (members) row.members = members;
-  }
+  if (hasError && isChannelResource(resource)) keepLookup(row, input, memberFields);
   return row;
 }
 
-const memberFields = ["user_ids", "operator_ids", "users", "strict"] as const;
+const memberFields = ["user_ids", "operator_ids", "users", "strict"];
 
-/** The member lists of a channel row that were read without an error of their own. */
-function validMembers(
-  input: Record<string, unknown>,
-  issues: readonly RowIssue[],
-): Record<string, unknown> | undefined {
+/**
+ * Keeps on a row that cannot be sent the `fields` the preview looks up, those read without an
+ * error of their own, so that a missing user shows beside the row's other errors.
+ */
+function keepLookup(row: PreparedRow, input: Record<string, unknown>, fields: readonly string[]) {
   const refused = new Set(
-    issues.filter((issue) => issue.severity === "error").map((issue) => issue.field),
+    row.issues.filter((issue) => issue.severity === "error").map((issue) => issue.field),
   );
-  const members = Object.fromEntries(
-    memberFields
-      .filter((field) => input[field] !== undefined && !refused.has(field))
-      .map((field) => [field, input[field]]),
-  );
-  return Object.keys(members).length > 0 ? members : undefined;
+  const kept = fields.filter((field) => input[field] !== undefined && !refused.has(field));
+  if (kept.length > 0) row.lookup = Object.fromEntries(kept.map((field) => [field, input[field]]));
 }
 
 const messageSchemas = {
@@ -189,10 +182,7 @@ function prepareMessage(
     issues,
   };
   if (row.sourceId !== undefined) prepared.sourceId = row.sourceId;
-  const senderRefused = issues.some(
-    (issue) => issue.field === "user_id" && issue.severity === "error",
-  );
-  if (typeof input.user_id === "string" && !senderRefused) prepared.sender = input.user_id;
+  if (prepared.body === null) keepLookup(prepared, input, ["user_id"]);
   return prepared;
 }
 

@@ -59,17 +59,17 @@ export type RowReferences = {
 
 export function rowReferences(
   resource: ImportResource,
-  row: Pick<PreparedRow, "key" | "body" | "followUps" | "sender" | "members">,
+  row: Pick<PreparedRow, "key" | "body" | "followUps" | "lookup">,
 ): RowReferences | undefined {
   if (resource === "users") return undefined;
+  // Looked up even when another cell keeps the row from being sent.
+  const body = row.body ?? row.lookup;
   if (resource === "messages") {
-    // The sender is looked up even when another cell keeps the row from being sent.
-    const users = row.sender !== undefined ? [{ id: row.sender, field: "user_id" }] : [];
+    const sender = body?.user_id;
+    const users = typeof sender === "string" ? [{ id: sender, field: "user_id" }] : [];
     if (row.key === null && users.length === 0) return undefined;
     return { ...(row.key !== null ? { channel: row.key } : {}), users };
   }
-  // The members are looked up even when another cell keeps the row from being sent.
-  const body = row.body ?? row.members;
   if (!body) return undefined;
   const operators = new Set(
     Array.isArray(body.operator_ids) ? (body.operator_ids as string[]) : [],

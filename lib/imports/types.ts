@@ -62,10 +62,11 @@ export type PreparedRow = {
   key: string | null;
   /** The old system's id of a channel without a channel_url, from which the plan derives one. */
   sourceId?: string;
-  /** A message's sender when it is a valid id, kept when the row cannot be sent, so the preview still looks it up. */
-  sender?: string;
-  /** A channel's valid member lists (and `strict`), kept when the row cannot be sent, so the preview still looks them up. */
-  members?: Record<string, unknown>;
+  /**
+   * What the preview looks up (a message's sender; a channel's member lists and `strict`), those
+   * fields read without an error of their own, kept when the row cannot be sent (no body).
+   */
+  lookup?: Record<string, unknown>;
   followUps: FollowUps;
   issues: RowIssue[];
   /** Left out by the administrator in the preview. */

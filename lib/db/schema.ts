@@ -198,9 +198,10 @@ export const sandboxMessages = pgTable(
 );
 
 /**
- * Migration requests stored as they were accepted, one row each, until the channel's history is
- * next read: then their messages are filed into sandbox_messages in batch order (see
- * lib/sandbox/messages.ts). A request costs one row instead of a hundred index entries.
+ * Migration requests stored as they were accepted, one row each, until their messages are filed
+ * into sandbox_messages in batch order: once migrations to the channel pause, before its history
+ * is read, or at start (see lib/sandbox/messages.ts). A request costs one row instead of a
+ * hundred index entries.
  */
 export const sandboxMessageBatches = pgTable(
   "sandbox_message_batches",

@@ -302,9 +302,8 @@ function storeRequestsSql(size: number): string {
   select app_id, channel_url, channel_type, messages from checked
   where channel_type is not null and missing is null and messages is not null
   order by n
-  returning 1
 )
-select n, channel_type, missing, (select count(*) from stored) as stored from checked order by n`;
+select n, channel_type, missing from checked order by n`;
 }
 
 // The newest request stored so far: a read files everything up to it, nothing stored after.
@@ -339,10 +338,8 @@ const fileMessagesSql = `with taken as (
     file, mentioned_user_ids, sorted_metaarray, is_silent, dedup_id, "timestamp", n)
   order by t.batch_id, r.n
   on conflict do nothing
-  returning 1
 )
-select (select count(*) from stored) as stored,
-  exists (select 1 from taken) or exists (
+select exists (select 1 from taken) or exists (
     select 1 from sandbox_message_batches
     where app_id = $1 and channel_url = $2 and batch_id <= $3::bigint
   ) as remaining`;

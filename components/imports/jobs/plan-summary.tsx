@@ -74,13 +74,13 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
         {plan.warnings > 0 &&
           ` ${counted(plan.warnings, "row")} ${plan.warnings === 1 ? "has" : "have"} warnings (see the report).`}
         {plan.missingMembers > 0 &&
-          ` ${n(plan.missingMembers)} member ids are neither in an import nor on the platform.`}
+          ` ${counted(plan.missingMembers, "member id")} ${plan.missingMembers === 1 ? "is" : "are"} neither in an import nor on the platform.`}
       </p>
       {plan.orderChecks.map((check) => (
         <p key={check.jobId} role="alert" className="text-sm text-amber-800">
           {resource === "messages"
             ? `Senders or channels come from the import “${check.fileName}”, which is ${check.status}: run it to completion first, then plan this import again.`
-            : `${n(check.channels)} channels have members from the users import “${check.fileName}”, which is ${check.status}: run it to completion first, then plan this import again.`}
+            : `${counted(check.channels, "channel")} ${check.channels === 1 ? "has" : "have"} members from the users import “${check.fileName}”, which is ${check.status}: run it to completion first, then plan this import again.`}
         </p>
       ))}
       <p className="text-xs text-slate-500">

@@ -1,0 +1,52 @@
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import { PlanSummary } from "@/components/imports/jobs/plan-summary";
+import type { JobPlan } from "@/lib/imports/types";
+
+function plan(overrides: Partial<JobPlan>): JobPlan {
+  return {
+    toCreate: 3,
+    existing: 0,
+    invalid: 0,
+    excluded: 0,
+    followUps: { deactivate: 0, freeze: 0, metadata: 0, invitations: 0 },
+    warnings: 0,
+    missingMembers: 0,
+    orderChecks: [],
+    lookups: { requests: 1, ms: 20 },
+    ...overrides,
+  };
+}
+
+/** The summary's text as an administrator reads it. */
+function text(jobPlan: JobPlan): string {
+  const html = renderToStaticMarkup(
+    createElement(PlanSummary, { plan: jobPlan, resource: "group channels" }),
+  );
+  return html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+}
+
+describe("the plan summary's sentences", () => {
+  it("agree with a count of one", () => {
+    const summary = text(
+      plan({
+        missingMembers: 1,
+        orderChecks: [{ jobId: "j1", fileName: "users.csv", status: "paused", channels: 1 }],
+      }),
+    );
+    expect(summary).toContain("1 member id is neither in an import nor on the platform.");
+    expect(summary).toContain("1 channel has members from the users import “users.csv”");
+  });
+
+  it("agree with larger counts, digits grouped", () => {
+    const summary = text(
+      plan({
+        missingMembers: 1200,
+        orderChecks: [{ jobId: "j1", fileName: "users.csv", status: "paused", channels: 2 }],
+      }),
+    );
+    expect(summary).toContain("1,200 member ids are neither in an import nor on the platform.");
+    expect(summary).toContain("2 channels have members from the users import “users.csv”");
+  });
+});

@@ -28,7 +28,9 @@ export function SignInForm({ next }: SignInFormProps) {
   });
 
   return (
-    <form onSubmit={onSubmit} noValidate className="space-y-2">
+    // POST: a form sent before the page's script has loaded (a slow network, a script that
+    // failed) would otherwise go out as GET, with the password in the address and the history.
+    <form method="post" onSubmit={onSubmit} noValidate className="space-y-2">
       <TextField
         id="password"
         label="Administrator password"

@@ -40,6 +40,24 @@ test("signing in opens the page asked for, and signing out returns to the sign-i
   await expect(page).toHaveURL(/\/sign-in/);
 });
 
+test.describe("before the page's script has loaded", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("a password sent by the form never appears in the address", async ({ page }) => {
+    await page.goto("/sign-in");
+    await page.getByLabel("Administrator password").fill("typed-before-the-script");
+    const sent = page.waitForRequest(
+      (request) => request.isNavigationRequest() && request.url().includes("/sign-in"),
+    );
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const request = await sent;
+    expect(request.method()).toBe("POST");
+    expect(request.url()).not.toContain("typed-before-the-script");
+    await expect(page.getByLabel("Administrator password")).toBeVisible();
+    expect(page.url()).not.toContain("typed-before-the-script");
+  });
+});
+
 test("a sign-in page cannot send the administrator to another site", async ({ page }) => {
   await signIn(page, "//evil.example/");
   await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();

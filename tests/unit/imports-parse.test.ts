@@ -374,3 +374,30 @@ describe("PreviewSession", () => {
     );
   });
 });
+
+describe("a CSV the reader stops on is refused, never read in part", () => {
+  const noProgress = () => {};
+  beforeAll(() => vi.stubGlobal("FileReader", FileReaderForNode));
+  afterAll(() => vi.unstubAllGlobals());
+
+  it("a quote not doubled inside a quoted cell names its row, in a small file and past the first 2 MB", async () => {
+    await expect(
+      readRecords(new File(['user_id,nickname\nu1,"A "B" C"\nu2,B\n'], "u.csv"), noProgress),
+    ).rejects.toThrow(/^Row 2 has a quoted cell with a quote inside it that is not doubled/);
+    // 150,000 rows are read in several chunks; the bad one is in a later chunk than the first.
+    const rows = Array.from({ length: 150_000 }, (_, at) => `u${at},Name ${at}`);
+    rows[120_000] = 'u120000,"Bob "the" Builder"';
+    const text = `user_id,nickname\n${rows.join("\n")}\n`;
+    expect(text.length).toBeGreaterThan(2 * 1024 * 1024);
+    await expect(readRecords(new File([text], "u.csv"), noProgress)).rejects.toThrow(
+      /^Row 120,002 has a quoted cell/,
+    );
+  });
+
+  it("more rows than the limit", async () => {
+    const text = `user_id,nickname\n${Array.from({ length: 200 }, (_, at) => `u${at},N`).join("\n")}\n`;
+    await expect(
+      readRecords(new File([text], "u.csv"), noProgress, { bytes: 1_000_000, rows: 50 }),
+    ).rejects.toThrow("The file has more than 50 rows");
+  });
+});

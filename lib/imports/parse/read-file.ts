@@ -130,7 +130,7 @@ async function readDelimited(
     if (where) throw new FileProblem(unclosedQuoteMessage(where));
     if (quoteProblem)
       throw new FileProblem(
-        `A quote in the file is never closed (${quoteProblem}). Fix the quotes in the file and choose it again.`,
+        `Row ${quoteProblem.row.toLocaleString("en-US")} has a quoted cell with a quote inside it that is not doubled (${quoteProblem.message}), so the cell's end cannot be found. Write a quote inside a quoted cell as "", and choose the file again.`,
       );
   }
   return records;
@@ -155,7 +155,11 @@ async function parseDelimited(
   format: "csv" | "tsv",
   onProgress: Progress,
   limits: FileLimits,
-): Promise<{ records: string[][]; quoteProblem: string | null; delimiter: string }> {
+): Promise<{
+  records: string[][];
+  quoteProblem: { message: string; row: number } | null;
+  delimiter: string;
+}> {
   const records: string[][] = [];
   let read = 0;
   const delimiter = format === "tsv" ? "\t" : await guessDelimiter(file);
@@ -167,16 +171,20 @@ async function parseDelimited(
       skipEmptyLines: false,
       chunkSize,
       chunk(results, parser) {
+        // Settle before abort(): papaparse's abort() calls `complete`, which would otherwise
+        // resolve with the rows read so far, as if the file ended there.
         const quoteError = results.errors.find((error) => error.type === "Quotes");
         if (quoteError) {
+          // `row` counts the rows of this chunk; a record's row number is its index + 1.
+          const row = records.length + (quoteError.row ?? 0) + 1;
+          resolve({ records, quoteProblem: { message: quoteError.message, row }, delimiter });
           parser.abort();
-          resolve({ records, quoteProblem: quoteError.message, delimiter });
           return;
         }
         for (const record of results.data) records.push(blankAsEmpty(record));
         if (records.length > limits.rows + HEADER_SEARCH_ROWS) {
-          parser.abort();
           reject(new FileProblem(tooManyRows(limits)));
+          parser.abort();
           return;
         }
         read = Math.min(file.size, read + chunkSize);

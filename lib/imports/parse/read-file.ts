@@ -161,15 +161,14 @@ async function parseDelimited(
   delimiter: string;
 }> {
   const records: string[][] = [];
-  let read = 0;
   const delimiter = format === "tsv" ? "\t" : await guessDelimiter(file);
-  const chunkSize = 2 * 1024 * 1024;
-  return new Promise((resolve, reject) => {
-    Papa.parse<string[]>(file as File, {
+  const text = new DecodedText();
+  let settled = false;
+  const parsed = new Promise<Awaited<ReturnType<typeof parseDelimited>>>((resolve, reject) => {
+    Papa.parse<string[]>(text as unknown as NodeJS.ReadableStream, {
       delimiter,
       // Blank lines are kept (as `[]`, see blankAsEmpty): they count in the row numbers.
       skipEmptyLines: false,
-      chunkSize,
       chunk(results, parser) {
         // Settle before abort(): papaparse's abort() calls `complete`, which would otherwise
         // resolve with the rows read so far, as if the file ended there.
@@ -177,24 +176,53 @@ async function parseDelimited(
         if (quoteError) {
           // `row` counts the rows of this chunk; a record's row number is its index + 1.
           const row = records.length + (quoteError.row ?? 0) + 1;
+          settled = true;
           resolve({ records, quoteProblem: { message: quoteError.message, row }, delimiter });
           parser.abort();
           return;
         }
         for (const record of results.data) records.push(blankAsEmpty(record));
         if (records.length > limits.rows + HEADER_SEARCH_ROWS) {
+          settled = true;
           reject(new FileProblem(tooManyRows(limits)));
           parser.abort();
-          return;
         }
-        read = Math.min(file.size, read + chunkSize);
-        onProgress(read, file.size, "reading");
       },
       complete: () =>
         resolve({ records: withoutTrailingBlanks(records), quoteProblem: null, delimiter }),
       error: (error) => reject(new FileProblem(`The file could not be read: ${error.message}`)),
     });
   });
+  for await (const slice of decodedSlices(file, onProgress, "reading")) {
+    if (settled) break;
+    // papaparse parses each piece of text before `emit` returns.
+    text.emit("data", slice);
+  }
+  if (!settled) text.emit("end");
+  return parsed;
+}
+
+/**
+ * The file's text as the stream papaparse reads: given the File itself, papaparse decodes each
+ * 2 MB slice on its own, so a character cut by a slice's end became two U+FFFD and changed a
+ * cell without a word. Here the text comes from one decoder (`decodedSlices`), which carries a
+ * cut character over to the next slice.
+ */
+class DecodedText {
+  readonly readable = true;
+  private readonly listeners = new Map<string, (value?: string) => void>();
+  read(): void {}
+  pause(): void {}
+  resume(): void {}
+  on(event: string, listener: (value?: string) => void): void {
+    this.listeners.set(event, listener);
+  }
+  removeListener(event: string): void {
+    this.listeners.delete(event);
+  }
+  emit(event: "data" | "end", value?: string): void {
+    this.listeners.get(event)?.(value);
+  }
 }
 
 async function readNdjson(

@@ -124,6 +124,15 @@ describe("an import job against the sandbox", () => {
     await expect(appendRows(db, job.id, [{ index: 2, values: ["a", "b", "c"] }])).rejects.toThrow(
       /has 3 values but the file has 2 columns/,
     );
+    // A NUL (a JSON file's \u0000) is refused with a sentence, not a database error, even when
+    // the row is excluded or the cell ignored: the cells are stored as they came.
+    for (const values of [
+      ["a", "A\u0000B"],
+      ["a\uD800", "b"],
+    ])
+      await expect(appendRows(db, job.id, [{ index: 2, values, excluded: true }])).rejects.toThrow(
+        /Row 2 has a cell with a NUL character or half of a surrogate pair/,
+      );
     await expect(appendRows(db, "00000000-0000-4000-8000-000000000000", chunk)).rejects.toThrow(
       /no such import/,
     );

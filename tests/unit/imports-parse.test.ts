@@ -201,6 +201,20 @@ describe("readRecords (JSON and NDJSON)", () => {
     );
   });
 
+  it("refuses a NUL or half a surrogate pair, which JSON can escape but no cell can hold", async () => {
+    await expect(
+      readRecords(
+        file("u.ndjson", '{"user_id":"a"}\n{"user_id":"b","x":"A\\u0000B"}\n'),
+        noProgress,
+      ),
+    ).rejects.toThrow("Line 2 holds a NUL character");
+    await expect(
+      readRecords(file("u.json", '[{"user_id":"a"},{"user_id":"b"},{"n\\ud800":"c"}]'), noProgress),
+    ).rejects.toThrow(
+      "Item 3 of the JSON array holds a NUL character (\\u0000) or half of a surrogate pair",
+    );
+  });
+
   it("refuses JSON that is not UTF-8", async () => {
     await expect(
       readRecords(file("u.json", new Uint8Array([0x5b, 0x22, 0xe9, 0x22, 0x5d])), noProgress),

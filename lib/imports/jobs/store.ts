@@ -18,6 +18,7 @@ import {
 import type { Database } from "@/lib/db/client";
 import { importChannelLeases, importJobs, importRows } from "@/lib/db/schema";
 import { prepareRow } from "@/lib/imports/prepare";
+import { isStorableText } from "@/lib/schemas/text-values";
 import type { ColumnMapping } from "@/lib/imports/fields";
 import {
   importLimits,
@@ -152,6 +153,12 @@ export async function appendRows(
     if (row.values.length > job.columns.length) {
       throw new ImportJobError(
         `Row ${row.index} has ${row.values.length} values but the file has ${job.columns.length} columns.`,
+      );
+    }
+    // The row's cells are stored as they came (for the failures CSV), and the database refuses these.
+    if (!row.values.every(isStorableText)) {
+      throw new ImportJobError(
+        `Row ${row.index} has a cell with a NUL character or half of a surrogate pair, which cannot be stored. Remove it from the file and upload it again.`,
       );
     }
   }

@@ -9,6 +9,7 @@ import {
   UnclosedQuoteFinder,
   unclosedQuoteMessage,
 } from "./records";
+import { findUnstorableText } from "@/lib/schemas/text-values";
 import { formatBytes, notUtf8Message, sniffFile, Utf8Checker, type FileFormat } from "./sniff";
 
 /**
@@ -253,6 +254,8 @@ async function readNdjson(
       throw new FileProblem(
         `Line ${line.toLocaleString("en-US")} is not a JSON object. Each line of an NDJSON file holds one object.`,
       );
+    if (findUnstorableText(value) !== undefined)
+      throw new FileProblem(`Line ${line.toLocaleString("en-US")} ${unstorableInJson}`);
     const cells = columns.cells(value);
     // `{}` is a row (with nothing in it), not a blank line.
     rows.push(cells.length > 0 ? cells : [""]);
@@ -293,10 +296,18 @@ async function readJsonArray(
       throw new FileProblem(
         `Item ${position + 1} of the JSON array is not an object; each item is one row.`,
       );
+    if (findUnstorableText(item) !== undefined)
+      throw new FileProblem(
+        `Item ${(position + 1).toLocaleString("en-US")} of the JSON array ${unstorableInJson}`,
+      );
     return columns.cells(item);
   });
   return withHeader(columns, rows);
 }
+
+// A `\u0000` escape (or half of a surrogate pair) parses into text the database cannot store.
+const unstorableInJson =
+  "holds a NUL character (\\u0000) or half of a surrogate pair, which is not text that can be imported. Remove it and choose the file again.";
 
 /** Later objects may bring new columns: every row (not a blank line) is padded to the final width. */
 function withHeader(columns: JsonColumns, rows: string[][]): string[][] {

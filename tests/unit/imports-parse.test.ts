@@ -215,6 +215,26 @@ describe("readRecords (JSON and NDJSON)", () => {
     );
   });
 
+  it("an empty array, or objects without keys, say so", async () => {
+    const empty: Array<[string, string]> = [
+      ["u.json", "[]"],
+      ["u.json", "[\n]\n"],
+      ["u.ndjson", "\n\n"],
+    ];
+    for (const [name, content] of empty)
+      await expect(readRecords(file(name, content), noProgress)).rejects.toThrow(
+        "The file holds no rows.",
+      );
+    const keyless: Array<[string, string]> = [
+      ["u.json", "[{}, {}]"],
+      ["u.ndjson", "{}\n\n{}\n"],
+    ];
+    for (const [name, content] of keyless)
+      await expect(readRecords(file(name, content), noProgress)).rejects.toThrow(
+        "The file's objects have no keys",
+      );
+  });
+
   it("refuses JSON that is not UTF-8", async () => {
     await expect(
       readRecords(file("u.json", new Uint8Array([0x5b, 0x22, 0xe9, 0x22, 0x5d])), noProgress),

@@ -312,6 +312,13 @@ const unstorableInJson =
 /** Later objects may bring new columns: every row (not a blank line) is padded to the final width. */
 function withHeader(columns: JsonColumns, rows: string[][]): string[][] {
   const width = columns.columns.length;
+  // Without a key there is no header: say why, rather than the header picker's "blank row".
+  if (width === 0)
+    throw new FileProblem(
+      rows.length === 0
+        ? "The file holds no rows."
+        : "The file's objects have no keys (each is {}), so there is nothing to import.",
+    );
   for (const row of rows) if (!isBlankRecord(row)) while (row.length < width) row.push("");
   return [columns.columns, ...rows];
 }

@@ -10,7 +10,7 @@ import {
 } from "@/lib/imports/jobs/store";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { failuresCsv } from "@/lib/imports/jobs/report";
+import { failuresCsv, reportPage, rowRequests } from "@/lib/imports/jobs/report";
 import { requestPlan } from "@/lib/imports/jobs/plan";
 import { autoMap } from "@/lib/imports/mapping";
 import { PreviewSession } from "@/lib/imports/parse/preview-session";
@@ -140,6 +140,14 @@ describe("an import job against the sandbox", () => {
       /Only 2 of the file's 3 rows have arrived/,
     );
     expect(await countRows(db, job.id)).toBe(2);
+
+    // A row number or place past any file (typed into the report's URL or Show request) finds
+    // nothing, instead of an integer out of range from the database.
+    expect(await reportPage(db, job.id, { afterIndex: 99_999_999_999 })).toEqual({
+      rows: [],
+      nextAfter: null,
+    });
+    expect(await rowRequests(db, job.id, { rowNumber: 99_999_999_999 })).toBeNull();
   });
 
   it("counts blank lines in row numbers: the failures CSV names each row's line in the file", async () => {

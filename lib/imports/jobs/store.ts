@@ -338,7 +338,9 @@ export async function listRows(
             )
           : undefined,
         options.followUpFailed ? eq(importRows.followUpState, "failed") : undefined,
-        options.afterIndex === undefined ? undefined : gt(importRows.rowIndex, options.afterIndex),
+        options.afterIndex === undefined
+          ? undefined
+          : gt(importRows.rowIndex, Math.min(options.afterIndex, MAX_ROW_INDEX)),
       ),
     )
     .orderBy(asc(importRows.rowIndex))
@@ -378,11 +380,15 @@ export async function* pendingPages(db: Database, jobId: string, pageSize: numbe
   }
 }
 
+/** `row_index` is an `integer` column: a larger number (a row typed into a URL) must not reach a query. */
+const MAX_ROW_INDEX = 2 ** 31 - 1;
+
 export async function findRow(
   db: Database,
   jobId: string,
   rowIndex: number,
 ): Promise<ImportRow | undefined> {
+  if (rowIndex > MAX_ROW_INDEX) return undefined;
   const [row] = await db
     .select({ ...getTableColumns(importRows), passed: rowPassed })
     .from(importRows)

@@ -24,6 +24,14 @@ export function parseTimestamp(raw: string): ParsedTimestamp {
     return { ms: Math.round(value), unit: "milliseconds" };
   }
   if (ISO_8601.test(text)) {
+    // Date.parse rolls a day past the month's end over into the next month (2024-02-30 is
+    // March 1st): a date no calendar has is refused, not moved.
+    const [year, month, day] = text.slice(0, 10).split("-").map(Number) as [number, number, number];
+    const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+    if (month < 1 || month > 12 || day < 1 || day > daysInMonth)
+      return {
+        error: `"${text}" is not a date: there is no day ${day} in month ${month} of ${year}.`,
+      };
     // A time without a zone is read as UTC, not as the browser's local time, so the browser
     // and the server agree on it.
     const zoned =

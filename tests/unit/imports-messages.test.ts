@@ -107,6 +107,15 @@ describe("timestamps", () => {
       unit: "ISO 8601",
     });
     expect(parseTimestamp("March 1st")).toHaveProperty("error");
+    // A day the month does not have is refused, not rolled over into the next month.
+    expect(parseTimestamp("2024-02-30T10:00:00Z")).toEqual({
+      error: '"2024-02-30T10:00:00Z" is not a date: there is no day 30 in month 2 of 2024.',
+    });
+    expect(parseTimestamp("2023-02-29")).toHaveProperty("error");
+    expect(parseTimestamp("2024-04-31 09:30")).toHaveProperty("error");
+    expect(parseTimestamp("2024-00-10")).toHaveProperty("error");
+    expect(parseTimestamp("2024-02-29")).toEqual({ ms: Date.UTC(2024, 1, 29), unit: "ISO 8601" });
+    expect(parseTimestamp("2024-12-31T23:59:59Z")).toHaveProperty("ms");
     expect(detectTimestampUnit(["1700000000", "", "1700000001", "2024-03-01"])).toBe("seconds");
     expect(detectTimestampUnit(["x"])).toBeNull();
   });

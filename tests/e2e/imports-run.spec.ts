@@ -115,3 +115,35 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
   await page.getByRole("link", { name: "people.csv" }).first().click();
   await expect(page.getByTestId("report-counts")).toContainText("3 created · 1 existed");
 });
+
+test("an import whose upload stopped can be cancelled from its page", async ({ page }) => {
+  const fileName = `stopped-${Date.now().toString(36)}.csv`;
+  await openImportWizard(page);
+  await page.getByRole("radio", { name: /Users/ }).check();
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.getByLabel("File to import").setInputFiles({
+    name: fileName,
+    mimeType: "text/csv",
+    buffer: Buffer.from("user_id,nickname\nstopped-1,Ann\n"),
+  });
+  await page.getByRole("button", { name: "Continue to mapping" }).click();
+  await page.getByRole("button", { name: "Validate 1 row" }).click();
+  // The job is made (the first server action), then every chunk of rows is lost on the way.
+  let actions = 0;
+  await page.route("**/imports/new", (route) =>
+    route.request().method() === "POST" && ++actions > 1 ? route.abort() : route.fallback(),
+  );
+  await page.getByRole("button", { name: "Continue to plan" }).click();
+  await expect(page.getByText("The upload stopped")).toBeVisible({ timeout: 20_000 });
+  await page.unroute("**/imports/new");
+
+  // The job stays a draft; it is cancelled from its page, so it leaves the migration's stages.
+  await page.goto("/imports");
+  await page.getByRole("link", { name: fileName }).click();
+  await expect(page.getByText("Draft", { exact: true })).toBeVisible();
+  await page.getByRole("button", { name: "Cancel import" }).click();
+  const cancel = page.getByRole("alertdialog", { name: "Cancel this import?" });
+  await expect(cancel).toContainText("Nothing has been sent to the platform");
+  await cancel.getByRole("button", { name: "Cancel import" }).click();
+  await expect(page.getByText("Cancelled", { exact: true })).toBeVisible({ timeout: 10_000 });
+});

@@ -74,7 +74,9 @@ export function JobControls({ progress, target }: JobControlsProps) {
           button("plan", "Plan again", "primary")}
         {progress.status === "running" && button("pause", "Pause")}
         {progress.status === "paused" && button("resume", "Resume", "primary")}
-        {["planning", "planned", "running", "paused"].includes(progress.status) && (
+        {/* A draft (an upload left unfinished, a plan that failed) is cancelled too, or it would
+            stay in the list and the migration overview for good. */}
+        {["draft", "planning", "planned", "running", "paused"].includes(progress.status) && (
           <CancelDialog progress={progress} disabled={busy} onConfirm={() => confirmed("cancel")} />
         )}
         {over && progress.rowsNotDone > progress.counts.invalid && (

@@ -413,12 +413,22 @@ describe("a CSV the reader stops on is refused, never read in part", () => {
   });
 
   it("a character cut by the end of a slice of the file stays whole", async () => {
-    // Names of 3-byte characters past 4 MB: the file is read in slices, some ending mid-character.
-    const rows = Array.from({ length: 300_000 }, (_, at) => `u${at},名前${at}`);
-    const text = `user_id,nickname\n${rows.join("\n")}\n`;
-    expect(new TextEncoder().encode(text).length).toBeGreaterThan(4 * 1024 * 1024);
-    const read = await readRecords(new File([text], "u.csv"), noProgress);
-    expect(read.records.slice(1)).toEqual(rows.map((row) => row.split(",")));
+    // ASCII rows up to just before 2 MiB (a slice's end), then a name whose first 3-byte
+    // character starts on the slice's last byte.
+    const slice = 2 * 1024 * 1024;
+    const lines = ["user_id,nickname"];
+    let bytes = lines[0]!.length + 1;
+    while (bytes < slice - 200) {
+      const line = `u${lines.length},${"x".repeat(60)}`;
+      lines.push(line);
+      bytes += line.length + 1;
+    }
+    const name = `${"x".repeat(slice - 1 - bytes - "cut,".length)}名前`;
+    lines.push(`cut,${name}`, "after,Ann");
+    const read = await readRecords(new File([`${lines.join("\n")}\n`], "u.csv"), noProgress);
+    expect(read.records.length).toBe(lines.length);
+    expect(read.records.at(-2)).toEqual(["cut", name]);
+    expect(read.records.at(-1)).toEqual(["after", "Ann"]);
   });
 
   it("more rows than the limit", async () => {

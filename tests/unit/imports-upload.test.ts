@@ -6,6 +6,7 @@ import {
   type UploadState,
 } from "@/components/imports/wizard/upload-rows";
 import type { ActionResult } from "@/lib/actions/action-result";
+import { MAX_CHUNK_BYTES } from "@/lib/imports/jobs/limits";
 import { autoMap } from "@/lib/imports/mapping";
 import type { PreviewRequest, PreviewResults } from "@/lib/imports/parse/protocol";
 import { PreviewSession } from "@/lib/imports/parse/preview-session";
@@ -16,7 +17,7 @@ function clientOf(session: PreviewSession) {
     request: async <T extends PreviewRequest>(request: T): Promise<PreviewResults[T["type"]]> => {
       if (request.type !== "upload-rows") throw new Error(`unexpected ${request.type}`);
       return {
-        rows: session.uploadRows(request.start, request.size, request.maxChars),
+        rows: session.uploadRows(request.start, request.size, request.maxBytes),
       } as PreviewResults[T["type"]];
     },
   };
@@ -29,6 +30,9 @@ function fakeServer(failOnCall?: number) {
     createImportJob: async () => ({ data: { jobId: "job-1" } }),
     appendImportRows: async ({ rows }): Promise<ActionResult<{ received: number }>> => {
       calls++;
+      // The server's own limit (appendRows), in bytes of the JSON.
+      if (Buffer.byteLength(JSON.stringify(rows)) > MAX_CHUNK_BYTES)
+        return { serverError: "A chunk holds at most 1 MB." };
       if (calls === failOnCall) return { serverError: "The database is busy." };
       for (const row of rows) stored.set(row.index, row.values);
       return { data: { received: rows.length } };
@@ -85,5 +89,27 @@ describe("uploadRows", () => {
     await uploadRows(clientOf(session), server.actions, job, state, () => {});
     expect(server.stored.size).toBe(4500);
     expect(server.calls()).toBe(4);
+  });
+
+  it("counts a chunk in bytes: rows of 3-byte characters stay under the server's 1 MB", async () => {
+    // 2,000 rows with a 300-character bio in Japanese (ignored, but sent for the failures CSV).
+    const bio = "こんにちは世界".repeat(43);
+    const japanese = new PreviewSession("users", [
+      ["user_id", "nickname", "bio"],
+      ...Array.from({ length: 2000 }, (_, at) => [`u${at}`, `名前${at}`, bio]),
+    ]);
+    japanese.chooseHeader(0);
+    const bioMapping = { ...autoMap("users", ["user_id", "nickname"]), bio: "" };
+    japanese.validate(bioMapping);
+    const server = fakeServer();
+    await uploadRows(
+      clientOf(japanese),
+      server.actions,
+      { ...job, columns: ["user_id", "nickname", "bio"], mapping: bioMapping },
+      { jobId: null, sent: 0, total: 2000 },
+      () => {},
+    );
+    expect(server.stored.size).toBe(2000);
+    expect(server.stored.get(1999)).toEqual(["u1999", "名前1999", bio]);
   });
 });

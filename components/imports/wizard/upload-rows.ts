@@ -26,8 +26,8 @@ export type ImportUploadActions = {
 export type UploadState = { jobId: string | null; sent: number; total: number };
 
 export const UPLOAD_CHUNK_ROWS = 2000;
-// Well under a server action's 1 MB body, counting JSON quoting.
-export const UPLOAD_CHUNK_CHARS = 600_000;
+// Bytes of UTF-8, well under the 1 MB the server takes per chunk (MAX_CHUNK_BYTES), counting JSON quoting.
+export const UPLOAD_CHUNK_BYTES = 600_000;
 
 export class UploadFailed extends Error {
   constructor(
@@ -72,7 +72,7 @@ export async function uploadRows(
       type: "upload-rows",
       start: current.sent,
       size: UPLOAD_CHUNK_ROWS,
-      maxChars: UPLOAD_CHUNK_CHARS,
+      maxBytes: UPLOAD_CHUNK_BYTES,
     });
     if (rows.length === 0) break;
     let result: ActionResult<{ received: number }>;

@@ -384,16 +384,17 @@ export class PreviewSession {
 
   /**
    * Up to `size` rows from the `start`-th (blank lines are not rows), fewer when their cells
-   * pass `maxChars` (a server action's body is limited). Each keeps its index.
+   * pass `maxBytes` of UTF-8 (a server action's body is limited in bytes, and a CJK character
+   * is three). Each keeps its index.
    */
-  uploadRows(start: number, size: number, maxChars = Infinity): UploadRow[] {
+  uploadRows(start: number, size: number, maxBytes = Infinity): UploadRow[] {
     const rows: UploadRow[] = [];
-    let chars = 0;
+    let bytes = 0;
     for (const index of this.indexes.subarray(start, start + size)) {
       const row: UploadRow = { index, values: this.values(index) };
       if (this.flags[index]! & EXCLUDED) row.excluded = true;
-      for (const value of row.values) chars += value.length + 3;
-      if (rows.length > 0 && chars > maxChars) break;
+      for (const value of row.values) bytes += utf8Length(value) + 3;
+      if (rows.length > 0 && bytes > maxBytes) break;
       rows.push(row);
     }
     return rows;
@@ -412,4 +413,15 @@ export class PreviewSession {
       !isBlankRecord(this.values(index))
     );
   }
+}
+
+/** The UTF-8 length of a string, without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    // 2 bytes up to U+07FF, 3 above; a surrogate pair (2 units) is 4.
+    if (code >= 0x80) bytes += code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 1 : 2;
+  }
+  return bytes;
 }

@@ -66,7 +66,7 @@ async function handle(request: PreviewRequest): Promise<unknown> {
     case "exclude":
       return { counts: activeSession().exclude(request.index, request.excluded) };
     case "upload-rows":
-      return { rows: activeSession().uploadRows(request.start, request.size, request.maxChars) };
+      return { rows: activeSession().uploadRows(request.start, request.size, request.maxBytes) };
     case "apply-fixes":
       return activeSession().applyFixes(request.fixes);
     case "exclude-errors":

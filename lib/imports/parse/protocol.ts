@@ -70,7 +70,7 @@ export type PreviewRequest =
   | { type: "rows"; filter: RowFilter; start: number; end: number }
   | { type: "edit"; index: number; column: number; value: string }
   | { type: "exclude"; index: number; excluded: boolean }
-  | { type: "upload-rows"; start: number; size: number; maxChars: number }
+  | { type: "upload-rows"; start: number; size: number; maxBytes: number }
   | { type: "apply-fixes"; fixes: SavedFixes }
   | { type: "exclude-errors" }
   | { type: "replace"; column: number; find: string; replacement: string; wholeCell: boolean }

@@ -128,6 +128,35 @@ describe("the wizard's reducer", () => {
     expect(play([{ type: "file-loaded", loaded }], fixed).session).toBe(fixed.session + 1);
   });
 
+  it("after an upload stopped, a fix sends every row again and a new mapping or header makes a new job", () => {
+    const stopped = play(
+      [
+        { type: "validated", counts: counts(1) },
+        { type: "upload-progress", upload: { jobId: "job-1", sent: 0, total: 4 } },
+        { type: "upload-progress", upload: { jobId: "job-1", sent: 2, total: 4 } },
+        { type: "upload-failed", upload: null, problem: "The connection was lost." },
+      ],
+      mapped,
+    );
+    expect(stopped.upload).toEqual({ jobId: "job-1", sent: 2, total: 4 });
+    // Rows 0 and 1 are on the server with their old cells: the retry starts from row 0.
+    expect(
+      play([{ type: "cell-fixed", counts: counts(0), edits: [[0, 0, "x"]] }], stopped).upload,
+    ).toEqual({ jobId: "job-1", sent: 0, total: 4 });
+    expect(
+      play([{ type: "rows-excluded", counts: counts(0), rows: [[1, true]] }], stopped).upload,
+    ).toEqual({ jobId: "job-1", sent: 0, total: 4 });
+    // The job holds the columns and the mapping it was made with.
+    const remapped = { user_id: "nickname", nickname: "user_id" };
+    expect(play([{ type: "mapping-changed", mapping: remapped }], stopped).upload).toBeNull();
+    expect(
+      play(
+        [{ type: "header-chosen", headerRow: 1, header, mapping: {}, remembered: false }],
+        stopped,
+      ).upload,
+    ).toBeNull();
+  });
+
   it("a failure ends the activity with its message; starting over keeps the resource only", () => {
     const failed = play(
       [

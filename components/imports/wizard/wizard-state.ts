@@ -155,9 +155,11 @@ export function wizardReducer(state: WizardState, event: WizardEvent): WizardSta
         remembered: event.remembered,
         counts: null,
         fixes: emptyFixes,
+        // The job of an upload that stopped holds the old columns and mapping: make a new one.
+        upload: null,
       };
     case "mapping-changed":
-      return { ...state, mapping: event.mapping, remembered: false };
+      return { ...state, mapping: event.mapping, remembered: false, upload: null };
     case "work-started":
       return { ...state, activity: event.activity, problem: null, progress: null };
     case "progress":
@@ -178,7 +180,13 @@ export function wizardReducer(state: WizardState, event: WizardEvent): WizardSta
     case "cell-fixed": {
       const edits = { ...state.fixes.edits };
       for (const [index, column, value] of event.edits) edits[editKey(index, column)] = value;
-      return { ...state, activity: null, counts: event.counts, fixes: { ...state.fixes, edits } };
+      return {
+        ...state,
+        activity: null,
+        counts: event.counts,
+        fixes: { ...state.fixes, edits },
+        upload: sendAgain(state.upload),
+      };
     }
     case "rows-excluded": {
       const excluded = { ...state.fixes.excluded };
@@ -191,6 +199,7 @@ export function wizardReducer(state: WizardState, event: WizardEvent): WizardSta
         activity: null,
         counts: event.counts,
         fixes: { ...state.fixes, excluded },
+        upload: sendAgain(state.upload),
       };
     }
     case "references-checked":
@@ -223,6 +232,14 @@ export function wizardReducer(state: WizardState, event: WizardEvent): WizardSta
         session: state.session,
       };
   }
+}
+
+/**
+ * A fix or exclusion after an upload stopped: the rows already sent hold the old cells, so the
+ * retry sends every row again into the same job (the server replaces a row sent twice).
+ */
+function sendAgain(upload: UploadState | null): UploadState | null {
+  return upload && { ...upload, sent: 0 };
 }
 
 /** Whether leaving the page now would lose something the administrator did to the file. */

@@ -253,6 +253,15 @@ describe("the preview's bulk changes", () => {
     });
   });
 
+  it("replaces with the text as typed: $$, $& and $' are not patterns", () => {
+    const session = file();
+    session.chooseHeader(0);
+    session.validate({ user_id: "user_id", nickname: "nickname" });
+    expect(session.replace(1, "Ann", "$$ & $& & $'", false).edits).toEqual([
+      [0, 1, "$$ & $& & $'"],
+    ]);
+  });
+
   it("replays saved fixes on a fresh copy of the file", () => {
     const session = file();
     session.chooseHeader(0);

@@ -275,7 +275,8 @@ export class PreviewSession {
         ? value === find
           ? replacement
           : value
-        : value.replaceAll(find, replacement);
+        : // A function, so that $$, $& or $' in the replacement are inserted as typed.
+          value.replaceAll(find, () => replacement);
       if (next === value) continue;
       this.edit(index, column, next);
       edits.push([index, column, next]);

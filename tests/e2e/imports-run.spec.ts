@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { usersCsv, usersWithMistakes } from "../fixtures/imports";
 import { openImportWizard, revealApiToken } from "./support/console";
 
@@ -116,18 +116,21 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
   await expect(page.getByTestId("report-counts")).toContainText("3 created · 1 existed");
 });
 
-test("an import whose upload stopped can be cancelled from its page", async ({ page }) => {
-  const fileName = `stopped-${Date.now().toString(36)}.csv`;
+/** Through the wizard to the preview of a users CSV; `rows` as the Validate button counts them. */
+async function previewUsers(page: Page, fileName: string, csv: string, rows: string) {
   await openImportWizard(page);
   await page.getByRole("radio", { name: /Users/ }).check();
   await page.getByRole("button", { name: "Continue" }).click();
-  await page.getByLabel("File to import").setInputFiles({
-    name: fileName,
-    mimeType: "text/csv",
-    buffer: Buffer.from("user_id,nickname\nstopped-1,Ann\n"),
-  });
+  await page
+    .getByLabel("File to import")
+    .setInputFiles({ name: fileName, mimeType: "text/csv", buffer: Buffer.from(csv) });
   await page.getByRole("button", { name: "Continue to mapping" }).click();
-  await page.getByRole("button", { name: "Validate 1 row" }).click();
+  await page.getByRole("button", { name: `Validate ${rows}` }).click();
+}
+
+test("an import whose upload stopped can be cancelled from its page", async ({ page }) => {
+  const fileName = `stopped-${Date.now().toString(36)}.csv`;
+  await previewUsers(page, fileName, "user_id,nickname\nstopped-1,Ann\n", "1 row");
   // The job is made (the first server action), then every chunk of rows is lost on the way.
   let actions = 0;
   await page.route("**/imports/new", (route) =>
@@ -146,4 +149,24 @@ test("an import whose upload stopped can be cancelled from its page", async ({ p
   await expect(cancel).toContainText("Nothing has been sent to the platform");
   await cancel.getByRole("button", { name: "Cancel import" }).click();
   await expect(page.getByText("Cancelled", { exact: true })).toBeVisible({ timeout: 10_000 });
+});
+
+test("the list says a cancelled import's rows were not sent, not that they are to do", async ({
+  page,
+}) => {
+  const fileName = `cancelled-${Date.now().toString(36)}.csv`;
+  const csv = "user_id,nickname\ncancelled-1,Ann\ncancelled-2,Bob\n,No id\n";
+  await previewUsers(page, fileName, csv, "3 rows");
+  await page.getByRole("button", { name: "Continue to plan" }).click();
+  await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await page.getByRole("button", { name: "Cancel import" }).click();
+  await page
+    .getByRole("alertdialog", { name: "Cancel this import?" })
+    .getByRole("button", { name: "Cancel import" })
+    .click();
+  await expect(page.getByText("Cancelled", { exact: true })).toBeVisible({ timeout: 10_000 });
+  await page.goto("/imports");
+  await expect(
+    page.getByRole("row", { name: new RegExp(fileName) }).getByTestId("job-outcome"),
+  ).toHaveText("1 invalid · 2 not sent");
 });

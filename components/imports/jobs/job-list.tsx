@@ -33,7 +33,7 @@ export function JobList({ jobs, counts }: JobListProps) {
           <td className="py-2 pr-4">{resourceLabels[job.resource] ?? job.resource}</td>
           <td className="py-2 pr-4 tabular-nums">{job.totalRows.toLocaleString("en")}</td>
           <td className="py-2 pr-4 text-slate-600 tabular-nums" data-testid="job-outcome">
-            <OutcomeCounts counts={counts.get(job.id)} />
+            <OutcomeCounts counts={counts.get(job.id)} status={job.status} />
           </td>
           <td className="py-2 pr-4">
             <JobStatusBadge status={job.status} />
@@ -58,11 +58,22 @@ const outcomeWords: Array<[keyof StageJob["counts"], string]> = [
 ];
 
 /** The job's rows by outcome, leaving out the outcomes no row has. */
-function OutcomeCounts({ counts }: { counts: StageJob["counts"] | undefined }) {
+function OutcomeCounts({
+  counts,
+  status,
+}: {
+  counts: StageJob["counts"] | undefined;
+  status: ImportJob["status"];
+}) {
+  // A cancelled job never sends its pending rows (the report says "Not sent").
+  const stopped = status === "cancelled" || status === "cancelling";
   const parts = counts
     ? outcomeWords
         .filter(([key]) => counts[key] > 0)
-        .map(([key, word]) => `${counts[key].toLocaleString("en")} ${word}`)
+        .map(
+          ([key, word]) =>
+            `${counts[key].toLocaleString("en")} ${key === "pending" && stopped ? "not sent" : word}`,
+        )
     : [];
   if (parts.length === 0) return <span className="text-slate-400">no rows yet</span>;
   return <>{parts.join(" · ")}</>;

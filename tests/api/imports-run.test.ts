@@ -101,6 +101,29 @@ describe("an import job against the sandbox", () => {
         totalRows: 1,
       }),
     ).rejects.toThrow(/column the file does not have/);
+    // The wizard's mapping rules hold on the server too: a field twice, a required field left
+    // out, a field the resource does not have.
+    const refusedMappings: Array<[Record<string, string>, RegExp]> = [
+      [
+        { user_id: "user_id", nickname: "user_id" },
+        /User id is chosen for "user_id" and "nickname"/,
+      ],
+      [{ user_id: "user_id", nickname: "" }, /Choose the column that holds the nickname/],
+      [
+        { user_id: "user_id", nickname: "user_ids" },
+        /"nickname" is mapped to "user_ids", which is not a field/,
+      ],
+    ];
+    for (const [refused, message] of refusedMappings)
+      await expect(
+        createJob(db, {
+          resource: "users",
+          fileName: "x.csv",
+          columns,
+          mapping: refused,
+          totalRows: 1,
+        }),
+      ).rejects.toThrow(message);
     const job = await createJob(db, {
       resource: "users",
       fileName: "u.csv",

@@ -19,7 +19,8 @@ import type { Database } from "@/lib/db/client";
 import { importChannelLeases, importJobs, importRows } from "@/lib/db/schema";
 import { prepareRow } from "@/lib/imports/prepare";
 import { isStorableText } from "@/lib/schemas/text-values";
-import type { ColumnMapping } from "@/lib/imports/fields";
+import { findField, isMetadataTarget, type ColumnMapping } from "@/lib/imports/fields";
+import { mappingProblems } from "@/lib/imports/mapping";
 import {
   importLimits,
   importResources,
@@ -71,10 +72,21 @@ export async function createJob(db: Database, input: CreateJobInput): Promise<Im
   if (new Set(input.columns).size !== input.columns.length) {
     throw new ImportJobError("Two columns of the file have the same name; rename one of them.");
   }
-  for (const column of Object.keys(input.mapping)) {
+  for (const [column, target] of Object.entries(input.mapping)) {
     if (!input.columns.includes(column))
       throw new ImportJobError(`The mapping names a column the file does not have: "${column}".`);
+    const known =
+      target === "" ||
+      findField(input.resource, target) !== undefined ||
+      (input.resource === "users" && isMetadataTarget(target));
+    if (!known)
+      throw new ImportJobError(
+        `Column "${column}" is mapped to "${target}", which is not a field.`,
+      );
   }
+  // The wizard checks the same before any upload; the browser is never trusted.
+  const problems = mappingProblems(input.resource, input.columns, input.mapping);
+  if (problems.length > 0) throw new ImportJobError(problems.join(" "));
   const [job] = await db
     .insert(importJobs)
     .values({ id: randomUUID(), ...input, status: "draft" })

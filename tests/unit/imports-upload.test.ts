@@ -112,4 +112,33 @@ describe("uploadRows", () => {
     expect(server.stored.size).toBe(2000);
     expect(server.stored.get(1999)).toEqual(["u1999", "名前1999", bio]);
   });
+
+  it("names a row too large for any chunk, counting quotes as JSON escapes them", async () => {
+    const dataMapping = { ...autoMap("users", ["user_id", "nickname"]), data: "" };
+    const dataJob = { ...job, columns: ["user_id", "nickname", "data"], mapping: dataMapping };
+    // 1.1 MB of text, or 600,000 quotes (each two bytes once escaped): no chunk can hold the row.
+    for (const cell of ["x".repeat(1_100_000), '"'.repeat(600_000)]) {
+      const session = new PreviewSession("users", [
+        ["user_id", "nickname", "data"],
+        ["u1", "N", ""],
+        ["u2", "N", cell],
+      ]);
+      session.chooseHeader(0);
+      session.validate(dataMapping);
+      const server = fakeServer();
+      await expect(
+        uploadRows(
+          clientOf(session),
+          server.actions,
+          dataJob,
+          { jobId: null, sent: 0, total: 2 },
+          () => {},
+        ),
+      ).rejects.toThrow(
+        /^Row 3 holds 1\.\d MB of text, more than the 1023 KB a row can be sent with/,
+      );
+      // Nothing is sent: the row is shortened in the preview first.
+      expect(server.calls()).toBe(0);
+    }
+  });
 });

@@ -19,7 +19,9 @@ import type {
   ViewRow,
 } from "./protocol";
 import { isBlankRecord, raggedMessage, raggedRows, uniqueHeaders } from "./records";
+import { MAX_CHUNK_BYTES } from "../jobs/limits";
 import { FileProblem } from "./read-file";
+import { formatBytes } from "./sniff";
 
 const ERROR = 1;
 const WARNING = 2;
@@ -385,8 +387,9 @@ export class PreviewSession {
 
   /**
    * Up to `size` rows from the `start`-th (blank lines are not rows), fewer when their cells
-   * pass `maxBytes` of UTF-8 (a server action's body is limited in bytes, and a CJK character
-   * is three). Each keeps its index.
+   * pass `maxBytes` as JSON (a server action's body is limited in bytes, a CJK character is
+   * three and a quote is escaped). Each keeps its index. A row the server could take in no
+   * chunk is refused with its number, so it can be shortened in the preview.
    */
   uploadRows(start: number, size: number, maxBytes = Infinity): UploadRow[] {
     const rows: UploadRow[] = [];
@@ -394,7 +397,13 @@ export class PreviewSession {
     for (const index of this.indexes.subarray(start, start + size)) {
       const row: UploadRow = { index, values: this.values(index) };
       if (this.flags[index]! & EXCLUDED) row.excluded = true;
-      for (const value of row.values) bytes += utf8Length(value) + 3;
+      let rowBytes = 0;
+      for (const value of row.values) rowBytes += jsonBytes(value) + 3;
+      if (rowBytes > MAX_ROW_BYTES)
+        throw new FileProblem(
+          `Row ${(this.firstRow + index).toLocaleString("en-US")} holds ${formatBytes(rowBytes)} of text, more than the ${formatBytes(MAX_ROW_BYTES)} a row can be sent with. Shorten its longest cell in the preview, or in the file, and continue.`,
+        );
+      bytes += rowBytes;
       if (rows.length > 0 && bytes > maxBytes) break;
       rows.push(row);
     }
@@ -416,13 +425,19 @@ export class PreviewSession {
   }
 }
 
-/** The UTF-8 length of a string, without encoding it. */
-function utf8Length(text: string): number {
+/** The most one row may take: the server takes chunks of up to MAX_CHUNK_BYTES, with room for the index. */
+const MAX_ROW_BYTES = MAX_CHUNK_BYTES - 1024;
+
+/** The bytes a string takes in a chunk's JSON (UTF-8, quotes and backslashes escaped), without encoding it. */
+function jsonBytes(text: string): number {
   let bytes = text.length;
   for (let at = 0; at < text.length; at++) {
     const code = text.charCodeAt(at);
     // 2 bytes up to U+07FF, 3 above; a surrogate pair (2 units) is 4.
     if (code >= 0x80) bytes += code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 1 : 2;
+    // \" and \\ are two bytes; a control character is at most six (\u001f).
+    else if (code === 0x22 || code === 0x5c) bytes += 1;
+    else if (code < 0x20) bytes += 5;
   }
   return bytes;
 }

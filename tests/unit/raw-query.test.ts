@@ -1,12 +1,14 @@
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/lib/db/client";
 import { preparedQuery } from "@/lib/db/raw";
 
 describe("preparedQuery on PGlite", () => {
   const client = new PGlite();
   const db = drizzle(client) as unknown as Database;
+  // Starting PGlite took 5-8 s on a slow machine, over a test's 5 s: it is set-up, not the test.
+  beforeAll(() => client.waitReady, 60_000);
   afterAll(() => client.close());
 
   const text = "select $1::text as value, $2::int as number, $3::boolean as flag";

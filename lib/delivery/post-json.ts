@@ -118,7 +118,7 @@ export function postJson(
             latencyMs,
             requestHeaders,
             responseHeaders: flatHeaders(response.headers),
-            responseExcerpt: Buffer.concat(chunks).toString("utf8"),
+            responseExcerpt: storableExcerpt(Buffer.concat(chunks)),
           });
         };
         response.on("end", done);
@@ -188,6 +188,14 @@ function parseTarget(url: string, policy: AddressPolicy): Target {
       agent: agentFor(parsed.protocol, policy),
     },
   };
+}
+
+/**
+ * The excerpt as text the database can store: PostgreSQL refuses NUL in text and jsonb, and
+ * one answer holding it would fail the record of its whole batch of attempts.
+ */
+function storableExcerpt(bytes: Buffer): string {
+  return bytes.toString("utf8").replaceAll("\u0000", "\uFFFD");
 }
 
 function describe(error: NodeJS.ErrnoException): string {

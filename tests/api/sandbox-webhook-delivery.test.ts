@@ -15,6 +15,7 @@ type Delivery = {
     status: number | null;
     error: string | null;
     latency_ms: number;
+    response_excerpt: string | null;
   }>;
 };
 
@@ -152,6 +153,25 @@ describe("sandbox webhook delivery", () => {
     expect(delivery.status).toBe("delivered");
     expect(delivery.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 500 })]);
     await sleep(1500);
+    expect(hooks.receiver.received).toHaveLength(1);
+  });
+
+  it("records an answer whose body holds a NUL character, and sends it only once", async () => {
+    await hooks.subscribe(["room:create"]);
+    hooks.receiver.setBehaviour({ mode: "answer", status: 200, body: "ok\u0000\u0000binary" });
+    const emitted = await call<{ event_id: string }>(hooks.sandbox, "POST", "/v1/sandbox/events", {
+      category: "room:create",
+    });
+    const delivery = await deliveryOf(emitted.body.event_id, (d) => d.status !== "pending");
+    expect(delivery.status).toBe("delivered");
+    expect(delivery.attempts).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        status: 200,
+        error: null,
+        response_excerpt: "ok\uFFFD\uFFFDbinary",
+      }),
+    ]);
     expect(hooks.receiver.received).toHaveLength(1);
   });
 

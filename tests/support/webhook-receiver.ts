@@ -9,7 +9,9 @@ export type ReceivedWebhook = {
   at: number;
 };
 
-export type ReceiverBehaviour = { mode: "answer"; status: number } | { mode: "hang" };
+/** `body` replaces the default answer ("received <category>"). */
+export type ReceiverBehaviour =
+  { mode: "answer"; status: number; body?: string } | { mode: "hang" };
 
 /** A webhook receiver on loopback that records what it is sent and answers as told. */
 export async function startWebhookReceiver(
@@ -33,7 +35,7 @@ export async function startWebhookReceiver(
       if (behaviour.mode === "answer") {
         res
           .writeHead(behaviour.status, { "content-type": "text/plain" })
-          .end(`received ${String(body.category)}`);
+          .end(behaviour.body ?? `received ${String(body.category)}`);
       }
       // "hang": never answer; the sender's timeout ends the attempt.
     });

@@ -13,10 +13,11 @@ import { webhookCategories, type WebhookCategory } from "@/lib/schemas/webhooks"
 import { categoryDescription } from "@/lib/webhooks/category-selection";
 import {
   buildTestPayload,
-  missingIds,
+  invalidIds,
   newTestEventDraft,
   payloadToOverrides,
   testEventFields,
+  testEventIdError,
 } from "@/lib/webhooks/test-event";
 import { useSendTestEvent } from "./webhook-queries";
 
@@ -38,7 +39,7 @@ export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
 
   const payload = buildTestPayload(category, target.appId, draft.ids, draft.seed);
   const json = JSON.stringify(payload, null, 2);
-  const missing = missingIds(category, draft.ids);
+  const invalid = invalidIds(category, draft.ids);
   const subscribed =
     settings.enabled && settings.url !== "" && settings.enabled_events.includes(category);
 
@@ -79,7 +80,7 @@ export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
                 inputClassName="font-mono"
                 spellCheck={false}
                 value={draft.ids[field.path]}
-                error={draft.ids[field.path].trim() === "" ? "Required." : undefined}
+                error={testEventIdError(draft.ids[field.path])}
                 onChange={(event) =>
                   setDraft((previous) => ({
                     ...previous,
@@ -110,7 +111,7 @@ export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
         )}
         <Button
           pending={send.isPending}
-          disabled={missing.length > 0}
+          disabled={invalid.length > 0}
           onClick={() => sendOnce({ category, ...payloadToOverrides(payload) })}
         >
           Send test event

@@ -15,7 +15,9 @@ const customItems = z
 // Web Crypto, so the builders run in the browser (test-event preview) as on the server.
 const randomUUID = () => globalThis.crypto.randomUUID();
 
-const id = z.string().min(1).max(200);
+/** The longest id a payload carries (a call, room or user id). */
+export const PAYLOAD_ID_MAX = 200;
+const id = z.string().min(1).max(PAYLOAD_ID_MAX);
 
 export const directCallSchema = z.object({
   call_id: id,

@@ -1,4 +1,5 @@
 import {
+  PAYLOAD_ID_MAX,
   samplePayload,
   type PayloadOverrides,
   type WebhookPayload,
@@ -108,9 +109,16 @@ export function payloadToOverrides(payload: WebhookPayload): PayloadOverrides {
   return overrides;
 }
 
-/** Which ids are empty: the platform's schemas require at least one character. */
-export function missingIds(category: WebhookCategory, ids: TestEventIds): string[] {
+/** What is wrong with an id as typed, said beside its field; undefined when it can be sent. */
+export function testEventIdError(value: string): string | undefined {
+  if (value.trim() === "") return "Required.";
+  if (value.length > PAYLOAD_ID_MAX) return `At most ${PAYLOAD_ID_MAX} characters.`;
+  return undefined;
+}
+
+/** Which ids cannot be sent (empty, or longer than the platform's schemas take). */
+export function invalidIds(category: WebhookCategory, ids: TestEventIds): string[] {
   return testEventFields(category)
-    .filter((field) => ids[field.path].trim() === "")
+    .filter((field) => testEventIdError(ids[field.path]) !== undefined)
     .map((field) => field.label);
 }

@@ -202,6 +202,20 @@ test("a test event with edited ids reaches the receiver exactly as previewed, on
   ).toContainText("Delivered (2xx)");
 });
 
+test("a test event id longer than the platform takes is flagged beside its field and not sent", async ({
+  page,
+}) => {
+  await openWebhooks(page);
+  const panel = page.getByRole("region", { name: "Test event" });
+  const callerId = panel.getByLabel("caller_id");
+  await callerId.fill("x".repeat(201));
+  await expect(callerId).toHaveAccessibleDescription("At most 200 characters.");
+  await expect(panel.getByRole("button", { name: "Send test event" })).toBeDisabled();
+  await callerId.fill("x".repeat(200));
+  await expect(panel.getByText("At most 200 characters.")).toHaveCount(0);
+  await expect(panel.getByRole("button", { name: "Send test event" })).toBeEnabled();
+});
+
 test("a platform refusal is shown beside the field; plain http is warned about", async ({
   page,
 }) => {

@@ -10,10 +10,11 @@ import {
 import { describeFields, payloadReference } from "@/lib/webhooks/payload-reference";
 import {
   buildTestPayload,
-  missingIds,
+  invalidIds,
   newTestEventDraft,
   payloadToOverrides,
   testEventFields,
+  testEventIdError,
 } from "@/lib/webhooks/test-event";
 
 describe("test event preview", () => {
@@ -65,8 +66,30 @@ describe("test event preview", () => {
     ]);
     const { ids } = newTestEventDraft();
     ids["room.created_by"] = "  ";
-    expect(missingIds("room:delete", ids)).toEqual(["created_by"]);
-    expect(missingIds("direct_call:dial", ids)).toEqual([]);
+    expect(invalidIds("room:delete", ids)).toEqual(["created_by"]);
+    expect(invalidIds("direct_call:dial", ids)).toEqual([]);
+  });
+
+  it("flags, beside its field, an id longer than the emit operation takes, and only such an id", () => {
+    for (const category of webhookCategories) {
+      for (const field of testEventFields(category)) {
+        for (const length of [200, 201]) {
+          const draft = newTestEventDraft(1_700_000_000_000);
+          draft.ids[field.path] = "x".repeat(length);
+          const preview = buildTestPayload(category, "local", draft.ids, draft.seed);
+          const accepted = emitEventSchema.safeParse({
+            category,
+            ...payloadToOverrides(preview),
+          }).success;
+          expect(invalidIds(category, draft.ids), `${category} ${field.label} ${length}`).toEqual(
+            accepted ? [] : [field.label],
+          );
+          expect(testEventIdError(draft.ids[field.path])).toBe(
+            accepted ? undefined : "At most 200 characters.",
+          );
+        }
+      }
+    }
   });
 });
 

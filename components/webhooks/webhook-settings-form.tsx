@@ -14,7 +14,7 @@ import { applyActionResult } from "@/lib/actions/action-result";
 import type { WebhookSettingsView } from "@/lib/webhooks/reads";
 import {
   ALL_WEBHOOK_EVENTS,
-  webhookSettingsSchema,
+  webhookSettingsRequestSchema,
   type WebhookSettingsInput,
 } from "@/lib/schemas/webhooks";
 import {
@@ -60,8 +60,8 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
   const [answer, setAnswer] = useState<WebhookSettingsValues | null>(null);
   const formRef = useHydratedMarker<HTMLFormElement>();
   const form = useForm<WebhookSettingsInput>({
-    // raw: `["*"]` must reach the platform as typed; the schema's transform would expand it.
-    resolver: zodResolver(webhookSettingsSchema, undefined, { raw: true }),
+    // Not the sandbox's schema: the platform judges the categories it listed, `["*"]` included.
+    resolver: zodResolver(webhookSettingsRequestSchema),
     defaultValues: settings,
   });
   const { errors, isDirty } = form.formState;

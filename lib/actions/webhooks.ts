@@ -9,7 +9,7 @@ import {
   playRoomSchema,
 } from "@/lib/schemas/sandbox-events";
 import { samplePayload, type WebhookPayload } from "@/lib/schemas/webhook-payloads";
-import { webhookCategories, webhookSettingsSchema } from "@/lib/schemas/webhooks";
+import { webhookCategories, webhookSettingsRequestSchema } from "@/lib/schemas/webhooks";
 import { findTestDelivery, startTestDelivery } from "@/lib/webhooks/console-test-deliveries";
 import { deliveryLogFilterSchema } from "@/lib/webhooks/delivery-log";
 import type { WebhookSettingsValues } from "@/lib/webhooks/settings-diff";
@@ -18,8 +18,8 @@ import { ActionError, adminAction } from "./safe-action";
 
 /**
  * The form's values as typed: `enabled_events` may be `["*"]`, which is sent as is so the
- * platform subscribes to everything. The shared schema's rules are applied without its
- * transform, which would turn `*` into our own list of categories.
+ * platform subscribes to everything, and may hold categories the platform added after this
+ * console was written; the platform judges them (webhookSettingsRequestSchema).
  */
 const saveSettingsSchema = z
   .object({
@@ -29,7 +29,7 @@ const saveSettingsSchema = z
     enabled_events: z.array(z.string()),
   })
   .superRefine((input, ctx) => {
-    const checked = webhookSettingsSchema.safeParse(input);
+    const checked = webhookSettingsRequestSchema.safeParse(input);
     if (checked.success) return;
     for (const issue of checked.error.issues)
       ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });

@@ -111,18 +111,27 @@ export const enabledEventsSchema = z
       : webhookCategories.filter((category) => events.includes(category)),
   );
 
+const settingsObject = z.object({
+  enabled: z.boolean(),
+  url: webhookUrlSchema,
+  include_members: z.boolean(),
+  enabled_events: enabledEventsSchema,
+});
+const enabledNeedsUrl = (settings: { enabled: boolean; url: string }) =>
+  !(settings.enabled && settings.url === "");
+const urlRequired = { path: ["url"], error: '"url" is required to enable webhooks.' };
+
 /** The stored configuration (section 2.1), whole. */
-export const webhookSettingsSchema = z
-  .object({
-    enabled: z.boolean(),
-    url: webhookUrlSchema,
-    include_members: z.boolean(),
-    enabled_events: enabledEventsSchema,
-  })
-  .refine((settings) => !(settings.enabled && settings.url === ""), {
-    path: ["url"],
-    error: '"url" is required to enable webhooks.',
-  });
+export const webhookSettingsSchema = settingsObject.refine(enabledNeedsUrl, urlRequired);
+
+/**
+ * The configuration as the console sends it to a platform: the same rules, except that the
+ * categories are the platform's to judge. It may list categories added after this was written,
+ * which the form offers like any other, and `["*"]` reaches it as typed.
+ */
+export const webhookSettingsRequestSchema = settingsObject
+  .extend({ enabled_events: z.array(z.string()) })
+  .refine(enabledNeedsUrl, urlRequired);
 
 export type WebhookSettings = z.output<typeof webhookSettingsSchema>;
 /** As stored or typed in: `enabled_events` may still hold `*` or any order. */

@@ -1,5 +1,8 @@
 import { createHmac } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
+import { webhookCategories } from "@/lib/schemas/webhooks";
 import { usersCsv, validUsers } from "../fixtures/imports";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
 import { startConsoleServer, type ConsoleServer } from "../support/console-server";
@@ -31,10 +34,10 @@ test.beforeAll(async () => {
 });
 
 /** Signs in on the second console, which has a password of its own. */
-async function signInOnConsole(page: Page, next: string) {
-  const origin = consoleServer.origin;
+async function signInOnConsole(page: Page, next: string, server: ConsoleServer = consoleServer) {
+  const origin = server.origin;
   await page.goto(`${origin}/sign-in?next=${next}`);
-  await page.getByLabel("Administrator password").fill(consoleServer.adminPassword);
+  await page.getByLabel("Administrator password").fill(server.adminPassword);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(`${origin}${next}`);
 }
@@ -134,4 +137,101 @@ test("a plan the remote platform cannot answer says why, and is made once it ans
   await page.getByRole("button", { name: "Plan again" }).click();
   await expect(page.getByTestId("plan-create")).toHaveText("2", { timeout: 20_000 });
   await expect(page.getByText("Planned", { exact: true })).toBeVisible();
+});
+
+/**
+ * A platform that lists a category added after this console was written, and keeps its webhook
+ * settings the way section 4 says (the only operations the Webhooks page needs of it).
+ */
+async function startPlatformWithNewCategory(newCategory: string) {
+  const appId = "newer";
+  const settingsPath = `/v1/applications/${appId}/settings/webhook`;
+  let stored = {
+    enabled: true,
+    url: "https://hooks.example.com/calls",
+    include_members: false,
+    enabled_events: ["room:create", newCategory],
+  };
+  const puts: Array<Record<string, unknown>> = [];
+  const server = http.createServer((req, res) => {
+    let text = "";
+    req.on("data", (chunk) => (text += chunk));
+    req.on("end", () => {
+      const answer = (status: number, body: unknown) =>
+        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+      const url = new URL(req.url ?? "/", "http://platform");
+      if (url.pathname !== settingsPath)
+        return answer(404, { message: "No such route.", code: 400404, error: true });
+      if (req.method === "PUT") {
+        const body = JSON.parse(text) as Record<string, unknown>;
+        puts.push(body);
+        const { application_id: _appId, ...update } = body;
+        stored = { ...stored, ...update };
+        return answer(200, stored);
+      }
+      const all = url.searchParams.get("display_all_webhook_categories") === "true";
+      return answer(200, {
+        webhook: {
+          ...stored,
+          ...(all ? { all_webhook_categories: [...webhookCategories, newCategory] } : {}),
+        },
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    baseUrl,
+    appId,
+    puts,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+test("a category the platform added after this console was written is offered and saved", async ({
+  page,
+}) => {
+  const newCategory = "room:recording_start";
+  const platform = await startPlatformWithNewCategory(newCategory);
+  const newer = await startConsoleServer({
+    PLATFORM_CHAT_URL: platform.baseUrl,
+    PLATFORM_CALLS_URL: platform.baseUrl,
+    PLATFORM_APP_ID: platform.appId,
+    PLATFORM_API_TOKEN: "newer-platform-token",
+  });
+  try {
+    await signInOnConsole(page, "/webhooks", newer);
+    await page.locator('form[aria-label="Webhook settings"][data-hydrated="true"]').waitFor();
+    const added = page.getByRole("checkbox", { name: newCategory, exact: true });
+    await expect(added).toBeChecked();
+    // Saving anything keeps it; ticking another category adds to it.
+    await page.getByRole("checkbox", { name: "room:delete", exact: true }).click();
+    await page.getByRole("button", { name: "Review and save" }).click();
+    await expect(page.getByRole("alertdialog")).toBeVisible();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Confirm and save" }).click();
+    await expect(page.getByTestId("webhook-save-answer")).toContainText(newCategory);
+    expect(platform.puts.at(-1)?.enabled_events).toEqual([
+      "room:create",
+      "room:delete",
+      newCategory,
+    ]);
+
+    // Unticked and ticked again by the administrator, it is sent like any other.
+    await added.click();
+    await page.getByRole("button", { name: "Review and save" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Confirm and save" }).click();
+    await expect(page.getByTestId("webhook-save-answer")).not.toContainText(newCategory);
+    await added.click();
+    await page.getByRole("button", { name: "Review and save" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Confirm and save" }).click();
+    await expect(page.getByTestId("webhook-save-answer")).toContainText(newCategory);
+    expect(platform.puts).toHaveLength(3);
+  } finally {
+    await newer.stop();
+    await platform.stop();
+  }
 });

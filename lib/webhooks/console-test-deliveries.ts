@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq, gte, lt, lte, or, sql } from "drizzle-orm";
 import { getDb } from "@/lib/db/client";
 import { consoleTestDeliveries } from "@/lib/db/schema";
 import { deliveryPageToken, type DeliveryAttempt } from "@/lib/schemas/sandbox-events";
@@ -102,9 +102,9 @@ async function runAttempts(
 }
 
 /**
- * A page of the console's test deliveries, newest first. Category, event id and paging run in
- * the database; the outcome is read from the attempts, so it filters within the page (these
- * are a handful of test events, not a platform's traffic).
+ * A page of the console's test deliveries, newest first. Category, event id, the call or room
+ * id, the time range and paging run in the database; the outcome is read from the attempts, so
+ * it filters within the page (these are a handful of test events, not a platform's traffic).
  */
 export async function listTestDeliveries(
   options: DeliveryLogFilter & { limit: number; token?: string },
@@ -118,6 +118,18 @@ export async function listTestDeliveries(
       and(
         options.category ? eq(consoleTestDeliveries.category, options.category) : undefined,
         options.event_id ? eq(consoleTestDeliveries.id, options.event_id) : undefined,
+        options.search
+          ? or(
+              sql`${consoleTestDeliveries.payload} -> 'direct_call' ->> 'call_id' = ${options.search}`,
+              sql`${consoleTestDeliveries.payload} -> 'room' ->> 'room_id' = ${options.search}`,
+            )
+          : undefined,
+        options.since !== undefined
+          ? gte(consoleTestDeliveries.createdAt, new Date(options.since))
+          : undefined,
+        options.until !== undefined
+          ? lte(consoleTestDeliveries.createdAt, new Date(options.until))
+          : undefined,
         after !== null ? lt(consoleTestDeliveries.seq, after) : undefined,
       ),
     )

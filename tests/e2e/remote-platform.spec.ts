@@ -139,6 +139,46 @@ test("a plan the remote platform cannot answer says why, and is made once it ans
   await expect(page.getByText("Planned", { exact: true })).toBeVisible();
 });
 
+test("the console's own test deliveries are filtered by room id and by time, like the sandbox's log", async ({
+  page,
+}) => {
+  const answer = await fetch(`${remote.baseUrl}/v1/applications/${remote.appId}/settings/webhook`, {
+    method: "PUT",
+    headers: { "Api-Token": remote.token, "content-type": "application/json" },
+    body: JSON.stringify({
+      application_id: remote.appId,
+      enabled: true,
+      url: receiver.url,
+      enabled_events: ["room:create"],
+    }),
+  });
+  expect(answer.status).toBe(200);
+  await signInOnConsole(page, "/webhooks");
+  await page.locator('form[aria-label="Webhook settings"][data-hydrated="true"]').waitFor();
+  const panel = page.getByRole("region", { name: "Test event" });
+  await panel.getByLabel("Category").selectOption("room:create");
+  const before = receiver.received.length;
+  for (const roomId of ["room-filter-a", "room-filter-b"]) {
+    await panel.getByLabel("room_id").fill(roomId);
+    await panel.getByRole("button", { name: "Send test event" }).click();
+    await expect(panel.getByText("The console is posting the room:create event")).toBeVisible();
+    await receiver.waitFor(before + (roomId.endsWith("a") ? 1 : 2));
+  }
+
+  const log = page.getByRole("form", { name: "Delivery filters" });
+  const rows = page.getByRole("listitem", { name: "Delivery of room:create" });
+  await log.getByLabel("call_id or room_id").fill("room-filter-a");
+  await log.getByRole("button", { name: "Apply filters" }).click();
+  await expect(rows).toHaveCount(1);
+  await rows.first().getByRole("button").first().click();
+  await expect(rows.first()).toContainText('"room_id": "room-filter-a"');
+
+  await log.getByRole("button", { name: "Clear" }).click();
+  await log.getByLabel("Accepted from").fill("2999-01-01T00:00");
+  await log.getByRole("button", { name: "Apply filters" }).click();
+  await expect(page.getByText("No delivery matches these filters.")).toBeVisible();
+});
+
 /**
  * A platform that lists a category added after this console was written, and keeps its webhook
  * settings the way section 4 says (the only operations the Webhooks page needs of it).

@@ -36,10 +36,12 @@ export function toPlatformIssue(issue: z.core.$ZodIssue, input: unknown): Platfo
       message: `"${name}" has too many items: at most ${String(issue.maximum)}.`,
     };
   }
+  // Our own messages start with the property they are about; zod's own ("Invalid option:
+  // expected one of "a"|"b"") may quote values but never name it.
   return {
     code: 400111,
     field,
-    message: issue.message.includes('"') ? issue.message : `"${name}": ${issue.message}`,
+    message: issue.message.startsWith('"') ? issue.message : `"${name}": ${issue.message}`,
   };
 }
 

@@ -211,6 +211,23 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     );
   });
 
+  it("names the parameter whose value it does not know", async () => {
+    for (const [name, path] of [
+      ["outcome", "/v1/sandbox/deliveries?outcome=lost"],
+      ["category", "/v1/sandbox/deliveries?category=room:explode"],
+      ["outcome", "/v1/sandbox/deliveries/counts?outcome=lost"],
+    ] as const) {
+      const error = expectPlatformError(await call(hooks.sandbox, "GET", path), 400, 400111);
+      expect(error.message, path).toMatch(new RegExp(`^"${name}": `));
+    }
+    const resend = expectPlatformError(
+      await call(hooks.sandbox, "POST", "/v1/sandbox/deliveries/resend", { outcome: "lost" }),
+      400,
+      400111,
+    );
+    expect(resend.message).toMatch(/^"outcome": /);
+  });
+
   it("records a refusal by the address guard once, as final", async () => {
     await hooks.subscribe(["room:delete"], "http://[2002:a00:1::1]/hook");
     const emitted = await call<{ event_id: string }>(hooks.sandbox, "POST", "/v1/sandbox/events", {

@@ -155,7 +155,7 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
                 </Button>
               }
               title={`Send ${selectedCount.toLocaleString("en")} deliveries again?`}
-              description={`Every delivery this filter selects (${selectedCount.toLocaleString("en")}) is sent again as a new delivery, with the same payload, to the endpoint configured now.`}
+              description={`Every delivery this filter selects (${selectedCount.toLocaleString("en")}) is sent again as a new delivery, with the same payload, to the endpoint configured now; those of a category no longer subscribed are not.`}
               confirmLabel={`Send ${selectedCount.toLocaleString("en")} again`}
               tone="primary"
               onConfirm={async () => {

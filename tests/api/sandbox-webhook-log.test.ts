@@ -211,6 +211,37 @@ describe("sandbox webhook log: signatures, filters in the database, paging", () 
     );
   });
 
+  it("sends again only the selected deliveries whose category is subscribed now", async () => {
+    await hooks.subscribe(["*"]);
+    hooks.receiver.setBehaviour({ mode: "answer", status: 500 });
+    const since = Date.now();
+    const before = hooks.receiver.received.length;
+    for (const category of ["room:create", "direct_call:dial"]) {
+      await call(hooks.sandbox, "POST", "/v1/sandbox/events", { category });
+    }
+    await hooks.receiver.waitFor(before + 2);
+    await until(
+      () => deliveries(`outcome=failed&since=${since}`),
+      ({ body }) => body.deliveries.length === 2,
+      "both deliveries answered 500",
+    );
+    hooks.receiver.setBehaviour({ mode: "answer", status: 200 });
+
+    await hooks.subscribe(["room:create"]);
+    const resent = await call<{ count: number }>(
+      hooks.sandbox,
+      "POST",
+      "/v1/sandbox/deliveries/resend",
+      { outcome: "failed", since },
+    );
+    expect(resent.body.count).toBe(1);
+    await hooks.receiver.waitFor(before + 3);
+    await sleep(500);
+    expect(hooks.receiver.received.slice(before + 2).map((r) => r.body.category)).toEqual([
+      "room:create",
+    ]);
+  });
+
   it("names the parameter whose value it does not know", async () => {
     for (const [name, path] of [
       ["outcome", "/v1/sandbox/deliveries?outcome=lost"],

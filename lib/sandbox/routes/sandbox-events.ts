@@ -68,7 +68,13 @@ export function registerSandboxEventRoutes(api: SandboxRouter): void {
         "Webhooks are off or have no URL: there is nowhere to send again.",
       );
     }
-    const result = await resendDeliveries(c.get("db"), app.id, app.webhook.url, filter);
+    const result = await resendDeliveries(
+      c.get("db"),
+      app.id,
+      app.webhook.url,
+      app.webhook.enabled_events,
+      filter,
+    );
     if (result.count > 0) c.get("onEventsAccepted")();
     return c.json(result);
   });

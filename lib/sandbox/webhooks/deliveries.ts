@@ -106,14 +106,16 @@ export async function countDeliveries(
 
 /**
  * Sends the payloads of every delivery the filter selects again, as new deliveries to `url`
- * (the endpoint configured now), oldest first. Answers how many were created. One statement
- * copies them inside the database: the payloads need not travel to this process and back, and
- * the worker sees the whole selection at once.
+ * (the endpoint configured now), oldest first: those of a category in `subscribed` (subscribed
+ * now), since no other event is delivered. Answers how many were created. One statement copies
+ * them inside the database: the payloads need not travel to this process and back, and the
+ * worker sees the whole selection at once.
  */
 export async function resendDeliveries(
   db: Database,
   appId: string,
   url: string,
+  subscribed: readonly string[],
   filter: DeliveryFilter,
 ): Promise<{ count: number; event_ids: string[] }> {
   const selected = db
@@ -125,7 +127,7 @@ export async function resendDeliveries(
       seq: webhookEvents.seq,
     })
     .from(webhookEvents)
-    .where(filterWhere(appId, filter))
+    .where(and(filterWhere(appId, filter), inArray(webhookEvents.category, [...subscribed])))
     .orderBy(asc(webhookEvents.seq))
     .limit(MAX_RESEND)
     .as("selected");

@@ -4,6 +4,8 @@ import { useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/text-field";
+import { MAX_ROOM_INVITEES, PLAYED_USER_ID_MAX } from "@/lib/schemas/sandbox-events";
+import { idInputError } from "@/lib/webhooks/test-event";
 import { usePlayDirectCall, usePlayGroupCall } from "./webhook-queries";
 
 /** Sandbox only: play whole calls, so the receiver sees real sequences of events. */
@@ -17,6 +19,15 @@ export function PlayCallsPanel() {
     .split(",")
     .map((id) => id.trim())
     .filter(Boolean);
+  // Said beside each field, in the panel's words: the action's own would name no field.
+  const callerError = idInputError(callerId.trim(), PLAYED_USER_ID_MAX);
+  const calleeError = idInputError(calleeId.trim(), PLAYED_USER_ID_MAX);
+  const inviteesError =
+    inviteeIds.length > MAX_ROOM_INVITEES
+      ? `At most ${MAX_ROOM_INVITEES} invitees.`
+      : inviteeIds.some((id) => id.length > PLAYED_USER_ID_MAX)
+        ? `Each id at most ${PLAYED_USER_ID_MAX} characters.`
+        : undefined;
 
   return (
     <div className="grid gap-6 md:grid-cols-2">
@@ -25,11 +36,23 @@ export function PlayCallsPanel() {
         description="Dial, accept and end: three events with one call id."
         action="Play a direct call"
         play={directCall}
-        canPlay={Boolean(callerId.trim() && calleeId.trim())}
+        canPlay={!callerError && !calleeError}
         onPlay={() => directCall.mutate({ caller_id: callerId.trim(), callee_id: calleeId.trim() })}
         fields={[
-          { id: "play-caller-id", label: "caller_id", value: callerId, set: setCallerId },
-          { id: "play-callee-id", label: "callee_id", value: calleeId, set: setCalleeId },
+          {
+            id: "play-caller-id",
+            label: "caller_id",
+            value: callerId,
+            set: setCallerId,
+            error: callerError,
+          },
+          {
+            id: "play-callee-id",
+            label: "callee_id",
+            value: calleeId,
+            set: setCalleeId,
+            error: calleeError,
+          },
         ]}
       />
       <PlayCallSection
@@ -37,16 +60,23 @@ export function PlayCallsPanel() {
         description="A room is created, invitees are invited, accept, enter and leave; the room is deleted."
         action="Play a group call"
         play={groupCall}
-        canPlay={Boolean(callerId.trim())}
+        canPlay={!callerError && !inviteesError}
         onPlay={() => groupCall.mutate({ created_by: callerId.trim(), invitee_ids: inviteeIds })}
         fields={[
-          { id: "play-created-by", label: "created_by", value: callerId, set: setCallerId },
+          {
+            id: "play-created-by",
+            label: "created_by",
+            value: callerId,
+            set: setCallerId,
+            error: callerError,
+          },
           {
             id: "play-invitee-ids",
             label: "invitee_ids",
             hint: "Comma-separated.",
             value: invitees,
             set: setInvitees,
+            error: inviteesError,
           },
         ]}
       />
@@ -73,6 +103,8 @@ type PlayCallSectionProps = {
     hint?: string;
     value: string;
     set: (value: string) => void;
+    /** What is wrong with the value, said beside the field. */
+    error?: string;
   }>;
 };
 
@@ -90,12 +122,13 @@ function PlayCallSection({
     <section aria-label={name} className="space-y-3">
       <p className="text-sm text-slate-600">{description}</p>
       <div className="grid grid-cols-2 gap-3">
-        {fields.map(({ id, label, hint, value, set }) => (
+        {fields.map(({ id, label, hint, value, set, error }) => (
           <TextField
             key={id}
             id={id}
             label={label}
             hint={hint}
+            error={error}
             value={value}
             onChange={(event) => set(event.target.value)}
           />

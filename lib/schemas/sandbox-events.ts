@@ -4,7 +4,9 @@ import { webhookCategories } from "./webhooks";
 
 /** Bodies of the sandbox-only event operations (sandbox contract, "Sandbox-only operations"). */
 
-const userId = z.string().min(1).max(80);
+/** The longest user id a played call takes. */
+export const PLAYED_USER_ID_MAX = 80;
+const userId = z.string().min(1).max(PLAYED_USER_ID_MAX);
 const customItems = z.record(z.string(), z.string().max(1024));
 
 export const emitEventSchema = payloadOverridesSchema.extend({

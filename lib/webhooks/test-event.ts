@@ -110,11 +110,13 @@ export function payloadToOverrides(payload: WebhookPayload): PayloadOverrides {
 }
 
 /** What is wrong with an id as typed, said beside its field; undefined when it can be sent. */
-export function testEventIdError(value: string): string | undefined {
+export function idInputError(value: string, max: number): string | undefined {
   if (value.trim() === "") return "Required.";
-  if (value.length > PAYLOAD_ID_MAX) return `At most ${PAYLOAD_ID_MAX} characters.`;
+  if (value.length > max) return `At most ${max} characters.`;
   return undefined;
 }
+
+export const testEventIdError = (value: string) => idInputError(value, PAYLOAD_ID_MAX);
 
 /** Which ids cannot be sent (empty, or longer than the platform's schemas take). */
 export function invalidIds(category: WebhookCategory, ids: TestEventIds): string[] {

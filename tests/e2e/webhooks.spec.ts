@@ -216,6 +216,27 @@ test("a test event id longer than the platform takes is flagged beside its field
   await expect(panel.getByRole("button", { name: "Send test event" })).toBeEnabled();
 });
 
+test("a played call's ids and invitees beyond the sandbox's limits are flagged beside their fields", async ({
+  page,
+}) => {
+  await openWebhooks(page);
+  const direct = page.getByRole("region", { name: "Direct call" });
+  const group = page.getByRole("region", { name: "Group call" });
+  const callerId = direct.getByLabel("caller_id");
+  await callerId.fill("x".repeat(81));
+  await expect(callerId).toHaveAccessibleDescription("At most 80 characters.");
+  await expect(direct.getByRole("button", { name: "Play a direct call" })).toBeDisabled();
+  await callerId.fill("x".repeat(80));
+  await expect(direct.getByRole("button", { name: "Play a direct call" })).toBeEnabled();
+
+  const invitees = group.getByLabel("invitee_ids");
+  await invitees.fill(Array.from({ length: 21 }, (_, i) => `guest-${i}`).join(", "));
+  await expect(invitees).toHaveAccessibleDescription(/At most 20 invitees\./);
+  await expect(group.getByRole("button", { name: "Play a group call" })).toBeDisabled();
+  await invitees.fill(Array.from({ length: 20 }, (_, i) => `guest-${i}`).join(", "));
+  await expect(group.getByRole("button", { name: "Play a group call" })).toBeEnabled();
+});
+
 test("a platform refusal is shown beside the field; plain http is warned about", async ({
   page,
 }) => {

@@ -50,6 +50,8 @@ export function EndpointHealthPanel() {
             · <span className="font-mono">{health.last_failure.category}</span> ·{" "}
             {health.last_failure.reason}
           </p>
+        ) : health.day.volume === 0 ? (
+          <p className="text-slate-600">None.</p>
         ) : (
           <p className="text-slate-600">
             None: every attempt to this endpoint was answered with 2xx.

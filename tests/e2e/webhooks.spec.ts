@@ -357,6 +357,16 @@ test("a field changed on both sides must be chosen before saving", async ({ page
   expect((await sandboxSettings(page)).url).toBe(`${receiver.url}/mine`);
 });
 
+test("an endpoint nothing was sent to is not said to have answered every attempt with 2xx", async ({
+  page,
+}) => {
+  await sandboxSettings(page, { enabled: true, url: `${receiver.url}?unused=${Date.now()}` });
+  await openWebhooks(page);
+  const health = page.getByRole("region", { name: "Endpoint health" });
+  await expect(health).toContainText("No attempt to");
+  await expect(health.locator('[aria-label="Last failure"]')).toHaveText("Last failureNone.");
+});
+
 test("the health chart is drawn for a receiver that answered some events 200 and some 500", async ({
   page,
 }) => {

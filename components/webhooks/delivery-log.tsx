@@ -11,6 +11,7 @@ import { Select } from "@/components/ui/select";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table } from "@/components/ui/table";
 import { classNames } from "@/components/ui/class-names";
+import { webhookCategories } from "@/lib/schemas/webhooks";
 import {
   deliveryOutcomeLabels,
   deliveryOutcomes,
@@ -53,6 +54,8 @@ const textFilters = [
 
 /** Every delivery, newest first, filtered and paged where it is stored, each row opening onto its attempts. */
 export function DeliveryLog({ allCategories }: DeliveryLogProps) {
+  // Both logs hold only the categories this console can build; filtering by another is refused.
+  const loggedCategories = webhookCategories.filter((category) => allCategories.includes(category));
   const [filter, setFilter] = useState<DeliveryLogFilter>({});
   const deliveries = useWebhookDeliveries(filter);
   const counts = useDeliveryCounts(filter);
@@ -92,7 +95,7 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
           name="category"
           label="Category"
           anyLabel="All categories"
-          values={allCategories}
+          values={loggedCategories}
           className="font-mono"
           onSelect={(category) => setFilter({ ...filter, category })}
         />

@@ -248,6 +248,13 @@ test("a category the platform added after this console was written is offered an
     await page.locator('form[aria-label="Webhook settings"][data-hydrated="true"]').waitFor();
     const added = page.getByRole("checkbox", { name: newCategory, exact: true });
     await expect(added).toBeChecked();
+    // The log holds only the console's own test events, of categories it can build: the
+    // filter offers those, never one its log would refuse.
+    const logCategory = page.getByRole("form", { name: "Delivery filters" }).getByLabel("Category");
+    await expect(logCategory.locator("option")).toHaveText([
+      "All categories",
+      ...webhookCategories,
+    ]);
     // Saving anything keeps it; ticking another category adds to it.
     await page.getByRole("checkbox", { name: "room:delete", exact: true }).click();
     await page.getByRole("button", { name: "Review and save" }).click();

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { csv } from "../fixtures/imports";
-import { openImportWizard, revealApiToken } from "./support/console";
+import { openImportWizard, previewRow, revealApiToken } from "./support/console";
 
 /**
  * The messages preview checks what the rows name against what exists: a channel neither on
@@ -9,16 +9,10 @@ import { openImportWizard, revealApiToken } from "./support/console";
  * A channel import that has not finished makes the wizard warn about the platform's order.
  */
 
-function previewRow(page: Page, number: number) {
-  return page
-    .getByRole("row")
-    .filter({ has: page.getByRole("cell", { name: String(number), exact: true }) });
-}
-
 /** The cell of `column` in row `number`: its value, and the messages under it. */
 function cell(page: Page, number: number, column: string) {
   return previewRow(page, number)
-    .getByRole("cell")
+    .getByRole("gridcell")
     .filter({
       has: page.getByRole("button", { name: new RegExp(`^Edit row ${number}, ${column}:`) }),
     });

@@ -1,18 +1,12 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { csv, usersCsv, type UserFixture } from "../fixtures/imports";
-import { openImportWizard, revealApiToken } from "./support/console";
+import { openImportWizard, previewRow, revealApiToken } from "./support/console";
 
 /**
  * A whole migration as an administrator runs it: users first (with mistakes, one fixed in the
  * preview, one already on the platform, one inactive), then group channels whose members are
  * those users (one frozen, one fixed in the preview), checked against the platform's API.
  */
-
-function previewRow(page: Page, number: number) {
-  return page
-    .getByRole("row")
-    .filter({ has: page.getByRole("cell", { name: String(number), exact: true }) });
-}
 
 async function upload(page: Page, resource: RegExp, name: string, content: string, rows: number) {
   await openImportWizard(page);

@@ -1,4 +1,4 @@
-import { openImportWizard } from "./support/console";
+import { openImportWizard, previewRow } from "./support/console";
 import { expect, test, type Page } from "@playwright/test";
 import { csv, usersCsv, usersWithMistakes } from "../fixtures/imports";
 import { xlsxWorkbook } from "../fixtures/xlsx";
@@ -11,12 +11,6 @@ async function startUsersImport(page: Page) {
 
 function count(page: Page, label: string) {
   return page.getByTestId(`count-${label}`);
-}
-
-function previewRow(page: Page, number: number) {
-  return page
-    .getByRole("row")
-    .filter({ has: page.getByRole("cell", { name: String(number), exact: true }) });
 }
 
 async function previewMistakes(page: Page) {

@@ -1,4 +1,4 @@
-import { openImportWizard } from "./support/console";
+import { openImportWizard, previewRow } from "./support/console";
 import { expect, test, type Page } from "@playwright/test";
 import {
   latin1Csv,
@@ -23,12 +23,6 @@ async function pick(page: Page, name: string, content: string | Buffer) {
 
 function count(page: Page, label: string) {
   return page.getByTestId(`count-${label}`);
-}
-
-function previewRow(page: Page, number: number) {
-  return page
-    .getByRole("row")
-    .filter({ has: page.getByRole("cell", { name: String(number), exact: true }) });
 }
 
 test("a users CSV is mapped and previewed: each problem on its row, a fix and an exclusion change the counts", async ({

@@ -300,7 +300,7 @@ export function PreviewGrid({
         onKeyDown={onGridKey}
       >
         <div
-          role="table"
+          role="grid"
           aria-label="Rows of the file"
           aria-describedby={detailsId}
           aria-rowcount={total + 1}
@@ -387,7 +387,7 @@ export function PreviewGrid({
                     />
                   ) : (
                     <div
-                      role="cell"
+                      role="gridcell"
                       className="sticky left-0 flex items-center px-3 text-sm text-slate-400"
                     >
                       Loading row…
@@ -609,13 +609,13 @@ function PreviewRow({
   return (
     <>
       <div
-        role="cell"
+        role="gridcell"
         {...pinnedCell("number", true, "bg-inherit px-3 py-2 text-sm text-slate-500 tabular-nums")}
       >
         {number.toLocaleString("en-US")}
       </div>
       <div
-        role="cell"
+        role="gridcell"
         tabIndex={tabIndex(STATUS_COLUMN)}
         data-nav={`${position}:${STATUS_COLUMN}`}
         onFocus={() => onFocusCell(STATUS_COLUMN)}
@@ -650,7 +650,7 @@ function PreviewRow({
         <IssueList issues={unplaced} />
       </div>
       <div
-        role="cell"
+        role="gridcell"
         {...pinnedCell(
           "actions",
           pinAll,
@@ -676,7 +676,7 @@ function PreviewRow({
         const keyboardColumn = FIRST_DATA_COLUMN + at;
         return (
           <div
-            role="cell"
+            role="gridcell"
             key={column}
             className={classNames(
               "shrink-0 overflow-hidden px-3 py-1.5",

@@ -49,3 +49,11 @@ export async function gotoHydrated(page: Page, path: string, marked: string): Pr
 
 export const openImportWizard = (page: Page) =>
   gotoHydrated(page, "/imports/new", '[data-testid="import-wizard"]');
+
+/** Row `number` of the import preview (as a spreadsheet numbers it): the grid's row whose number cell says so. */
+export function previewRow(page: Page, number: number) {
+  return page
+    .getByRole("grid", { name: "Rows of the file" })
+    .getByRole("row")
+    .filter({ has: page.getByRole("gridcell", { name: String(number), exact: true }) });
+}

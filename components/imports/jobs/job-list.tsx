@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { StageJob } from "@/lib/imports/jobs/overview";
+import { jobOver } from "@/lib/imports/jobs/report";
 import type { ImportJob } from "@/lib/imports/jobs/store";
 import { Table } from "@/components/ui/table";
 import { JobStatusBadge } from "./job-status-badge";
@@ -65,14 +66,14 @@ function OutcomeCounts({
   counts: StageJob["counts"] | undefined;
   status: ImportJob["status"];
 }) {
-  // A cancelled job never sends its pending rows (the report says "Not sent").
-  const stopped = status === "cancelled" || status === "cancelling";
+  // A job stopped for good never sends its pending rows (the report says "Not sent").
+  const over = jobOver(status);
   const parts = counts
     ? outcomeWords
         .filter(([key]) => counts[key] > 0)
         .map(
           ([key, word]) =>
-            `${counts[key].toLocaleString("en")} ${key === "pending" && stopped ? "not sent" : word}`,
+            `${counts[key].toLocaleString("en")} ${key === "pending" && over ? "not sent" : word}`,
         )
     : [];
   if (parts.length === 0) return <span className="text-slate-400">no rows yet</span>;

@@ -195,7 +195,7 @@ export async function rowRequests(
 }
 
 /** The job has stopped for good: whatever a row has not reached by now, it never will in this job. */
-function jobOver(status: string): boolean {
+export function jobOver(status: string): boolean {
   return status === "cancelled" || status === "cancelling" || status === "completed";
 }
 

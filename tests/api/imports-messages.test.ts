@@ -2,7 +2,13 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { listRows, rowCounts } from "@/lib/imports/jobs/store";
 import type { JobPlan } from "@/lib/imports/jobs/plan";
-import { messagesFile, messagesMapping, type ImportFile } from "@/tests/fixtures/imports";
+import {
+  messagesFile,
+  messagesMapping,
+  usersFile,
+  usersMapping,
+  type ImportFile,
+} from "@/tests/fixtures/imports";
 import { sharedSandbox } from "./support/http";
 import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
 import type { Rehearsal } from "@/lib/imports/types";
@@ -123,5 +129,70 @@ describe("a messages import against the sandbox", () => {
     expect(second.job.status).toBe("completed");
     expect(await channelHistory(sandbox, "group_channels", group)).toHaveLength(230);
     expect(await channelHistory(sandbox, "group_channels", room)).toHaveLength(230);
+  });
+});
+
+describe("the history of people who left", () => {
+  const sandbox = sharedSandbox();
+  const jobs = useJobDatabase();
+
+  it("keeps the messages of senders a users import created deactivated: planned, rehearsed and sent", async () => {
+    const prefix = `gone_${randomBytes(4).toString("hex")}`;
+    const client = clientFor(sandbox);
+    // Four people, two of whom left (rows 0 and 2 are inactive): the users import deactivates them.
+    const users = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "users",
+      usersFile(4, prefix, { inactiveEvery: 2 }),
+      usersMapping,
+    );
+    await runJob(jobs.handle, sandbox, users.id);
+    const gone = [`${prefix}_0`, `${prefix}_2`];
+    const active = await client.users.list({ userIds: gone, limit: 10 });
+    expect(active.users).toEqual([]);
+
+    const senders = Array.from({ length: 4 }, (_, n) => `${prefix}_${n}`);
+    const group = `${prefix}_group`;
+    await client.groupChannels.create({ channel_url: group, user_ids: senders });
+    // 40 messages, half of them written by the two who left.
+    const file: ImportFile = {
+      columns: ["channel", "type", "from", "text", "ts", "id"],
+      rows: Array.from({ length: 40 }, (_, n) => [
+        group,
+        "text",
+        senders[n % 4]!,
+        `message ${n}`,
+        String(1_700_000_000 + n),
+        `${prefix}-${n}`,
+      ]),
+    };
+    const mapping = {
+      channel: "channel_url",
+      type: "message_type",
+      from: "user_id",
+      text: "message",
+      ts: "timestamp",
+      id: "source_id",
+    };
+    const planned = await createPlannedJob(jobs.handle, sandbox, "messages", file, mapping);
+    expect(planned.plan).toMatchObject({ toCreate: 40, invalid: 0 });
+    expect((planned.plan as JobPlan).messages).toMatchObject({ missingSenders: [] });
+
+    await startRehearsal(jobs.handle.db, planned.id);
+    const planner = startTestPlanner(jobs.handle, sandbox);
+    const rehearsed = await waitForJob(
+      jobs.handle.db,
+      planned.id,
+      (job) => (job.rehearsal as Rehearsal | null)?.state !== "running",
+    ).finally(() => planner.stop());
+    expect(rehearsed.rehearsal).toMatchObject({ state: "done", created: 40, failed: 0 });
+
+    const { job } = await runJob(jobs.handle, sandbox, planned.id);
+    expect(job.status).toBe("completed");
+    expect(await rowCounts(jobs.handle.db, job.id)).toMatchObject({ created: 40, invalid: 0 });
+    const history = await channelHistory(sandbox, "group_channels", group);
+    expect(history).toHaveLength(40);
+    expect(history.filter((message) => gone.includes(message.user!.user_id))).toHaveLength(20);
   });
 });

@@ -29,6 +29,13 @@ describe("POST /imports/new/references", () => {
     await sandbox("/users", { user_id: `${p}-ada`, nickname: "Ada", profile_url: "" });
     await sandbox("/group_channels", { channel_url: `${p}-general`, user_ids: [`${p}-ada`] });
     await sandbox("/open_channels", { channel_url: `${p}-lobby`, name: "Lobby" });
+    await sandbox("/users", { user_id: `${p}-gone`, nickname: "Gone", profile_url: "" });
+    const deactivated = await fetch(`${origin}/sandbox/local/v3/users/${p}-gone`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", "Api-Token": sandboxToken },
+      body: JSON.stringify({ is_active: false }),
+    });
+    expect(deactivated.status).toBe(200);
   });
 
   const ask = (body: unknown, headers: Record<string, string> = { cookie }) =>
@@ -53,6 +60,14 @@ describe("POST /imports/new/references", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toContain("no-store");
     expect(await response.json()).toEqual({ channels: [`${p}-nowhere`], users: [`${p}-ghost`] });
+  });
+
+  it("counts a deactivated user as existing, for a message's sender as for a channel's member", async () => {
+    for (const resource of ["messages", "group_channels"]) {
+      const response = await ask({ resource, channels: [], users: [`${p}-gone`] });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ channels: [], users: [] });
+    }
   });
 
   it("refuses more than 1,000 values of a kind, and a body that is not a JSON object", async () => {

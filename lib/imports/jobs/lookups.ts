@@ -1,7 +1,7 @@
 import "server-only";
 import type { Database } from "@/lib/db/client";
 import type { MissingReferences, ReferenceLookup } from "@/lib/imports/references";
-import { channelResources, type ImportResource } from "@/lib/imports/types";
+import { channelResources } from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
@@ -74,12 +74,14 @@ export async function importedUsers(
 
 /**
  * The users of `ids` on the platform, asked a page of ids at a time; `onBatch` hears how
- * many ids each answered page covered.
+ * many ids each answered page covered. Every caller says whether deactivated users count:
+ * `all` for references that a deactivated user still satisfies (a message's sender, a
+ * channel's member), `activated` only where an active user is needed.
  */
 export async function usersOnPlatform(
   client: PlatformClient,
   ids: string[],
-  options: { activeMode?: "all"; onBatch?: (ids: number) => Promise<void> } = {},
+  options: { activeMode: "all" | "activated"; onBatch?: (ids: number) => Promise<void> },
 ): Promise<Set<string>> {
   const onPlatform = new Set<string>();
   await forEachConcurrent(chunk(ids, LOOKUP_BATCH), USER_LOOKUP_CONCURRENCY, async (userIds) => {
@@ -88,7 +90,7 @@ export async function usersOnPlatform(
         client.users.list({
           userIds,
           limit: LOOKUP_BATCH,
-          ...(options.activeMode ? { activeMode: options.activeMode } : {}),
+          activeMode: options.activeMode,
         }),
       platformRetries(),
     );
@@ -100,13 +102,12 @@ export async function usersOnPlatform(
 
 /**
  * The wizard's question before any upload: which of these channels and users exist neither
- * in this console's imports nor on the platform. Users are asked as the plan of `resource`
- * asks them (a message's sender must be active; a channel's member may be deactivated).
+ * in this console's imports nor on the platform. Deactivated users count, as in the plans: the
+ * history of people who left is migrated like anyone's, and a channel keeps them as members.
  */
 export async function missingReferences(
   db: Database,
   client: PlatformClient,
-  resource: ImportResource,
   lookup: ReferenceLookup,
 ): Promise<MissingReferences> {
   const inImports = new Set<string>();
@@ -122,9 +123,7 @@ export async function missingReferences(
   );
   const imported = await importedUsers(db, lookup.users);
   const toAsk = lookup.users.filter((id) => !imported.has(id));
-  const onPlatform = await usersOnPlatform(client, toAsk, {
-    ...(resource === "messages" ? {} : { activeMode: "all" as const }),
-  });
+  const onPlatform = await usersOnPlatform(client, toAsk, { activeMode: "all" });
   return {
     channels: lookup.channels.filter((ref) => missing.has(ref)),
     users: toAsk.filter((id) => !onPlatform.has(id)),

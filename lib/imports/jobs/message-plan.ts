@@ -99,7 +99,9 @@ export async function planMessages(
   const sendersToLookUp = senders.filter((id) => !unfinishedSenders.includes(id));
   let usersLookedUp = 0;
   await report({ step: "members", done: 0, total: sendersToLookUp.length }, true);
+  // A deactivated user is still a sender: the history of people who left is history.
   const onPlatform = await usersOnPlatform(client, sendersToLookUp, {
+    activeMode: "all",
     onBatch: async (ids) => {
       requests++;
       usersLookedUp += ids;

@@ -36,7 +36,10 @@ export async function rehearseMessages(
   await forEachConcurrent(chunk(senders, 100), 4, async (userIds) => {
     const known = new Map(
       (
-        await withRetries(() => target.users.list({ userIds, limit: 100 }), platformRetries())
+        await withRetries(
+          () => target.users.list({ userIds, limit: 100, activeMode: "all" }),
+          platformRetries(),
+        )
       ).users.map((user) => [user.user_id, user]),
     );
     for (const id of userIds) {

@@ -18,11 +18,12 @@ export const POST = adminRoute(
       error: "resource must be open_channels, group_channels or messages.",
     }),
   }),
-  async ({ resource, ...lookup }) => {
+  // Every resource asks alike (deactivated users count); `resource` stays in the request for the wizard.
+  async ({ channels, users }) => {
     const headers = { "cache-control": "no-store" };
     try {
       const client = await getPlatformClient();
-      return Response.json(await missingReferences(await getDb(), client, resource, lookup), {
+      return Response.json(await missingReferences(await getDb(), client, { channels, users }), {
         headers,
       });
     } catch (error) {

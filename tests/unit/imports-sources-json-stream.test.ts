@@ -4,14 +4,14 @@ import { JsonArrayStream, JsonStreamError } from "@/lib/imports/sources/json-str
 
 function readAll(text: string, key: string | null, cuts: number[] = []) {
   const items: unknown[] = [];
-  const fields: Record<string, unknown> = {};
+  const fields: Array<[string, unknown]> = [];
   const stream = new JsonArrayStream(
     {
       onItem: (value, item) => {
         expect(item).toBe(items.length + 1);
         items.push(value);
       },
-      onField: (name, value) => (fields[name] = value),
+      onField: (name, value) => fields.push([name, value]),
     },
     key,
   );
@@ -22,7 +22,8 @@ function readAll(text: string, key: string | null, cuts: number[] = []) {
   }
   stream.push(text.slice(from));
   stream.end();
-  return { items, fields };
+  // fromEntries, as JSON.parse, makes "__proto__" a key of its own.
+  return { items, fields: Object.fromEntries(fields) };
 }
 
 describe("JsonArrayStream", () => {
@@ -115,5 +116,11 @@ describe("JsonArrayStream", () => {
     expect(items).toEqual([{ ts: "1" }, { ts: "2" }]);
     expect(error).toBeInstanceOf(JsonStreamError);
     expect((error as JsonStreamError).item).toBe(3);
+  });
+
+  it("stops at an item longer than the limit, rather than holding it all", () => {
+    const stream = new JsonArrayStream({ onItem: () => {} }, null, 1000);
+    stream.push('[{"text": "short"}, {"text": "');
+    expect(() => stream.push("x".repeat(2000))).toThrow("one value is over");
   });
 });

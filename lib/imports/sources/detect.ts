@@ -1,11 +1,12 @@
 import { entryHead, looseEntry, ReadMeter, zipEntry, type ExportEntry } from "./entries";
-import { MAX_EXPORT_TEXT_BYTES, MAX_ZIP_ENTRIES } from "./limits";
+import { exportLimits } from "./limits";
 import { formatBytes } from "../parse/sniff";
 import {
   ExportProblem,
   exportFormatNames,
   type ExportFile,
   type ExportFormat,
+  type ExportLimits,
   type ReadOptions,
 } from "./types";
 import { isZip, readBytes, readZipDirectory } from "./zip";
@@ -28,6 +29,7 @@ export type OpenedExport = {
   /** Slack: the folder inside the ZIP that holds users.json ("" at the root, else ending in "/"). */
   root: string;
   meter: ReadMeter;
+  limits: ExportLimits;
 };
 
 const SLACK_USERS = ["users.json", "org_users.json"];
@@ -46,6 +48,7 @@ export async function openExport(
       );
   const total = files.reduce((sum, file) => sum + file.size, 0);
   const meter = new ReadMeter(total, options);
+  const limits = exportLimits(options);
   const heads = await Promise.all(files.map((file) => readBytes(file, 0, 8)));
   const zips = files.filter((_, at) => isZip(heads[at]!));
   if (zips.length > 0 && files.length > 1)
@@ -55,25 +58,29 @@ export async function openExport(
   const name = files.length === 1 ? files[0]!.name : `${files.length} files`;
   const entries =
     zips.length === 1
-      ? await zipEntries(zips[0]!, meter)
+      ? await zipEntries(zips[0]!, meter, limits.zipEntries)
       : files.map((file) => looseEntry(file, meter));
   const textBytes = entries.reduce((sum, entry) => sum + entry.size, 0);
-  if (textBytes > MAX_EXPORT_TEXT_BYTES)
+  if (textBytes > limits.textBytes)
     throw new ExportProblem(
-      `${name} holds ${formatBytes(textBytes)} once unpacked; the console reads exports of up to ${formatBytes(MAX_EXPORT_TEXT_BYTES)} (about 5,000,000 messages, what one import holds). Export a shorter date range (or fewer channels), and import the parts one after another.`,
+      `${name} holds ${formatBytes(textBytes)} once unpacked; the console reads exports of up to ${formatBytes(limits.textBytes)} (about ${limits.messages.toLocaleString("en-US")} messages, what one import holds). Export a shorter date range (or fewer channels), and import the parts one after another.`,
     );
 
   const detected = await detect(entries);
   meter.reset();
   if (!detected) throw notAnExport(name, entries, zips.length === 1);
-  return { ...detected, name, entries, meter };
+  return { ...detected, name, entries, meter, limits };
 }
 
-async function zipEntries(file: ExportFile, meter: ReadMeter): Promise<ExportEntry[]> {
+async function zipEntries(
+  file: ExportFile,
+  meter: ReadMeter,
+  maxEntries: number,
+): Promise<ExportEntry[]> {
   const directory = await readZipDirectory(file);
-  if (directory.length > MAX_ZIP_ENTRIES)
+  if (directory.length > maxEntries)
     throw new ExportProblem(
-      `${file.name} holds ${directory.length.toLocaleString("en-US")} files; the console reads ZIPs of up to ${MAX_ZIP_ENTRIES.toLocaleString("en-US")} files (their list is held in the browser's memory while reading). Export a shorter date range, and import the parts one after another.`,
+      `${file.name} holds ${directory.length.toLocaleString("en-US")} files; the console reads ZIPs of up to ${maxEntries.toLocaleString("en-US")} files (their list is held in the browser's memory while reading). Export a shorter date range, and import the parts one after another.`,
     );
   return directory.map((entry) => zipEntry(file, entry, meter));
 }

@@ -1,6 +1,5 @@
 import { openExport, type OpenedExport } from "./detect";
 import { readDiscordExport } from "./discord/read";
-import { MAX_EXPORT_MESSAGES } from "./limits";
 import { readMattermostExport } from "./mattermost/read";
 import { readSlackExport } from "./slack/read";
 import { ExportProblem, type ExportFile, type ExportRecord, type ReadOptions } from "./types";
@@ -41,9 +40,9 @@ export async function* readOpenedExport(opened: OpenedExport): AsyncGenerator<Ex
         : readMattermostExport(opened);
   let messages = 0;
   for await (const record of records) {
-    if (record.type === "message" && ++messages > MAX_EXPORT_MESSAGES)
+    if (record.type === "message" && ++messages > opened.limits.messages)
       throw new ExportProblem(
-        `${opened.name} holds more than ${MAX_EXPORT_MESSAGES.toLocaleString("en-US")} messages, the most one import holds. Export a shorter date range (or fewer channels), and import the parts one after another.`,
+        `${opened.name} holds more than ${opened.limits.messages.toLocaleString("en-US")} messages, the most one import holds. Export a shorter date range (or fewer channels), and import the parts one after another.`,
       );
     yield record;
   }

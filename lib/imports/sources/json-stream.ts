@@ -1,3 +1,5 @@
+import { MAX_ITEM_CHARS } from "./limits";
+
 /**
  * The items of one JSON array, streamed from text that arrives in pieces: the array that is
  * the whole document (`[…]`, a Slack day file or users.json), or the array under one key of
@@ -57,6 +59,7 @@ export class JsonArrayStream {
   constructor(
     private readonly handlers: JsonArrayHandlers,
     private readonly key: string | null = null,
+    private readonly maxItemChars = MAX_ITEM_CHARS,
   ) {}
 
   get itemsRead(): number {
@@ -73,6 +76,10 @@ export class JsonArrayStream {
       this.at = 0;
     }
     this.scan();
+    if (this.captureStart >= 0 && this.buffer.length - this.captureStart > this.maxItemChars)
+      this.fail(
+        `one value is over ${Math.round(this.maxItemChars / 1024 / 1024)} MB of text, far more than an export holds in one message or person`,
+      );
   }
 
   end(): void {

@@ -1,3 +1,5 @@
+import type { ExportLimits, ReadOptions } from "./types";
+
 /**
  * What an export may hold for the console to read it in the browser. Reading is streamed, so
  * the export's size is not what runs out; what does is the tab's memory for what the readers
@@ -16,3 +18,12 @@ export const MAX_EXPORT_MESSAGES = 5_000_000;
 
 /** The export's text, uncompressed: a Discord export of 5,000,000 messages is about 8 GB of JSON. */
 export const MAX_EXPORT_TEXT_BYTES = 16 * 1024 ** 3;
+
+export function exportLimits(options: ReadOptions): ExportLimits {
+  return {
+    zipEntries: MAX_ZIP_ENTRIES,
+    textBytes: MAX_EXPORT_TEXT_BYTES,
+    messages: MAX_EXPORT_MESSAGES,
+    ...options.limits,
+  };
+}

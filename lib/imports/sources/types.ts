@@ -171,12 +171,10 @@ export const messageRecordSchema = z.object({
 });
 
 export const problemCodes = [
-  /** A file that is not valid JSON, or not UTF-8, or not what the format puts there. */
+  /** A file that cannot be decompressed, is not UTF-8, or is not valid JSON. */
   "unreadable-file",
   /** One item (a message, a user, a line) that lacks what it needs. */
   "unreadable-item",
-  /** A ZIP entry that cannot be decompressed. */
-  "damaged-entry",
   "unknown-sender",
   "unknown-channel",
   "duplicate-id",
@@ -234,7 +232,11 @@ export type ReadOptions = {
   onProgress?: (done: number, total: number) => void;
   /** Stops the reading: the reader throws ReadCancelled at its next slice. */
   signal?: AbortSignal;
+  /** Lower limits than limits.ts (for tests). */
+  limits?: Partial<ExportLimits>;
 };
+
+export type ExportLimits = { zipEntries: number; textBytes: number; messages: number };
 
 /** Why an export cannot be read at all; the message is for the administrator. */
 export class ExportProblem extends Error {}

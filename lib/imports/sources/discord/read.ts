@@ -108,7 +108,9 @@ export async function* readDiscordExport(opened: OpenedExport): AsyncGenerator<E
     };
   };
 
-  const order = [...byChannel.values()].sort((a, b) => channelOrder(a[0]!) - channelOrder(b[0]!));
+  const order = [...byChannel.values()].sort(
+    (a, b) => channelOrder(a[0]!) - channelOrder(b[0]!) || snowflakeOrder(a[0]!, b[0]!),
+  );
   for (const files of order) {
     files.sort((a, b) => a.entry.path.localeCompare(b.entry.path, "en", { numeric: true }));
     const { channel, entry: first } = files[0]!;
@@ -199,6 +201,12 @@ function channelOrder({ channel }: ChannelFile): number {
   return kinds[type] === "dm" || kinds[type] === "group_dm" ? 2 : threads.has(type) ? 1 : 0;
 }
 
+/** By id: the order the channels were made in. */
+function snowflakeOrder(a: ChannelFile, b: ChannelFile): number {
+  const [first, second] = [filled(a.channel.id)!, filled(b.channel.id)!];
+  return first.length - second.length || (first < second ? -1 : first > second ? 1 : 0);
+}
+
 /** A file's guild and channel, read from its start; or why it is not a DiscordChatExporter file. */
 async function preamble(entry: ExportEntry): Promise<ChannelFile | string> {
   let guild: Fields | null = null;
@@ -280,11 +288,15 @@ function discordMessage(
         url: filled(attachment.url),
         state: "available" as const,
       })),
-    mentionIds: unique(
-      list(value.mentions)
-        .map((user) => filled(object(user).id))
-        .filter((user) => user !== null),
-    ),
+    // A notice's mentions name its subject ("Added carol to the group."), not someone addressed.
+    mentionIds:
+      notices[type] !== null
+        ? []
+        : unique(
+            list(value.mentions)
+              .map((user) => filled(object(user).id))
+              .filter((user) => user !== null),
+          ),
     edited: !Number.isNaN(editedAt),
     editedAt: Number.isNaN(editedAt) ? null : editedAt,
     isBot: author.isBot === true,

@@ -150,7 +150,7 @@ describe("bad input inside an export: named, and the rest stays usable", () => {
     ]);
     expect(problems(records)).toEqual([
       expect.objectContaining({
-        code: "unknown-sender",
+        code: "unknown-person",
         message:
           "random/2024-03-04.json, item 4 is from U09GINA, who is not in users.json (a deleted account, or a guest of a shared channel): a person is made for them from what their messages say (gina).",
       }),

@@ -98,6 +98,7 @@ describe("JsonArrayStream", () => {
     ['{"messages": {}}', "messages", '"messages" is not a JSON array'],
     ['[{"a": 1}]', "messages", "the file does not hold a JSON object"],
     ['{"guild": {"id": "1"}', "messages", "the JSON ends before it is complete"],
+    ['{"gu\\xild": 1, "messages": []}', "messages", "a key of the JSON object is malformed"],
   ])("names what is wrong with %s", (text, key, message) => {
     expect(() => readAll(text, key)).toThrow(JsonStreamError);
     expect(() => readAll(text, key)).toThrow(message);

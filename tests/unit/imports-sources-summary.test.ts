@@ -146,14 +146,14 @@ describe("the community summary", () => {
   it("counts problems by kind and keeps the first fifty to show", async () => {
     const problems = Array.from({ length: 60 }, (_, at): ExportRecord => ({
       type: "problem",
-      code: at % 2 ? "duplicate-id" : "unknown-sender",
+      code: at % 2 ? "duplicate-id" : "unknown-person",
       message: `problem ${at}`,
       skipped: 1,
       source,
     }));
     const summary = await summarize(problems);
     expect(summary.problems.total).toBe(60);
-    expect(summary.problems.byCode).toEqual({ "duplicate-id": 30, "unknown-sender": 30 });
+    expect(summary.problems.byCode).toEqual({ "duplicate-id": 30, "unknown-person": 30 });
     expect(summary.problems.first.map((problem) => problem.message)).toEqual(
       problems.slice(0, 50).map((problem) => (problem.type === "problem" ? problem.message : "")),
     );

@@ -259,7 +259,11 @@ export class JsonArrayStream {
 
   private finishKey(raw: string): void {
     this.captureStart = -1;
-    this.currentKey = JSON.parse(raw) as string;
+    try {
+      this.currentKey = JSON.parse(raw) as string;
+    } catch {
+      this.fail("a key of the JSON object is malformed");
+    }
     this.expect = "colon";
   }
 

@@ -175,7 +175,7 @@ export const problemCodes = [
   "unreadable-file",
   /** One item (a message, a user, a line) that lacks what it needs. */
   "unreadable-item",
-  "unknown-sender",
+  "unknown-person",
   "unknown-channel",
   "duplicate-id",
   /** Replies whose root is not in the export. */

@@ -84,7 +84,7 @@ export async function* readMattermostExport(opened: OpenedExport): AsyncGenerato
     if (!unknownSenders.has(username)) {
       unknownSenders.add(username);
       yield problem(
-        "unknown-sender",
+        "unknown-person",
         `${describeLocation(source)} is from ${username}, who has no user line in the export: a person is made for them from the username.`,
         source,
       );

@@ -111,7 +111,7 @@ export async function* readSlackExport(opened: OpenedExport): AsyncGenerator<Exp
       const unknown = memberIds.filter((member) => !people.has(member));
       if (unknown.length > 0)
         yield problem(
-          "unknown-sender",
+          "unknown-person",
           `${describeLocation(source)} lists ${unknown.length === 1 ? "a member" : `${unknown.length} members`} of ${channelLabel(channel)} missing from users.json (${unknown.slice(0, 3).join(", ")}${unknown.length > 3 ? ", …" : ""}): they are left out of its members.`,
           source,
         );
@@ -156,7 +156,7 @@ export async function* readSlackExport(opened: OpenedExport): AsyncGenerator<Exp
             unknownSenders.add(found.id);
             pending.push(
               problem(
-                "unknown-sender",
+                "unknown-person",
                 `${describeLocation(source)} is from ${found.id}, who is not in users.json (a deleted account, or a guest of a shared channel): a person is made for them from what their messages say (${placeholder.displayName}).`,
                 source,
               ),

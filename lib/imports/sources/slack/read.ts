@@ -31,6 +31,17 @@ const DAY_FILE = /^(.+)\/(\d{4}-\d{2}-\d{2})\.json$/;
 
 type Person = { displayName: string; isBot: boolean };
 
+/** What the reading keeps from one file to the next: the people, by id. */
+type People = {
+  byId: Map<string, Person>;
+  /** A bot's `bot_id` → its user's id. */
+  botUsers: Map<string, string>;
+  /** Senders missing from users.json already named in a problem. */
+  named: Set<string>;
+};
+
+type Conversation = { record: ChannelRecord; days: ExportEntry[] };
+
 export async function* readSlackExport(opened: OpenedExport): AsyncGenerator<ExportRecord> {
   const { root, entries } = opened;
   const byPath = new Map(entries.map((entry) => [entry.path, entry]));
@@ -40,36 +51,44 @@ export async function* readSlackExport(opened: OpenedExport): AsyncGenerator<Exp
     name: opened.name.replace(/\.zip$/i, ""),
     source: { path: opened.name },
   };
+  const people: People = { byId: new Map(), botUsers: new Map(), named: new Set() };
+  // users.json, or org_users.json in an Enterprise Grid export.
+  const users = byPath.get(`${root}users.json`) ?? byPath.get(`${root}org_users.json`);
+  if (users) yield* readPeople(users, people);
+  const conversations = yield* readConversations(byPath, root, people);
+  yield* placeDays(entries, root, conversations);
+  for (const conversation of conversations) yield* readDays(conversation, people);
+}
 
-  // People: users.json (org_users.json in an Enterprise Grid export).
-  const people = new Map<string, Person>();
-  const botUsers = new Map<string, string>();
-  const usersEntry = byPath.get(`${root}users.json`) ?? byPath.get(`${root}org_users.json`);
-  if (usersEntry) {
-    for await (const record of readList(usersEntry, "people", "users")) {
-      if ("problem" in record) {
-        yield record.problem;
-        continue;
-      }
-      const { value, source } = record;
-      const person = slackPerson(value, source);
-      if (typeof person === "string") {
-        yield unreadableItem(source, person);
-      } else if (people.has(person.id)) {
-        yield repeatedId(source, `person ${person.id}`);
-      } else {
-        people.set(person.id, { displayName: person.displayName, isBot: person.isBot });
-        const botId = filled(object(object(value).profile).bot_id);
-        if (botId) botUsers.set(botId, person.id);
-        yield person;
-      }
+async function* readPeople(entry: ExportEntry, people: People): AsyncGenerator<ExportRecord> {
+  for await (const record of readList(entry, "people", "users")) {
+    if ("problem" in record) {
+      yield record.problem;
+      continue;
+    }
+    const { value, source } = record;
+    const person = slackPerson(value, source);
+    if (typeof person === "string") {
+      yield unreadableItem(source, person);
+    } else if (people.byId.has(person.id)) {
+      yield repeatedId(source, `person ${person.id}`);
+    } else {
+      people.byId.set(person.id, { displayName: person.displayName, isBot: person.isBot });
+      const botId = filled(object(object(value).profile).bot_id);
+      if (botId) people.botUsers.set(botId, person.id);
+      yield person;
     }
   }
+}
 
-  // Conversations, and which folder holds each one's day files.
-  const channels: Array<{ record: ChannelRecord; folder: string }> = [];
-  const channelIds = new Set<string>();
-  const folders = new Map<string, number>();
+/** The conversation lists, each conversation followed by its members; returns them in that order. */
+async function* readConversations(
+  byPath: Map<string, ExportEntry>,
+  root: string,
+  people: People,
+): AsyncGenerator<ExportRecord, Conversation[]> {
+  const conversations: Conversation[] = [];
+  const ids = new Set<string>();
   for (const { file, kind } of conversationFiles) {
     const entry = byPath.get(`${root}${file}`);
     if (!entry) continue;
@@ -84,15 +103,15 @@ export async function* readSlackExport(opened: OpenedExport): AsyncGenerator<Exp
         continue;
       }
       const id = value.id as string;
-      if (channelIds.has(id)) {
+      if (ids.has(id)) {
         yield repeatedId(source, `conversation ${id}`);
         continue;
       }
-      channelIds.add(id);
+      ids.add(id);
       const memberIds = strings(value.members);
       const name =
         filled(value.name) ??
-        memberIds.map((member) => people.get(member)?.displayName ?? member).join(", ");
+        memberIds.map((member) => people.byId.get(member)?.displayName ?? member).join(", ");
       const channel: ChannelRecord = {
         type: "channel",
         id,
@@ -107,86 +126,108 @@ export async function* readSlackExport(opened: OpenedExport): AsyncGenerator<Exp
         source,
       };
       yield channel;
-      const known = memberIds.filter((member) => people.has(member));
-      const unknown = memberIds.filter((member) => !people.has(member));
+      const unknown = memberIds.filter((member) => !people.byId.has(member));
       if (unknown.length > 0)
         yield problem(
           "unknown-person",
           `${describeLocation(source)} lists ${unknown.length === 1 ? "a member" : `${unknown.length} members`} of ${channelLabel(channel)} missing from users.json (${unknown.slice(0, 3).join(", ")}${unknown.length > 3 ? ", …" : ""}): they are left out of its members.`,
           source,
         );
-      yield { type: "members", channelId: id, userIds: known, listed: true, source };
-      const folder = filled(value.name) ?? id;
-      folders.set(folder, channels.length);
-      if (!folders.has(id)) folders.set(id, channels.length);
-      channels.push({ record: channel, folder });
+      yield {
+        type: "members",
+        channelId: id,
+        userIds: memberIds.filter((member) => people.byId.has(member)),
+        listed: true,
+        source,
+      };
+      conversations.push({ record: channel, days: [] });
     }
   }
+  return conversations;
+}
 
-  // Day files, by conversation, oldest first.
-  const days = new Map<number, ExportEntry[]>();
+/**
+ * Puts each day file with its conversation (folders are named by the conversation's name, DMs'
+ * by id), oldest first; a folder of no listed conversation is named and left out.
+ */
+function* placeDays(
+  entries: ExportEntry[],
+  root: string,
+  conversations: Conversation[],
+): Generator<ExportRecord> {
+  const folders = new Map<string, Conversation>();
+  for (const conversation of conversations) {
+    const { id, name, kind } = conversation.record;
+    folders.set(kind === "dm" ? id : name, conversation);
+    if (!folders.has(id)) folders.set(id, conversation);
+  }
   const strays = new Map<string, number>();
   for (const entry of entries) {
     const match = entry.path.startsWith(root) ? DAY_FILE.exec(entry.path.slice(root.length)) : null;
     if (!match) continue;
-    const at = folders.get(match[1]!);
-    if (at === undefined) strays.set(match[1]!, (strays.get(match[1]!) ?? 0) + 1);
-    else if (days.has(at)) days.get(at)!.push(entry);
-    else days.set(at, [entry]);
+    const conversation = folders.get(match[1]!);
+    if (conversation) conversation.days.push(entry);
+    else strays.set(match[1]!, (strays.get(match[1]!) ?? 0) + 1);
   }
+  for (const conversation of conversations)
+    conversation.days.sort((a, b) => (a.path < b.path ? -1 : 1));
   for (const [folder, files] of strays)
     yield problem(
       "unknown-channel",
       `The folder ${root}${folder}/ holds ${files === 1 ? "a day file" : `${files} day files`} of a conversation that is in none of channels.json, groups.json, mpims.json and dms.json, so it cannot be placed: its messages are left out.`,
       { path: `${root}${folder}/` },
     );
+}
 
-  const unknownSenders = new Set<string>();
-  for (const [at, { record: channel }] of channels.entries()) {
-    const files = (days.get(at) ?? []).sort((a, b) => (a.path < b.path ? -1 : 1));
-    const ids = new ChannelMessageIds(channelLabel(channel));
-    for (const entry of files) {
-      const pending: ExportRecord[] = [];
-      const sender = (message: Fields, source: SourceLocation) => {
-        const found = slackSender(message, people, botUsers);
-        if (found.id && !people.has(found.id)) {
-          const placeholder = placeholderPerson(found.id, message, source);
-          people.set(found.id, { displayName: placeholder.displayName, isBot: placeholder.isBot });
-          if (!placeholder.isBot && !unknownSenders.has(found.id)) {
-            unknownSenders.add(found.id);
-            pending.push(
-              problem(
-                "unknown-person",
-                `${describeLocation(source)} is from ${found.id}, who is not in users.json (a deleted account, or a guest of a shared channel): a person is made for them from what their messages say (${placeholder.displayName}).`,
-                source,
-              ),
-            );
-          }
-          pending.push(placeholder);
-        }
-        return {
-          id: found.id,
-          isBot: found.isBot || (found.id ? people.get(found.id)!.isBot : false),
-        };
-      };
-      try {
-        for await (const { value, item } of jsonItems(entry)) {
-          const source = { path: entry.path, item };
-          const message = slackMessage(value, channel.id, source, (fields) =>
-            sender(fields, source),
-          );
-          yield* pending.splice(0);
-          const admitted = ids.admit(message, source);
-          yield admitted;
-        }
-      } catch (error) {
-        if (!(error instanceof EntryError)) throw error;
+/** One conversation's messages, day file by day file; a broken file is named and the next read. */
+async function* readDays(conversation: Conversation, people: People): AsyncGenerator<ExportRecord> {
+  const channel = conversation.record;
+  const ids = new ChannelMessageIds(channelLabel(channel));
+  for (const entry of conversation.days) {
+    // A sender missing from users.json, made a person before the message that names them.
+    const pending: ExportRecord[] = [];
+    try {
+      for await (const { value, item } of jsonItems(entry)) {
+        const source = { path: entry.path, item };
+        const message = slackMessage(value, channel.id, source, (fields) =>
+          sender(fields, source, people, pending),
+        );
         yield* pending.splice(0);
-        yield unreadableFile(error, entry.path, "its messages");
+        yield ids.admit(message, source);
       }
+    } catch (error) {
+      if (!(error instanceof EntryError)) throw error;
+      yield* pending.splice(0);
+      yield unreadableFile(error, entry.path, "its messages");
     }
-    yield* ids.missingRoots();
   }
+  yield* ids.missingRoots();
+}
+
+function sender(
+  message: Fields,
+  source: SourceLocation,
+  people: People,
+  pending: ExportRecord[],
+): { id: string | null; isBot: boolean } {
+  const found = slackSender(message, people.botUsers);
+  if (found.id && !people.byId.has(found.id)) {
+    const placeholder = placeholderPerson(found.id, message, source);
+    people.byId.set(found.id, { displayName: placeholder.displayName, isBot: placeholder.isBot });
+    if (!placeholder.isBot && !people.named.has(found.id)) {
+      people.named.add(found.id);
+      pending.push(
+        problem(
+          "unknown-person",
+          `${describeLocation(source)} is from ${found.id}, who is not in users.json (a deleted account, or a guest of a shared channel): a person is made for them from what their messages say (${placeholder.displayName}).`,
+          source,
+        ),
+      );
+    }
+    pending.push(placeholder);
+  }
+  const known = found.id ? people.byId.get(found.id)!.isBot : false;
+  return { id: found.id, isBot: found.isBot || known };
 }
 
 /** A list file (users.json, channels.json…), item by item; a broken file becomes a problem. */
@@ -238,7 +279,6 @@ function slackPerson(value: unknown, source: SourceLocation): PersonRecord | str
 
 function slackSender(
   message: Fields,
-  people: Map<string, Person>,
   botUsers: Map<string, string>,
 ): { id: string | null; isBot: boolean } {
   const user = filled(message.user);

@@ -5,6 +5,7 @@
  *
  * BENCH_SECONDS (default 10) sets each load run's length. The Next.js figures need a build.
  */
+import { benchDiscordReader, benchSlackReader } from "./export-readers";
 import { benchImportRun } from "./import-run";
 import { benchMessageImportRun } from "./message-import-run";
 import { benchPreview } from "./preview";
@@ -22,6 +23,8 @@ const benches: Record<string, () => Promise<string>> = {
   "import-run": () => benchImportRun(),
   "message-import-run": () => benchMessageImportRun(),
   rehearsal: () => benchRehearsal(),
+  "slack-reader": () => benchSlackReader(),
+  "discord-reader": () => benchDiscordReader(),
 };
 
 const chosen = process.argv.slice(2);

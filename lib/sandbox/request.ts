@@ -101,7 +101,7 @@ export async function readForm(c: Context): Promise<FormData> {
       const { name, filename } = part;
       if (name === undefined) throw unreadableForm();
       // A file is a part with a file name (RFC 7578), as Request.formData() reads it; an empty
-      // file input (no name, no bytes) is an empty field, as if no file was chosen.
+      // file input (an empty file name, no bytes) is an empty field, as if none was chosen.
       if (filename !== undefined && (filename !== "" || part.size > 0)) {
         form.append(name, new File([part.arrayBuffer], filename, { type: part.mediaType ?? "" }));
       } else {

@@ -4,6 +4,7 @@ import { findAdminSession } from "@/lib/auth/session";
 import { sessionCookieName } from "@/lib/auth/session-cookie";
 import { getDb } from "@/lib/db/client";
 import { findJob } from "@/lib/imports/jobs/store";
+import { refuseServerActionRequest, serverActionBodyLimitBytes } from "@/lib/server/action-request";
 
 /**
  * Sends a signed-out visitor of any console page to the sign-in page with `?next=`, as a
@@ -11,6 +12,10 @@ import { findJob } from "@/lib/imports/jobs/store";
  * themselves (this is the first gate, not the only one).
  */
 export async function proxy(request: NextRequest) {
+  const refusal = request.method === "POST" ? await refuseActionPost(request) : undefined;
+  if (refusal) return Response.json({ error: refusal.message }, { status: refusal.status });
+  // Reached through the second and third matchers only for the check above.
+  if (!sessionGated.test(request.nextUrl.pathname)) return NextResponse.next();
   // Server actions answer a signed-out caller with their own error, not a redirect.
   if (request.headers.has("next-action")) return NextResponse.next();
   // So do the console's own reads (fetch to a route handler behind adminRoute): a redirect
@@ -28,6 +33,24 @@ export async function proxy(request: NextRequest) {
   return NextResponse.next();
 }
 
+/**
+ * A POST that Next.js would decode as a server action (a `Next-Action` header, or a multipart
+ * form, which it tries as a form's action) is refused here when its body cannot be decoded:
+ * Next.js would answer it with a 500 (see lib/server/action-request.ts). Next.js hands the
+ * proxy a copy of the body.
+ */
+async function refuseActionPost(request: NextRequest) {
+  const contentType = request.headers.get("content-type") ?? "";
+  const isActionCall = request.headers.has("next-action");
+  if (!isActionCall && !contentType.toLowerCase().startsWith("multipart/form-data")) return;
+  const body = new Uint8Array(await request.arrayBuffer());
+  return refuseServerActionRequest({ contentType, isActionCall, body }, serverActionBodyLimitBytes);
+}
+
+/** The paths of the first matcher below: pages and reads behind the session. */
+const sessionGated =
+  /^\/(?!sign-in|healthz$|sandbox\/|sandbox$|_next\/|favicon\.ico|.*\.(?:svg|png|jpg|ico|txt|webmanifest)$)/;
+
 /** The pages under /imports/ whose address is not a job's. */
 const importPages = new Set(["new", "migration"]);
 
@@ -44,8 +67,18 @@ async function isMissingImportJob(pathname: string): Promise<boolean> {
 }
 
 export const config = {
-  // Not the sign-in page, not /healthz (supervisors), not the sandbox (Api-Token), not Next.js assets or public files.
   matcher: [
+    // Not the sign-in page, not /healthz (supervisors), not the sandbox (Api-Token), not Next.js
+    // assets or public files. `sessionGated` above is the same set.
     "/((?!sign-in|healthz$|sandbox/|sandbox$|_next/|favicon\\.ico|.*\\.(?:svg|png|jpg|ico|txt|webmanifest)$).*)",
+    // Anywhere but the sandbox: whatever Next.js may take for a server action call.
+    {
+      source: "/((?!sandbox/|sandbox$|_next/).*)",
+      has: [{ type: "header", key: "next-action" }],
+    },
+    {
+      source: "/((?!sandbox/|sandbox$|_next/).*)",
+      has: [{ type: "header", key: "content-type", value: "multipart/form-data.*" }],
+    },
   ],
 };

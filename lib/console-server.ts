@@ -1,6 +1,5 @@
 import http from "node:http";
 import { parseArgs } from "node:util";
-import { getRequestListener } from "@hono/node-server";
 
 /**
  * `npm start` / `npm run serve`: the built console and its embedded sandbox on one port.
@@ -23,7 +22,7 @@ loadEnvConfig(process.cwd());
 const { checkConfigurationOrExit } = await import("@/lib/startup");
 checkConfigurationOrExit();
 const { default: next } = await import("next");
-const { getSandboxApp } = await import("@/lib/sandbox");
+const { getSandboxApp, sandboxRequestListener } = await import("@/lib/sandbox");
 // Created here, before Next.js starts, so this (unbundled) instance is the process's one:
 // the console's pages, plans and rehearsals reach the same app through `getSandboxApp()`.
 const sandbox = getSandboxApp();
@@ -38,7 +37,7 @@ try {
   process.exit(1);
 }
 const handleNext = nextApp.getRequestHandler();
-const handleSandbox = getRequestListener(sandbox.fetch);
+const handleSandbox = sandboxRequestListener(sandbox, `${hostname}:${port}`);
 
 const server = http.createServer((request, response) => {
   if (request.url?.startsWith("/sandbox/")) void handleSandbox(request, response);

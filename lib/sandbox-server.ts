@@ -1,8 +1,9 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { serve } from "@hono/node-server";
 import { closeDatabase } from "@/lib/db/client";
 import { startServer } from "@/lib/startup";
-import { getSandboxApp, stopSandboxWebhookWorker } from "@/lib/sandbox";
+import { getSandboxApp, sandboxRequestListener, stopSandboxWebhookWorker } from "@/lib/sandbox";
 
 // `npm run sandbox`: the embedded platform on its own port, for speed and for teams who
 // point their own scripts at it. It must not share the console's PGlite directory.
@@ -14,9 +15,11 @@ const hostname = process.env.SANDBOX_HOST ?? "127.0.0.1";
 const application = await startServer("sandbox");
 const app = getSandboxApp();
 
-const server = serve({ fetch: app.fetch, port, hostname }, (info) => {
+const server = http.createServer(sandboxRequestListener(app, hostname));
+server.listen(port, hostname, () => {
+  const { port: listening } = server.address() as AddressInfo;
   console.log(
-    `Sandbox platform listening on http://${hostname}:${info.port}/sandbox/{application_id}`,
+    `Sandbox platform listening on http://${hostname}:${listening}/sandbox/{application_id}`,
   );
   console.log(`Storage: ${application.kind} at ${application.location}`);
 });

@@ -2,6 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { getAdminSession, type AdminSession } from "@/lib/auth/session";
 import { PlatformError } from "@/lib/platform";
+import { findUnstorableText, unstorableTextMessage } from "@/lib/schemas/text-values";
 import { ActionError } from "./action-error";
 import { genericErrorMessage } from "./action-result";
 import { signedOutMessage } from "./safe-action";
@@ -32,6 +33,9 @@ export function adminRoute<S extends z.ZodType>(
     const body = request.method === "POST" ? await jsonBody(request) : {};
     if (body === null)
       return Response.json({ error: "The request body must be a JSON object." }, { status: 400 });
+    // The database cannot hold them, nor compare with them: refused, not a 500.
+    if (findUnstorableText(body) !== undefined)
+      return Response.json({ error: `The request ${unstorableTextMessage}` }, { status: 400 });
     const parsed = schema.safeParse({ ...query, ...body, ...(await context.params) });
     if (!parsed.success) {
       return Response.json(

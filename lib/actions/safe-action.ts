@@ -3,8 +3,9 @@ import { unstable_rethrow } from "next/navigation";
 import { z } from "zod";
 import { getAdminSession, type AdminSession } from "@/lib/auth/session";
 import { PlatformError } from "@/lib/platform";
+import { findUnstorableText, unstorableTextMessage } from "@/lib/schemas/text-values";
 import { ActionError } from "./action-error";
-import { genericErrorMessage, type ActionResult } from "./action-result";
+import { genericErrorMessage, type ActionResult, type ValidationErrors } from "./action-result";
 
 export { ActionError } from "./action-error";
 export type { ActionResult } from "./action-result";
@@ -23,6 +24,8 @@ function createAction<S extends z.ZodType, T, C>(
       // Authorize before parsing: a signed-out caller learns nothing about valid input.
       const context = await authorize();
       if (context === null) return { serverError: signedOutMessage };
+      const unstorable = unstorableField(input);
+      if (unstorable !== undefined) return { validationErrors: unstorable };
       const parsed = schema.safeParse(input);
       if (!parsed.success) return { validationErrors: z.flattenError(parsed.error) };
       return { data: await handler(parsed.data, context) };
@@ -55,6 +58,25 @@ export function signedOutAction<S extends z.ZodType, T>(
   handler: Handler<S, T, Record<string, never>>,
 ) {
   return createAction(schema, handler, async () => ({}));
+}
+
+/**
+ * Text with a NUL or half a surrogate pair cannot be stored (nor sent to the platform) as it is:
+ * refused before any schema, named by the top-level field it sits in.
+ */
+function unstorableField(input: unknown): ValidationErrors | undefined {
+  const entries =
+    input !== null && typeof input === "object" && !Array.isArray(input)
+      ? Object.entries(input)
+      : [["", input] as const];
+  for (const [field, value] of entries) {
+    if (findUnstorableText({ [field]: value }) === undefined) continue;
+    const message = `${field ? `"${field}"` : "The input"} ${unstorableTextMessage}`;
+    return field
+      ? { formErrors: [], fieldErrors: { [field]: [message] } }
+      : { formErrors: [message], fieldErrors: {} };
+  }
+  return undefined;
 }
 
 function toResult(

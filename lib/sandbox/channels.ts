@@ -23,16 +23,12 @@ import {
   type OpenChannelCreate,
   type OpenChannelResource,
 } from "@/lib/schemas/channels";
-import {
-  collectFormFields,
-  formFieldsToInput,
-  type FormFieldKinds,
-} from "@/lib/schemas/form-fields";
+import type { FormFieldKinds } from "@/lib/schemas/form-fields";
 import type { SandboxContext } from "./context";
 import { ErrorCode, SandboxError } from "./errors";
 import { storeImage } from "./files";
 import { pageBySeq } from "./paging";
-import { isMultipart, readJsonObject, refuseUnstorable } from "./request";
+import { formInput, formValue, isMultipart, readForm, readJsonObject } from "./request";
 
 /** Every channel holds this; the platform's example value. */
 const MAX_LENGTH_MESSAGE = 5000;
@@ -55,17 +51,10 @@ export type ChannelType = "open" | "group";
 export async function readChannelCreateBody(
   c: SandboxContext,
   formFields: FormFieldKinds,
-): Promise<{ body: Record<string, unknown>; coverFile?: FormDataEntryValue }> {
+): Promise<{ body: Record<string, unknown>; coverFile?: unknown }> {
   if (!isMultipart(c)) return { body: await readJsonObject(c) };
-  let form: FormData;
-  try {
-    form = await c.req.formData();
-  } catch (error) {
-    if (error instanceof SandboxError) throw error;
-    throw new SandboxError(ErrorCode.malformedBody, "The multipart body could not be read.");
-  }
-  const body = refuseUnstorable(formFieldsToInput(collectFormFields(form.entries()), formFields));
-  return { body, coverFile: form.get("cover_file") ?? undefined };
+  const form = await readForm(c);
+  return { body: formInput(form, formFields), coverFile: formValue(form, "cover_file") };
 }
 
 // ---------------------------------------------------------------------------

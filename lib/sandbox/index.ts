@@ -7,6 +7,7 @@ import { startWebhookWorker, type WebhookWorker } from "./webhooks/worker";
 export { createSandboxApp, type SandboxApp } from "./app";
 export * from "./apps";
 export { parseFaults, parseRateLimit, type SandboxConfig } from "./config";
+export { sandboxRequestListener } from "./node-listener";
 
 export function sandboxConfigFromEnv(): SandboxConfig {
   const e = env();

@@ -22,6 +22,14 @@ export function toPlatformIssue(issue: z.core.$ZodIssue, input: unknown): Platfo
   if (issue.code === "invalid_type") {
     return { code: 400100, field, message: `"${name}" must be ${article(issue.expected)}.` };
   }
+  // One of a list of strings (an event category, a message type), sent as another type.
+  if (
+    issue.code === "invalid_value" &&
+    issue.values.every((value) => typeof value === "string") &&
+    typeof valueAt(input, issue.path) !== "string"
+  ) {
+    return { code: 400100, field, message: `"${name}" must be a string.` };
+  }
   if (issue.code === "too_big" && issue.origin === "string") {
     return {
       code: 400110,

@@ -44,3 +44,29 @@ export function refuseRequestTarget(target: string): Refusal | undefined {
   }
   return undefined;
 }
+
+/** A host name or address with an optional port that needs no parsing (nearly every request). */
+const plainHost = /^[a-z0-9._-]+(?::\d{1,5})?$/;
+
+/**
+ * Why a request's Host header cannot be served, or undefined when it can: missing (or empty) in
+ * an HTTP/1.1 request, which must send one, or not a host with an optional port (`a b`,
+ * `user@host`, `host/path`), which no URL of this server can be built from.
+ */
+export function refuseHost(host: string | undefined, httpVersion: string): Refusal | undefined {
+  if (host === undefined || host === "") {
+    return httpVersion === "1.0"
+      ? undefined
+      : { status: 400, message: "The request has no Host header." };
+  }
+  if (plainHost.test(host)) return undefined;
+  let hostname: string | undefined;
+  try {
+    hostname = new URL(`http://${host}`).hostname;
+  } catch {
+    hostname = undefined;
+  }
+  return hostname === host.replace(/:\d*$/, "").toLowerCase()
+    ? undefined
+    : { status: 400, message: "The Host header is not a host name with an optional port." };
+}

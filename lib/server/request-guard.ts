@@ -5,6 +5,7 @@ import { clientAddressHeader } from "@/lib/auth/request-info";
 import { env } from "@/lib/env";
 import {
   maxRequestTargetBytes,
+  refuseHost,
   refuseRequestTarget,
   type Refusal,
 } from "@/lib/schemas/request-target";
@@ -138,7 +139,9 @@ export function installRequestGuard(): void {
   ) {
     if (event === "request") {
       const [request, response] = args as [http.IncomingMessage, http.ServerResponse];
-      const refusal = refuseRequestTarget(request.url ?? "/");
+      const refusal =
+        refuseRequestTarget(request.url ?? "/") ??
+        refuseHost(request.headers.host, request.httpVersion);
       if (refusal) {
         refuse(response, refusal);
         return true;
@@ -149,6 +152,10 @@ export function installRequestGuard(): void {
         Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor,
         trustedProxies,
       );
+    } else if (event === "connection") {
+      // Node answers an HTTP/1.1 request without Host with a bare 400 before any "request"
+      // event; refuseHost answers it in the JSON error shape instead.
+      (this as http.Server & { requireHostHeader?: boolean }).requireHostHeader = false;
     } else if (event === "clientError" && this.listenerCount("clientError") === 0) {
       answerClientError(args[0] as NodeJS.ErrnoException, args[1] as Socket);
       return true;

@@ -14,6 +14,7 @@ import { failuresCsv, reportPage, rowRequests } from "@/lib/imports/jobs/report"
 import { requestPlan } from "@/lib/imports/jobs/plan";
 import { autoMap } from "@/lib/imports/mapping";
 import { PreviewSession } from "@/lib/imports/parse/preview-session";
+import { readRecords } from "@/lib/imports/parse/read-file";
 import {
   clientFor,
   createPlannedJob,
@@ -212,5 +213,31 @@ describe("an import job against the sandbox", () => {
     expect(lines[0]).toBe("user_id,nickname,reason,row");
     expect(lines.slice(1).map((line) => line.split(",").at(-1))).toEqual(["6", "9"]);
     expect(lines[2]).toContain("row 3");
+  });
+
+  it("writes formula cells of the failures CSV so no spreadsheet runs them, and reads them back", async () => {
+    const prefix = `formula_${randomBytes(4).toString("hex")}`;
+    // Row 2 fails (a nickname over 80 characters), row 3 has no user_id: both are failures.
+    const file = {
+      columns: ["user_id", "nickname", "is_active"],
+      rows: [
+        [`${prefix}_1`, `@SUM(A1)${"x".repeat(80)}`, "true"],
+        ["", "=1+2", "-true"],
+        [`${prefix}_3`, "Fine", "true"],
+      ],
+    };
+    const planned = await createPlannedJob(jobs.handle, sandbox, "users", file, usersMapping);
+    await runJob(jobs.handle, sandbox, planned.id);
+    let csv = "";
+    for await (const part of failuresCsv(jobs.handle.db, planned.id)) csv += part;
+    const lines = csv.trim().split("\r\n");
+    expect(lines[1]).toMatch(new RegExp(`^${prefix}_1,'@SUM\\(A1\\)x+,true,`));
+    expect(lines[2]).toMatch(/^,'=1\+2,'-true,/);
+
+    // The wizard reading the file (fixed in a spreadsheet or not) gets the values back.
+    const read = await readRecords(new File([csv], "failures.csv"), () => {});
+    expect(read.records.slice(1).map((record) => record.slice(0, 3))).toEqual(
+      file.rows.slice(0, 2),
+    );
   });
 });

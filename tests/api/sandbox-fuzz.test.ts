@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hostileString as hostileStringOf, wrongValue as wrongValueOf } from "../fixtures/hostile";
 import { startSandboxServer, type SandboxServer } from "./support/sandbox-server";
 
 /**
@@ -63,68 +64,8 @@ function expectWellFormed(sent: Sent, label: string): void {
 
 // --- Arbitraries ---------------------------------------------------------------------------
 
-const hostileString = fc.oneof(
-  fc.constantFrom(
-    "\u0000",
-    "a\u0000b",
-    "\ud800",
-    "x\udfff",
-    "\udc00\ud800",
-    "\u202eevil\u202c",
-    "\u200f\u200e",
-    "\ufeff",
-    ".",
-    "..",
-    "%zz",
-    "%00",
-    "__proto__",
-    "constructor",
-    "prototype",
-    "😀",
-    "",
-    " ",
-    "a,b",
-    "../x",
-    "a/b",
-    "x".repeat(10 * 1024),
-    "é".repeat(81),
-    "\\",
-    "'\"<>&",
-    "null",
-    "0",
-    "-1",
-    "1e400",
-  ),
-  fc.string({ maxLength: 24 }),
-  fc.string({ unit: "binary", maxLength: 12 }),
-  fc.string({
-    unit: fc.constantFrom("a", "\u0000", "\ud800", "\udc00", "é", ".", "/", "%", ",", "\u202e"),
-    maxLength: 12,
-  }),
-);
-
-const hugeNumber = fc.constantFrom(
-  1e308,
-  -1e308,
-  2 ** 64,
-  -(2 ** 63),
-  Number.MAX_SAFE_INTEGER + 2,
-  -0,
-  0.5,
-  1e-320,
-);
-
-const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
-  hostileString,
-  fc.integer(),
-  fc.double(),
-  hugeNumber,
-  fc.boolean(),
-  fc.constant(null),
-  fc.array(hostileString, { maxLength: 4 }),
-  fc.dictionary(hostileString, fc.oneof(hostileString, fc.integer()), { maxKeys: 4 }),
-  fc.jsonValue({ maxDepth: 3 }),
-);
+const hostileString = hostileStringOf();
+const wrongValue = wrongValueOf(hostileString);
 
 /** JSON text no JSON.stringify would write: duplicate keys, deep nesting, huge literals. */
 function oddJson(base: Record<string, unknown>): fc.Arbitrary<string> {

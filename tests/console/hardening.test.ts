@@ -1,44 +1,13 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { freePort } from "../support/console-server";
+import { request, type Answer } from "./support/request";
 import { serverActionId } from "./support/server-actions";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const { origin, adminPassword } = inject("console");
-const { port } = new URL(origin);
-
-type Answer = { status: number; headers: http.IncomingHttpHeaders; text: string };
-
-/** One HTTP request from a chosen loopback source address (127.0.0.2, 127.0.0.3, ...). */
-function request(
-  target: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string; from?: string } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: "127.0.0.1",
-        port: Number(port),
-        path: target,
-        method: options.method ?? "GET",
-        headers: options.headers,
-        localAddress: options.from,
-        agent: false,
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      },
-    );
-    req.on("error", reject);
-    req.end(options.body);
-  });
-}
 
 function expectJsonRefusal(answer: Answer, status: number): void {
   expect(answer.status, answer.text.slice(0, 200)).toBe(status);

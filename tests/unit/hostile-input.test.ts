@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { prepareRow } from "@/lib/imports/prepare";
 import { ErrorCode } from "@/lib/sandbox/errors";
 import { parseJsonObject } from "@/lib/sandbox/request";
-import { refuseRequestTarget } from "@/lib/schemas/request-target";
+import { refuseHost, refuseRequestTarget } from "@/lib/schemas/request-target";
 import { findUnstorableText, isStorableText } from "@/lib/schemas/text-values";
 import { createUserSchema, updateUserMetadataSchema } from "@/lib/schemas/users";
 import { resolveClientAddress } from "@/lib/server/request-guard";
@@ -80,6 +80,36 @@ describe("request targets", () => {
       status: 414,
     });
     expect(refuseRequestTarget(`/${"a".repeat(8 * 1024 - 1)}`)).toBeUndefined();
+  });
+});
+
+describe("Host headers", () => {
+  it("refuses a missing or empty one in HTTP/1.1, and one that is not a host with a port", () => {
+    for (const [host, version] of [
+      [undefined, "1.1"],
+      ["", "1.1"],
+      ["a b", "1.1"],
+      ["user@example.com", "1.1"],
+      ["example.com/path", "1.1"],
+      ["example.com?x", "1.0"],
+      ["[::1", "1.1"],
+      ["bücher.example", "1.1"],
+    ] as const) {
+      expect(refuseHost(host, version), String(host)).toMatchObject({ status: 400 });
+    }
+  });
+
+  it("serves host names, addresses and ports, and HTTP/1.0 without one", () => {
+    for (const host of [
+      "localhost",
+      "127.0.0.1:3000",
+      "Example.COM:80",
+      "[::1]:3000",
+      "a_b.internal",
+    ]) {
+      expect(refuseHost(host, "1.1"), host).toBeUndefined();
+    }
+    expect(refuseHost(undefined, "1.0")).toBeUndefined();
   });
 });
 

@@ -27,6 +27,19 @@ describe("csv", () => {
     expect(csvField("two\nlines")).toBe('"two\nlines"');
     expect(csvLine(["a", "", "c,d"])).toBe('a,,"c,d"\r\n');
   });
+
+  it("writes a cell a spreadsheet would run as a formula with an apostrophe in front", () => {
+    expect(csvField("@SUM(A1)")).toBe("'@SUM(A1)");
+    expect(csvField("=1+2")).toBe("'=1+2");
+    expect(csvField("+1")).toBe("'+1");
+    expect(csvField("-2")).toBe("'-2");
+    expect(csvField("\tx")).toBe("'\tx");
+    expect(csvField("\rx")).toBe('"\'\rx"');
+    expect(csvField('=HYPERLINK("http://x","y")')).toBe('"\'=HYPERLINK(""http://x"",""y"")"');
+    // One that begins with the apostrophe itself, so that reading it back is exact.
+    expect(csvField("'quoted")).toBe("''quoted");
+    expect(csvField("a=b")).toBe("a=b");
+  });
 });
 
 describe("Pacer", () => {

@@ -43,3 +43,34 @@ describe("preparedQuery on PGlite", () => {
     expect(row?.value).toBe("x");
   });
 });
+
+describe("text values read back from PGlite", () => {
+  const client = new PGlite();
+  beforeAll(() => client.waitReady, 60_000);
+  afterAll(() => client.close());
+
+  // Its protocol reader decoded every value with a TextDecoder that drops a leading U+FEFF
+  // (patched in lib/db/patches until PGlite does it itself).
+  const values = ["\ufeff", "\ufeffc1", "\ufeff\ufeffx", "a\ufeff"];
+
+  it("keeps a leading byte order mark, through parameters, literals and prepared statements", async () => {
+    for (const value of values) {
+      const { rows } = await client.query<{ value: string }>("select $1::text as value", [value]);
+      expect(rows[0]?.value, JSON.stringify(value)).toBe(value);
+      const [result] = await client.exec(`select '${value}'::text as value`);
+      expect(result?.rows[0]?.value, JSON.stringify(value)).toBe(value);
+      const [prepared] = await preparedQuery<{ value: string }>(
+        drizzle(client) as unknown as Database,
+        "raw_query_bom",
+        "select $1::text as value",
+        [value],
+      );
+      expect(prepared?.value, JSON.stringify(value)).toBe(value);
+    }
+  });
+
+  it("keeps it in column names too", async () => {
+    const [result] = await client.exec(`select 1 as "\ufeffname"`);
+    expect(result?.fields[0]?.name).toBe("\ufeffname");
+  });
+});

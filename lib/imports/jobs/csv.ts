@@ -1,6 +1,12 @@
-/** RFC 4180 text: fields with a comma, quote, CR or LF are quoted, quotes doubled; CRLF line ends. */
+import { neutraliseCell } from "../failures-csv";
+
+/**
+ * RFC 4180 text: fields with a comma, quote, CR or LF are quoted, quotes doubled; CRLF line ends.
+ * A cell a spreadsheet would run as a formula is neutralised first (see failures-csv.ts).
+ */
 export function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+  const cell = neutraliseCell(value);
+  return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
 }
 
 export function csvLine(fields: readonly string[]): string {

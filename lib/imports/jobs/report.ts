@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import type { JobPlan, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib/imports/types";
+import { reasonColumn, rowNumberColumn } from "../failures-csv";
 import { csvLine } from "./csv";
 import { channelsWithMessages } from "./message-runner";
 import { rowsOf } from "./plan";
@@ -233,7 +234,7 @@ export function rowNotDone(row: ImportRow, jobStatus: string): boolean {
  */
 export async function* failuresCsv(db: Database, jobId: string): AsyncGenerator<string> {
   const job = await requireJob(db, jobId);
-  yield `${csvLine([...job.columns, "reason", job.columns.includes("row") ? "row in file" : "row"])}`;
+  yield csvLine([...job.columns, reasonColumn, rowNumberColumn(job.columns)]);
   let after = -1;
   for (;;) {
     const rows = await listRows(db, jobId, {

@@ -10,6 +10,7 @@ import {
   unclosedQuoteMessage,
 } from "./records";
 import { findUnstorableText } from "@/lib/schemas/text-values";
+import { restoreNeutralisedCells } from "../failures-csv";
 import { formatBytes, notUtf8Message, sniffFile, Utf8Checker, type FileFormat } from "./sniff";
 
 /**
@@ -68,7 +69,12 @@ export async function readRecords(
   if (sniffed.format === "csv" || sniffed.format === "tsv") {
     await checkUtf8(file, onProgress);
     const records = await readDelimited(file, sniffed.format, onProgress, limits);
-    return { format: sniffed.format, records, headerFixed: false };
+    // A failures CSV downloaded from the console, fixed and uploaded again.
+    return {
+      format: sniffed.format,
+      records: restoreNeutralisedCells(records),
+      headerFixed: false,
+    };
   }
   const records =
     sniffed.format === "ndjson"

@@ -11,9 +11,8 @@ import {
   type CreateUserMultipart,
 } from "@/lib/schemas/users";
 import type { SandboxContext, SandboxRouter } from "../context";
-import { ErrorCode, SandboxError } from "../errors";
 import { readImage } from "../files";
-import { isMultipart, parseWith, readJsonObject, refuseUnstorable } from "../request";
+import { formInput, formValue, isMultipart, parseWith, readForm, readJsonObject } from "../request";
 import {
   createUserMetadata,
   deleteAllUserMetadata,
@@ -108,7 +107,11 @@ async function readJsonUser(
 async function readMultipartUser(
   c: SandboxContext,
 ): Promise<{ user: NewUser; profileImage?: CheckedImage }> {
-  const input = parseWith(createUserMultipartSchema, await readMultipart(c));
+  const form = await readForm(c);
+  const input = parseWith(createUserMultipartSchema, {
+    ...formInput(form, {}),
+    profile_file: formValue(form, "profile_file"),
+  });
   // Checked before anything is written. An uploaded image wins over a profile_url sent beside it.
   const profileImage = input.profile_file
     ? await readImage("profile_file", input.profile_file)
@@ -130,13 +133,4 @@ function toNewUser(
     issueSessionToken: input.issue_session_token,
     sessionTokenExpiresAt: input.session_token_expires_at,
   };
-}
-
-async function readMultipart(c: SandboxContext): Promise<Record<string, string | File>> {
-  try {
-    return refuseUnstorable(await c.req.parseBody());
-  } catch (error) {
-    if (error instanceof SandboxError) throw error;
-    throw new SandboxError(ErrorCode.malformedBody, "The multipart body could not be read.");
-  }
 }

@@ -3,7 +3,7 @@ import { signInPath } from "@/lib/auth/safe-next";
 import { findAdminSession } from "@/lib/auth/session";
 import { sessionCookieName } from "@/lib/auth/session-cookie";
 import { getDb } from "@/lib/db/client";
-import { findJob } from "@/lib/imports/jobs/store";
+import { findJob } from "@/lib/imports/jobs/store/jobs";
 
 /**
  * Sends a signed-out visitor of any console page to the sign-in page with `?next=`, as a

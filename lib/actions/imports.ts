@@ -2,14 +2,13 @@
 
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
-import { controlJob } from "@/lib/imports/jobs/control";
-import { MAX_CHUNK_ROWS } from "@/lib/imports/jobs/limits";
-import { requestPlan } from "@/lib/imports/jobs/plan";
-import { nudgeImportJobs } from "@/lib/imports/jobs/process-runner";
-import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
-import { jobFromRowsNotDone } from "@/lib/imports/jobs/rows-not-done";
-import { appendRows, createJob } from "@/lib/imports/jobs/store";
-import { importResources, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
+import { controlJob } from "@/lib/imports/jobs/run/control";
+import { requestPlan } from "@/lib/imports/jobs/plan/plan";
+import { nudgeImportJobs } from "@/lib/imports/jobs/worker/process-runner";
+import { startRehearsal } from "@/lib/imports/jobs/rehearse/rehearsal";
+import { jobFromRowsNotDone } from "@/lib/imports/jobs/report/rows-not-done";
+import { appendRows, createJob } from "@/lib/imports/jobs/store/jobs";
+import { importResources, MAX_CHUNK_ROWS, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
 import { explained } from "./import-refusals";
 import { adminAction } from "./safe-action";
 

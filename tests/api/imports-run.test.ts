@@ -7,11 +7,11 @@ import {
   finishUpload,
   listRows,
   rowCounts,
-} from "@/lib/imports/jobs/store";
+} from "@/lib/imports/jobs/store/jobs";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { failuresCsv, reportPage, rowRequests } from "@/lib/imports/jobs/report";
-import { requestPlan } from "@/lib/imports/jobs/plan";
+import { failuresCsv, reportPage, rowRequests } from "@/lib/imports/jobs/report/report";
+import { requestPlan } from "@/lib/imports/jobs/plan/plan";
 import { autoMap } from "@/lib/imports/mapping";
 import { PreviewSession } from "@/lib/imports/parse/preview-session";
 import {

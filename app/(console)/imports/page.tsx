@@ -6,8 +6,8 @@ import { PageHeader } from "@/components/shell/page-header";
 import { Card } from "@/components/ui/card";
 import { requireAdmin } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
-import { jobOutcomeCounts } from "@/lib/imports/jobs/overview";
-import { listJobs } from "@/lib/imports/jobs/store";
+import { jobOutcomeCounts } from "@/lib/imports/jobs/report/overview";
+import { listJobs } from "@/lib/imports/jobs/store/jobs";
 
 export const metadata: Metadata = { title: "Imports" };
 export const dynamic = "force-dynamic";

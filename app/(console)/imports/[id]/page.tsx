@@ -4,8 +4,8 @@ import { JobView } from "@/components/imports/jobs/job-view";
 import { PageHeader } from "@/components/shell/page-header";
 import { requireAdmin } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
-import { jobProgress } from "@/lib/imports/jobs/report";
-import { findJob } from "@/lib/imports/jobs/store";
+import { jobProgress } from "@/lib/imports/jobs/report/report";
+import { findJob } from "@/lib/imports/jobs/store/jobs";
 import { getPlatformTarget } from "@/lib/platform/target";
 
 export const metadata: Metadata = { title: "Import" };

@@ -3,7 +3,7 @@ import { MigrationStages } from "@/components/imports/jobs/migration-stages";
 import { PageHeader } from "@/components/shell/page-header";
 import { requireAdmin } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
-import { migrationOverview } from "@/lib/imports/jobs/overview";
+import { migrationOverview } from "@/lib/imports/jobs/report/overview";
 import { getPlatformTarget } from "@/lib/platform/target";
 
 export const metadata: Metadata = { title: "The migration at a glance" };

@@ -4,8 +4,8 @@ import { PageHeader } from "@/components/shell/page-header";
 import { appendImportRows, createImportJob, finishImportUpload } from "@/lib/actions/imports";
 import { requireAdmin } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
-import { migrationOverview } from "@/lib/imports/jobs/overview";
-import { listJobs } from "@/lib/imports/jobs/store";
+import { migrationOverview } from "@/lib/imports/jobs/report/overview";
+import { listJobs } from "@/lib/imports/jobs/store/jobs";
 
 export const metadata: Metadata = { title: "New import" };
 

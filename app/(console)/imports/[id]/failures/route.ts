@@ -2,8 +2,8 @@ import { z } from "zod";
 import { adminRoute } from "@/lib/actions/admin-route";
 import { explained } from "@/lib/actions/import-refusals";
 import { getDb } from "@/lib/db/client";
-import { failuresCsv } from "@/lib/imports/jobs/report";
-import { requireJob } from "@/lib/imports/jobs/store";
+import { failuresCsv } from "@/lib/imports/jobs/report/report";
+import { requireJob } from "@/lib/imports/jobs/store/jobs";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { adminRoute, freshJson } from "@/lib/actions/admin-route";
 import { explained } from "@/lib/actions/import-refusals";
 import { getDb } from "@/lib/db/client";
-import { reportPage } from "@/lib/imports/jobs/report";
+import { reportPage } from "@/lib/imports/jobs/report/report";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { adminRoute } from "@/lib/actions/admin-route";
 import { getDb } from "@/lib/db/client";
-import { missingReferences } from "@/lib/imports/jobs/lookups";
+import { missingReferences } from "@/lib/imports/jobs/plan/lookups";
 import { referenceLookupSchema } from "@/lib/imports/references";
 import { getPlatformClient, PlatformError } from "@/lib/platform";
 

@@ -3,7 +3,7 @@ import { ActionError } from "@/lib/actions/action-error";
 import { adminRoute, freshJson } from "@/lib/actions/admin-route";
 import { explained } from "@/lib/actions/import-refusals";
 import { getDb } from "@/lib/db/client";
-import { rowRequests } from "@/lib/imports/jobs/report";
+import { rowRequests } from "@/lib/imports/jobs/report/report";
 
 export const dynamic = "force-dynamic";
 

@@ -6,11 +6,11 @@ import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { keepRenewed, type RowLease } from "@/lib/background/lease";
 import type { Pacer } from "./pacer";
 import { gaveUpMessage, rowRetry, type RowRetryLimits } from "./row-retry";
-import { rowsOf } from "./rows";
-import { applyRowUpdates, type RowUpdate } from "./row-updates";
+import { rowsOf } from "../shared/rows";
+import { applyRowUpdates, type RowUpdate } from "../store/row-updates";
 import { preparedQuery } from "@/lib/db/raw";
-import { messagePlaceSql, sentThroughPlaceSql } from "./row-state";
-import { jobStatus, type ImportJob } from "./store";
+import { messagePlaceSql, sentThroughPlaceSql } from "../store/row-state";
+import { jobStatus, type ImportJob } from "../store/jobs";
 
 /** One migration request: up to 100 messages of one channel, the earliest still to send. */
 export type MessageBatch = {
@@ -69,7 +69,7 @@ type SendOutcome =
  * channel's history goes in timestamp order and never two of its requests at once, while many
  * channels go in parallel. A lane reads its channel's messages several requests at a time,
  * and the next ones while the last is in flight. What the platform took moves the channel's
- * `sent_through` place (`./row-state.ts`), written in groups beside the sends; a message's row
+ * `sent_through` place (`../store/row-state.ts`), written in groups beside the sends; a message's row
  * is written only when its request is put back or fails. A request whose answer was lost (or
  * whose outcome was not written before a crash) is sent again: the dedup ids make the platform
  * store its messages once.

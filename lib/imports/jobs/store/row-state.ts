@@ -1,7 +1,7 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import type { RowState } from "@/lib/imports/types";
-import type { ImportRow } from "./store";
+import type { ImportRow } from "./jobs";
 
 /**
  * Where a row's state is read. A row's own `state` says it all, except for a message: its

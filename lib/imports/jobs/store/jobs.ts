@@ -24,6 +24,8 @@ import { mappingProblems } from "@/lib/imports/mapping";
 import {
   importLimits,
   importResources,
+  MAX_CHUNK_BYTES,
+  MAX_CHUNK_ROWS,
   isChannelResource,
   type ImportResource,
   type JobStatus,
@@ -31,9 +33,8 @@ import {
 } from "@/lib/imports/types";
 import { HEADER_SEARCH_ROWS } from "@/lib/imports/parse/records";
 import { deriveChannelUrl } from "./channel-url";
-import { MAX_CHUNK_BYTES, MAX_CHUNK_ROWS } from "./limits";
 import { asItStands, rowPassed, rowState, storedStates } from "./row-state";
-import { chunk } from "./rows";
+import { chunk } from "../shared/rows";
 
 export type ImportJob = typeof importJobs.$inferSelect;
 export type ImportRow = typeof importRows.$inferSelect;

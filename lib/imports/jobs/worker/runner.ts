@@ -4,14 +4,14 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import type { PlatformClient, ResponseInfo } from "@/lib/platform";
-import { sendCreation, sendFollowUps, type Pacers } from "./executor";
+import { sendCreation, sendFollowUps, type Pacers } from "../run/send-row";
 import { keepRenewed, renewRowLeases } from "@/lib/background/lease";
 import { startPollLoop } from "@/lib/background/poll-loop";
-import { channelsWithMessages, workMessageJob } from "./message-runner";
-import { Pacer } from "./pacer";
+import { channelsWithMessages, workMessageJob } from "../run/message-runner";
+import { Pacer } from "../run/pacer";
 import { startPlanner } from "./planner";
-import { applyRowUpdates, type RowUpdate } from "./row-updates";
-import { jobStatus, liveClaims, type ImportJob, type ImportRow } from "./store";
+import { applyRowUpdates, type RowUpdate } from "../store/row-updates";
+import { jobStatus, liveClaims, type ImportJob, type ImportRow } from "../store/jobs";
 import { preparedQuery } from "@/lib/db/raw";
 
 export type RunnerOptions = {

@@ -11,14 +11,13 @@ import {
 } from "@/lib/imports/types";
 import { referencedUserIds } from "@/lib/imports/references";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
-import { LOOKUP_BATCH } from "./limits";
-import { chunk, rowsOf } from "./rows";
+import { chunk, rowsOf } from "../shared/rows";
 import { planMessages, resolveMessageChannels } from "./message-plan";
 import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
-import { forEachConcurrent } from "./concurrency";
-import { importedUsers, usersOnPlatform } from "./lookups";
-import { applyRowUpdates, type RowUpdate } from "./row-updates";
+import { forEachConcurrent } from "../shared/concurrency";
+import { importedUsers, LOOKUP_BATCH, usersOnPlatform } from "./lookups";
+import { applyRowUpdates, type RowUpdate } from "../store/row-updates";
 import {
   finishUpload,
   ImportJobError,
@@ -27,7 +26,7 @@ import {
   requireJob,
   rowCounts,
   type ImportJob,
-} from "./store";
+} from "../store/jobs";
 
 export type { JobPlan };
 
@@ -52,7 +51,7 @@ const RESET_ROWS = 10_000;
 
 /**
  * Asks for a plan once every row has arrived. The job waits as `planning` until a worker
- * makes it (`./planner.ts`), so a million rows' look-ups never hold a request open and a
+ * makes it (`../worker/planner.ts`), so a million rows' look-ups never hold a request open and a
  * restart picks the plan up again. Asking again while it waits changes nothing.
  */
 export async function requestPlan(db: Database, jobId: string): Promise<ImportJob> {
@@ -394,6 +393,3 @@ async function followUpCounts(db: Database, jobId: string): Promise<JobPlan["fol
     invitations: row?.invitations ?? 0,
   };
 }
-
-/** Kept here for the modules that take them from the plan (they live in `rows.ts`, out of the plan's import cycle). */
-export { chunk, rowsOf, referencedUserIds };

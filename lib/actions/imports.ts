@@ -2,12 +2,15 @@
 
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
-import { controlJob } from "@/lib/imports/jobs/run/control";
-import { requestPlan } from "@/lib/imports/jobs/plan/plan";
-import { nudgeImportJobs } from "@/lib/imports/jobs/worker/process-runner";
-import { startRehearsal } from "@/lib/imports/jobs/rehearse/rehearsal";
-import { jobFromRowsNotDone } from "@/lib/imports/jobs/report/rows-not-done";
-import { appendRows, createJob } from "@/lib/imports/jobs/store/jobs";
+import {
+  appendRows,
+  controlJob,
+  createJob,
+  jobFromRowsNotDone,
+  nudgeImportJobs,
+  requestPlan,
+  startRehearsal,
+} from "@/lib/imports/jobs";
 import { importResources, MAX_CHUNK_ROWS, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
 import { explained } from "./import-refusals";
 import { adminAction } from "./safe-action";

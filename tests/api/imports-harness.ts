@@ -8,13 +8,8 @@ import { controlJob } from "@/lib/imports/jobs/run/control";
 import { requestPlan } from "@/lib/imports/jobs/plan/plan";
 import { startPlanner } from "@/lib/imports/jobs/worker/planner";
 import { startImportRunner, type RunnerOptions } from "@/lib/imports/jobs/worker/runner";
-import {
-  appendRows,
-  createJob,
-  requireJob,
-  rowCounts,
-  type ImportJob,
-} from "@/lib/imports/jobs/store/jobs";
+import { requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store/jobs";
+import { appendRows, createJob } from "@/lib/imports/jobs/store/upload";
 import type { ImportResource } from "@/lib/imports/types";
 import { createPlatformClient, type PlatformClientOptions } from "@/lib/platform/client";
 import { waitFor } from "../support/wait";

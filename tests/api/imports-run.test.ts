@@ -1,13 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import {
-  appendRows,
-  countRows,
-  createJob,
-  finishUpload,
-  listRows,
-  rowCounts,
-} from "@/lib/imports/jobs/store/jobs";
+import { listRows, rowCounts } from "@/lib/imports/jobs/store/jobs";
+import { appendRows, countRows, createJob, finishUpload } from "@/lib/imports/jobs/store/upload";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
 import { failuresCsv, reportPage, rowRequests } from "@/lib/imports/jobs/report/report";

@@ -18,8 +18,8 @@ import { withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "../shared/concurrency";
 import { importedUsers, LOOKUP_BATCH, usersOnPlatform } from "./lookups";
 import { applyRowUpdates, type RowUpdate } from "../store/row-updates";
+import { finishUpload } from "../store/upload";
 import {
-  finishUpload,
   ImportJobError,
   pendingPages,
   rehearsalRunning,

@@ -421,7 +421,7 @@ export const importRows = pgTable(
   (t) => [
     primaryKey({ columns: [t.jobId, t.rowIndex] }),
     index("import_rows_state").on(t.jobId, t.state, t.rowIndex),
-    // The runner's claims that look behind its place in the job (lib/imports/jobs/worker/runner.ts):
+    // The runner's claims that look behind its place in the job (lib/imports/jobs/run/claims.ts):
     // created rows whose follow-ups remain, and rows waiting for a retry. Both are few, and
     // without them each claim read every row of the job already done (the claims' cost grew
     // with the job: two thirds of a 30,000-user run's time on PGlite).

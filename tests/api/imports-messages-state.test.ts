@@ -6,7 +6,7 @@ import {
   moveSentThrough,
   readMessages,
   type MessagePosition,
-} from "@/lib/imports/jobs/run/message-runner";
+} from "@/lib/imports/jobs/run/message-channels";
 import { jobOutcomeCounts } from "@/lib/imports/jobs/report/overview";
 import {
   failuresCsv,

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { channelResources } from "@/lib/imports/types";
-import { readMessages, type MessagePosition } from "../run/message-runner";
+import { readMessages, type MessagePosition } from "../run/message-channels";
 import type { Pacer } from "../run/pacer";
 import { StoppedEarly } from "../plan/plan";
 import { chunk, rowsOf } from "../shared/rows";

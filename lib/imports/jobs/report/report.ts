@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import type { JobPlan, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib/imports/types";
 import { csvLine } from "./csv";
-import { channelsWithMessages } from "../run/message-runner";
+import { channelsWithMessages } from "../run/message-channels";
 import { rowsOf } from "../shared/rows";
 import { creationRequest, followUpRequests, type PlannedRequest } from "../run/requests";
 import {

@@ -33,6 +33,32 @@ const sharedZones = ["platform", "schemas", "db", "background", "delivery"].flat
 );
 
 /**
+ * The console's pages, routes and proxy never hold the database: they read through the
+ * features' own functions. The import jobs have one entry, lib/imports/jobs/index.ts, for
+ * everything outside them (tests may still reach the parts they test).
+ */
+const consoleSide = ["./app", "./components", "./proxy.ts"];
+const entryZones = [
+  {
+    target: consoleSide,
+    from: "./lib/db",
+    message: "Read and write through the feature's own functions (e.g. lib/imports/jobs).",
+  },
+  {
+    target: [
+      ...consoleSide,
+      "./lib/*.ts",
+      "./lib/!(imports)/**",
+      "./lib/imports/*.ts",
+      "./lib/imports/!(jobs)/**",
+    ],
+    from: "./lib/imports/jobs",
+    except: ["./index.ts"],
+    message: "Import the jobs' entry, @/lib/imports/jobs, and add what is missing there.",
+  },
+];
+
+/**
  * [target, from]: `target` may not import `from`. Arrows go one way: app -> components -> lib.
  * The sandbox is a self-contained platform and never reaches into the console; the platform
  * client is given its transport and never loads the sandbox itself.
@@ -69,6 +95,7 @@ export default defineConfig([
             ...oneWay.map(([target, from]) => ({ target, from })),
             ...featureZones,
             ...sharedZones,
+            ...entryZones,
           ],
         },
       ],

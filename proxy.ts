@@ -2,8 +2,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { signInPath } from "@/lib/auth/safe-next";
 import { findAdminSession } from "@/lib/auth/session";
 import { sessionCookieName } from "@/lib/auth/session-cookie";
-import { getDb } from "@/lib/db/client";
-import { findJob } from "@/lib/imports/jobs/store";
+import { importJobExists } from "@/lib/imports/jobs";
 import { refuseServerActionRequest, serverActionBodyLimitBytes } from "@/lib/server/action-request";
 
 /**
@@ -63,7 +62,7 @@ const importPages = new Set(["new", "migration"]);
 async function isMissingImportJob(pathname: string): Promise<boolean> {
   const id = /^\/imports\/([^/]+)$/.exec(pathname)?.[1];
   if (id === undefined || importPages.has(id)) return false;
-  return !(await findJob(await getDb(), id));
+  return !(await importJobExists(id));
 }
 
 export const config = {

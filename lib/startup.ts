@@ -45,7 +45,7 @@ export async function prepareServer(role: ServerRole): Promise<DatabaseHandle> {
   if (role !== "import-worker") startSandboxWebhookWorker();
   if (role !== "sandbox") {
     // Import jobs, plans and rehearsals under way before a restart go on where they were.
-    const { startImportJobs } = await import("@/lib/imports/jobs/process-runner");
+    const { startImportJobs } = await import("@/lib/imports/jobs");
     await step("Import jobs cannot start", () => startImportJobs());
   }
   return handle;

@@ -8,12 +8,12 @@ import { TextField } from "@/components/ui/text-field";
 import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
 import { applyActionResult } from "@/lib/actions/action-result";
 import { setSandboxRateLimit } from "@/lib/actions/settings";
-import type { RateLimitSettings } from "@/lib/db/schema";
 import { rateLimitSchema, type RateLimitInput } from "@/lib/forms/sandbox-applications";
+import type { SandboxApplicationView } from "@/lib/settings/sandbox-applications";
 
 export type RateLimitFormProps = {
   appId: string;
-  rateLimit: RateLimitSettings | null;
+  rateLimit: SandboxApplicationView["rateLimit"];
 };
 
 const fields = [

@@ -1,5 +1,5 @@
 import "server-only";
-import { ImportJobError } from "@/lib/imports/jobs/store";
+import { ImportJobError } from "@/lib/imports/jobs";
 import { ActionError } from "./action-error";
 
 /** Our own refusals reach the administrator word for word; they changed nothing. */

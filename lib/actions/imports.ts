@@ -2,14 +2,16 @@
 
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
-import { controlJob } from "@/lib/imports/jobs/control";
-import { MAX_CHUNK_ROWS } from "@/lib/imports/jobs/limits";
-import { requestPlan } from "@/lib/imports/jobs/plan";
-import { nudgeImportJobs } from "@/lib/imports/jobs/process-runner";
-import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
-import { jobFromRowsNotDone } from "@/lib/imports/jobs/rows-not-done";
-import { appendRows, createJob } from "@/lib/imports/jobs/store";
-import { importResources, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
+import {
+  appendRows,
+  controlJob,
+  createJob,
+  jobFromRowsNotDone,
+  nudgeImportJobs,
+  requestPlan,
+  startRehearsal,
+} from "@/lib/imports/jobs";
+import { importResources, MAX_CHUNK_ROWS, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
 import { explained } from "./import-refusals";
 import { adminAction } from "./safe-action";
 

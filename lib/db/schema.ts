@@ -407,7 +407,7 @@ export const importRows = pgTable(
     attempts: integer("attempts").notNull().default(0),
     /**
      * Creation requests the platform refused with 429. The first few do not use up a try
-     * (`FREE_RATE_LIMITED_TRIES` in lib/imports/jobs/row-retry.ts); past them each one does.
+     * (`FREE_RATE_LIMITED_TRIES` in lib/imports/jobs/run/row-retry.ts); past them each one does.
      */
     rateLimitedTries: integer("rate_limited_tries").notNull().default(0),
     resultCode: integer("result_code"),
@@ -421,7 +421,7 @@ export const importRows = pgTable(
   (t) => [
     primaryKey({ columns: [t.jobId, t.rowIndex] }),
     index("import_rows_state").on(t.jobId, t.state, t.rowIndex),
-    // The runner's claims that look behind its place in the job (lib/imports/jobs/runner.ts):
+    // The runner's claims that look behind its place in the job (lib/imports/jobs/run/claims.ts):
     // created rows whose follow-ups remain, and rows waiting for a retry. Both are few, and
     // without them each claim read every row of the job already done (the claims' cost grew
     // with the job: two thirds of a 30,000-user run's time on PGlite).
@@ -445,7 +445,7 @@ export const importRows = pgTable(
  * A messages import's channel: who sends its history now (one worker at a time, in order,
  * until its lease runs out), and how far the platform has taken it. The messages themselves are
  * only read to be sent: a message the channel's sending has passed is created
- * (`lib/imports/jobs/row-state.ts`), and only a failure is written on its row.
+ * (`lib/imports/jobs/store/row-state.ts`), and only a failure is written on its row.
  */
 export const importChannelLeases = pgTable(
   "import_channel_leases",

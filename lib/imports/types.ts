@@ -114,6 +114,13 @@ export function importLimits(resource: ImportResource): { bytes: number; rows: n
     : { bytes: MAX_IMPORT_BYTES, rows: MAX_IMPORT_ROWS };
 }
 
+/**
+ * What one upload chunk may hold (a server action's body stays well under Next.js's limit):
+ * the wizard sends chunks within them, the server refuses any other.
+ */
+export const MAX_CHUNK_ROWS = 5_000;
+export const MAX_CHUNK_BYTES = 1024 * 1024;
+
 /** What the dry run found, shown on the job page before anything is sent. */
 export type JobPlan = {
   toCreate: number;

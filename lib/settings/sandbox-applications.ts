@@ -1,9 +1,10 @@
 import "server-only";
 import { headers } from "next/headers";
 import { requestOrigin } from "@/lib/request-origin";
+import { getDb } from "@/lib/db/client";
 import type { RateLimitSettings } from "@/lib/db/schema";
 import { maskToken } from "@/lib/platform";
-import { getSandboxApp, listApplications } from "@/lib/sandbox";
+import { findApplication, getSandboxApp, listApplications } from "@/lib/sandbox";
 
 /** What the settings page shows of a sandbox application: never the token itself. */
 export type SandboxApplicationView = {
@@ -33,4 +34,9 @@ export async function listSandboxApplications(): Promise<SandboxApplicationView[
     rateLimit: app.rateLimit ?? null,
     createdAt: app.createdAt.toISOString(),
   }));
+}
+
+/** An application's full token (the reveal and copy buttons), or undefined when there is none. */
+export async function applicationToken(appId: string): Promise<string | undefined> {
+  return (await findApplication(await getDb(), appId))?.apiToken;
 }

@@ -3,10 +3,10 @@ import { eq, and } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/client";
 import { importRows } from "@/lib/db/schema";
-import { controlJob } from "@/lib/imports/jobs/control";
-import { startImportRunner } from "@/lib/imports/jobs/runner";
-import { failuresCsv } from "@/lib/imports/jobs/report";
-import { requireJob, rowCounts } from "@/lib/imports/jobs/store";
+import { controlJob } from "@/lib/imports/jobs/run/control";
+import { startImportRunner } from "@/lib/imports/jobs/worker/runner";
+import { failuresCsv } from "@/lib/imports/jobs/report/report";
+import { requireJob, rowCounts } from "@/lib/imports/jobs/store/jobs";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
 import {

@@ -4,17 +4,12 @@ import path from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/client";
 import type { ImportFile } from "@/tests/fixtures/imports";
-import { controlJob } from "@/lib/imports/jobs/control";
-import { requestPlan } from "@/lib/imports/jobs/plan";
-import { startPlanner } from "@/lib/imports/jobs/planner";
-import { startImportRunner, type RunnerOptions } from "@/lib/imports/jobs/runner";
-import {
-  appendRows,
-  createJob,
-  requireJob,
-  rowCounts,
-  type ImportJob,
-} from "@/lib/imports/jobs/store";
+import { controlJob } from "@/lib/imports/jobs/run/control";
+import { requestPlan } from "@/lib/imports/jobs/plan/plan";
+import { startPlanner } from "@/lib/imports/jobs/worker/planner";
+import { startImportRunner, type RunnerOptions } from "@/lib/imports/jobs/worker/runner";
+import { requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store/jobs";
+import { appendRows, createJob } from "@/lib/imports/jobs/store/upload";
 import type { ImportResource } from "@/lib/imports/types";
 import { createPlatformClient, type PlatformClientOptions } from "@/lib/platform/client";
 import { waitFor } from "../support/wait";

@@ -1,17 +1,22 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { controlJob } from "@/lib/imports/jobs/control";
+import { controlJob } from "@/lib/imports/jobs/run/control";
 import {
   claimChannels,
   moveSentThrough,
   readMessages,
   type MessagePosition,
-} from "@/lib/imports/jobs/message-runner";
-import { jobOutcomeCounts } from "@/lib/imports/jobs/overview";
-import { failuresCsv, jobProgress, reportPage, rowRequests } from "@/lib/imports/jobs/report";
-import { applyRowUpdates } from "@/lib/imports/jobs/row-updates";
-import { jobFromRowsNotDone } from "@/lib/imports/jobs/rows-not-done";
-import { listRows, requireJob, rowCounts } from "@/lib/imports/jobs/store";
+} from "@/lib/imports/jobs/run/message-channels";
+import { jobOutcomeCounts } from "@/lib/imports/jobs/report/overview";
+import {
+  failuresCsv,
+  jobProgress,
+  reportPage,
+  rowRequests,
+} from "@/lib/imports/jobs/report/report";
+import { applyRowUpdates } from "@/lib/imports/jobs/store/row-updates";
+import { jobFromRowsNotDone } from "@/lib/imports/jobs/report/rows-not-done";
+import { listRows, requireJob, rowCounts } from "@/lib/imports/jobs/store/jobs";
 import { messagesFile, messagesMapping } from "@/tests/fixtures/imports";
 import {
   channelHistory,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { listRows, rowCounts } from "@/lib/imports/jobs/store";
-import type { JobPlan } from "@/lib/imports/jobs/plan";
+import { listRows, rowCounts } from "@/lib/imports/jobs/store/jobs";
+import type { JobPlan } from "@/lib/imports/jobs/plan/plan";
 import {
   messagesFile,
   messagesMapping,
@@ -10,7 +10,7 @@ import {
   type ImportFile,
 } from "@/tests/fixtures/imports";
 import { sharedSandbox } from "./support/http";
-import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
+import { startRehearsal } from "@/lib/imports/jobs/rehearse/rehearsal";
 import type { Rehearsal } from "@/lib/imports/types";
 import {
   channelHistory,

@@ -2,12 +2,17 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { importJobs, importRows } from "@/lib/db/schema";
-import { controlJob } from "@/lib/imports/jobs/control";
-import { planJob, requestPlan } from "@/lib/imports/jobs/plan";
-import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
+import { controlJob } from "@/lib/imports/jobs/run/control";
+import { planJob, requestPlan } from "@/lib/imports/jobs/plan/plan";
+import { startRehearsal } from "@/lib/imports/jobs/rehearse/rehearsal";
 import type { Rehearsal } from "@/lib/imports/types";
 import { createApplication, findApplication, listApplications } from "@/lib/sandbox/apps";
-import { rehearsalRunning, requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store";
+import {
+  rehearsalRunning,
+  requireJob,
+  rowCounts,
+  type ImportJob,
+} from "@/lib/imports/jobs/store/jobs";
 import type { PlanProgress } from "@/lib/imports/types";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import type { FetchLike } from "@/lib/platform/client";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { listRows, rowCounts } from "@/lib/imports/jobs/store";
+import { listRows, rowCounts } from "@/lib/imports/jobs/store/jobs";
 import type { FetchLike } from "@/lib/platform/client";
 import { messagesFile, messagesMapping, usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { sharedSandbox } from "./support/http";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { controlJob } from "@/lib/imports/jobs/control";
-import { requireJob, rowCounts } from "@/lib/imports/jobs/store";
+import { controlJob } from "@/lib/imports/jobs/run/control";
+import { requireJob, rowCounts } from "@/lib/imports/jobs/store/jobs";
 import { openDatabase } from "@/lib/db/client";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { clientFor, createPlannedJob, openJobDatabase } from "./imports-harness";

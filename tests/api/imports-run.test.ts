@@ -1,17 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import {
-  appendRows,
-  countRows,
-  createJob,
-  finishUpload,
-  listRows,
-  rowCounts,
-} from "@/lib/imports/jobs/store";
+import { listRows, rowCounts } from "@/lib/imports/jobs/store/jobs";
+import { appendRows, countRows, createJob, finishUpload } from "@/lib/imports/jobs/store/upload";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { failuresCsv, reportPage, rowRequests } from "@/lib/imports/jobs/report";
-import { requestPlan } from "@/lib/imports/jobs/plan";
+import { failuresCsv, reportPage, rowRequests } from "@/lib/imports/jobs/report/report";
+import { requestPlan } from "@/lib/imports/jobs/plan/plan";
 import { autoMap } from "@/lib/imports/mapping";
 import { PreviewSession } from "@/lib/imports/parse/preview-session";
 import { readRecords } from "@/lib/imports/parse/read-file";

@@ -111,8 +111,8 @@ function runJobInChild(sandbox: SandboxServer, users: number): Promise<ChildResu
 
 /** In the child: upload, plan and run one users job, then print its figures as JSON. */
 async function child(config: BenchTarget & { users: number }) {
-  const { appendRows, createJob } = await import("@/lib/imports/jobs/store");
-  const { planJob, requestPlan } = await import("@/lib/imports/jobs/plan");
+  const { appendRows, createJob } = await import("@/lib/imports/jobs/store/upload");
+  const { planJob, requestPlan } = await import("@/lib/imports/jobs/plan/plan");
   const { db, client, close } = await openBenchJobs("import", config);
   const prefix = `bench_${Date.now().toString(36)}`;
   const job = await createJob(db, {

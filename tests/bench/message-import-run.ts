@@ -138,8 +138,8 @@ function runJobInChild(
 
 /** In the child: users and channels on the sandbox, then upload, plan and run one messages job. */
 async function child(config: ChildConfig) {
-  const { appendRows, createJob } = await import("@/lib/imports/jobs/store");
-  const { planJob, requestPlan } = await import("@/lib/imports/jobs/plan");
+  const { appendRows, createJob } = await import("@/lib/imports/jobs/store/upload");
+  const { planJob, requestPlan } = await import("@/lib/imports/jobs/plan/plan");
   const { messagesFile, messagesMapping } = await import("@/tests/fixtures/imports");
   const { db, client, close } = await openBenchJobs("message", config, { rateLimitRetries: 5 });
   const prefix = `mb_${Date.now().toString(36)}`;

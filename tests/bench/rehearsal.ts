@@ -50,9 +50,10 @@ async function child(users: number) {
   const { createPlatformClient } = await import("@/lib/platform/client");
   const { inProcessTransport } = await import("@/lib/platform/in-process");
   const { createSandboxApp, parseFaults } = await import("@/lib/sandbox");
-  const { appendRows, createJob, requireJob } = await import("@/lib/imports/jobs/store");
-  const { planJob, requestPlan } = await import("@/lib/imports/jobs/plan");
-  const { runRehearsal, startRehearsal } = await import("@/lib/imports/jobs/rehearsal");
+  const { requireJob } = await import("@/lib/imports/jobs/store/jobs");
+  const { appendRows, createJob } = await import("@/lib/imports/jobs/store/upload");
+  const { planJob, requestPlan } = await import("@/lib/imports/jobs/plan/plan");
+  const { runRehearsal, startRehearsal } = await import("@/lib/imports/jobs/rehearse/rehearsal");
   const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
   const { db } = handle;
   // The console's own sandbox, called in process as the console's plans call it.

@@ -103,9 +103,9 @@ export async function runJobToCompletion(
   client: (hooks: Partial<PlatformClientOptions>) => PlatformClient,
   jobId: string,
 ) {
-  const { controlJob } = await import("@/lib/imports/jobs/control");
-  const { startImportRunner } = await import("@/lib/imports/jobs/runner");
-  const { jobStatus, rowCounts } = await import("@/lib/imports/jobs/store");
+  const { controlJob } = await import("@/lib/imports/jobs/run/control");
+  const { startImportRunner } = await import("@/lib/imports/jobs/worker/runner");
+  const { jobStatus, rowCounts } = await import("@/lib/imports/jobs/store/jobs");
   // The runner polls as the console's does (every 500 ms; Run nudges it), and this loop reads
   // the status alone: both share the job's one thread, and a poll every few milliseconds of
   // the whole job row (its plan included) was a visible share of a messages run's CPU.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { csvLine } from "@/lib/imports/jobs/csv";
+import { csvLine } from "@/lib/imports/jobs/report/csv";
 import { readRecords } from "@/lib/imports/parse/read-file";
 
 const noProgress = () => {};

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { deriveChannelUrl } from "@/lib/imports/jobs/channel-url";
-import { csvField, csvLine } from "@/lib/imports/jobs/csv";
-import { Pacer } from "@/lib/imports/jobs/pacer";
-import { followUpRequests } from "@/lib/imports/jobs/requests";
+import { deriveChannelUrl } from "@/lib/imports/jobs/store/channel-url";
+import { csvField, csvLine } from "@/lib/imports/jobs/report/csv";
+import { Pacer } from "@/lib/imports/jobs/run/pacer";
+import { followUpRequests } from "@/lib/imports/jobs/run/requests";
 import { channelUrlSchema } from "@/lib/schemas/channels";
 
 describe("deriveChannelUrl", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ColumnMapping } from "@/lib/imports/fields";
-import { followUpRequests } from "@/lib/imports/jobs/requests";
+import { followUpRequests } from "@/lib/imports/jobs/run/requests";
 import { prepareRow } from "@/lib/imports/prepare";
 import type { ImportResource } from "@/lib/imports/types";
 

@@ -6,7 +6,7 @@ import {
   type UploadState,
 } from "@/components/imports/wizard/upload-rows";
 import type { ActionResult } from "@/lib/actions/action-result";
-import { MAX_CHUNK_BYTES } from "@/lib/imports/jobs/limits";
+import { MAX_CHUNK_BYTES } from "@/lib/imports/types";
 import { autoMap } from "@/lib/imports/mapping";
 import type { PreviewRequest, PreviewResults } from "@/lib/imports/parse/protocol";
 import { PreviewSession } from "@/lib/imports/parse/preview-session";

@@ -48,6 +48,42 @@ describe("lint rules on fixture files", { timeout: 120_000 }, () => {
     expect(ruleIds(shared)).toEqual([]);
   });
 
+  it("keeps app/, components/ and proxy.ts off the database, and everything outside the import jobs on their entry", async () => {
+    const lint = async (source: string, file: string) =>
+      ruleIds(await eslintOnText.lintText(source, { filePath: path.join(root, file) }));
+    const page = "app/(console)/imports/lint-fixture.ts";
+    const readsDb = 'import { getDb } from "@/lib/db/client";\n\nexport const x = getDb;\n';
+    expect(await lint(readsDb, page)).toContain("import/no-restricted-paths");
+    expect(await lint(readsDb, "proxy.ts")).toContain("import/no-restricted-paths");
+    expect(
+      await lint(
+        'import type { RateLimitSettings } from "@/lib/db/schema";\n\nexport type X = RateLimitSettings;\n',
+        "components/settings/lint-fixture.ts",
+      ),
+    ).toContain("import/no-restricted-paths");
+    const inside =
+      'import { controlJob } from "@/lib/imports/jobs/run/control";\n\nexport const x = controlJob;\n';
+    for (const file of [
+      page,
+      "components/imports/jobs/lint-fixture.ts",
+      "lib/actions/lint-fixture.ts",
+      "lib/imports/lint-fixture.ts",
+    ]) {
+      expect(await lint(inside, file)).toContain("import/no-restricted-paths");
+    }
+    const entry =
+      'import { controlJob } from "@/lib/imports/jobs";\n\nexport const x = controlJob;\n';
+    expect(await lint(entry, page)).toEqual([]);
+    expect(await lint(entry, "lib/actions/lint-fixture.ts")).toEqual([]);
+    // Inside, the stages import one another.
+    expect(
+      await lint(
+        'import { requireJob } from "../store/jobs";\n\nexport const x = requireJob;\n',
+        "lib/imports/jobs/run/lint-fixture.ts",
+      ),
+    ).toEqual([]);
+  });
+
   it("fails on a file name that is not kebab-case", async () => {
     const results = await eslintOnText.lintText("export const x = 1;\n", {
       filePath: path.join(root, "lib/imports/jobPlan.ts"),

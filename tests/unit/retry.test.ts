@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { NoAnswer, deliveryRetries } from "@/lib/delivery/delivery-retries";
-import { sendCreation, sendFollowUps, type Pacers } from "@/lib/imports/jobs/executor";
-import { Pacer } from "@/lib/imports/jobs/pacer";
-import { FREE_RATE_LIMITED_TRIES, gaveUpMessage, rowRetry } from "@/lib/imports/jobs/row-retry";
+import { sendCreation, sendFollowUps, type Pacers } from "@/lib/imports/jobs/run/send-row";
+import { Pacer } from "@/lib/imports/jobs/run/pacer";
+import { FREE_RATE_LIMITED_TRIES, gaveUpMessage, rowRetry } from "@/lib/imports/jobs/run/row-retry";
 import { createPlatformClient, type FetchLike } from "@/lib/platform/client";
 import { PlatformError } from "@/lib/platform/errors";
 import { isTransientPlatformError, platformRetries, rateLimitWaits } from "@/lib/platform/retries";

@@ -5,18 +5,14 @@ import { DraftNotice } from "@/components/imports/wizard/draft-notice";
 import { PageHeader } from "@/components/shell/page-header";
 import { Card } from "@/components/ui/card";
 import { requireAdmin } from "@/lib/auth/session";
-import { getDb } from "@/lib/db/client";
-import { jobOutcomeCounts } from "@/lib/imports/jobs/overview";
-import { listJobs } from "@/lib/imports/jobs/store";
+import { readImportList } from "@/lib/imports/jobs";
 
 export const metadata: Metadata = { title: "Imports" };
 export const dynamic = "force-dynamic";
 
 export default async function ImportsPage() {
   await requireAdmin("/imports");
-  const db = await getDb();
-  const jobs = await listJobs(db);
-  const counts = await jobOutcomeCounts(db, jobs);
+  const { jobs, counts } = await readImportList();
   return (
     <>
       <PageHeader

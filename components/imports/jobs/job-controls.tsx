@@ -7,7 +7,7 @@ import { ConfirmDialog, type ConfirmDialogProps } from "@/components/ui/confirm-
 import { useSingleFlight } from "@/components/ui/use-single-flight";
 import { actionErrorMessage } from "@/lib/actions/action-result";
 import { controlImportJob, newJobFromRowsNotDone } from "@/lib/actions/imports";
-import type { JobProgress } from "@/lib/imports/jobs/report";
+import type { JobProgress } from "@/lib/imports/jobs";
 import { importJobKeys, useJobCommand, type JobCommand } from "./job-queries";
 
 /** Where Run sends the rows: the embedded sandbox or a remote platform, and which application. */

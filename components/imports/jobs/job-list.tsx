@@ -1,7 +1,5 @@
 import Link from "next/link";
-import type { StageJob } from "@/lib/imports/jobs/overview";
-import { jobOver } from "@/lib/imports/jobs/report";
-import type { ImportJob } from "@/lib/imports/jobs/store";
+import { jobOver, type ImportJob, type StageJob } from "@/lib/imports/jobs";
 import { Table } from "@/components/ui/table";
 import { JobStatusBadge } from "./job-status-badge";
 

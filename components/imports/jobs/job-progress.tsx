@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import type { JobProgress } from "@/lib/imports/jobs/report";
+import type { JobProgress } from "@/lib/imports/jobs";
 import { Progress } from "@/components/ui/progress-bar";
 
 export type JobProgressPanelProps = { progress: JobProgress };

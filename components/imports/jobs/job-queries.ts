@@ -4,7 +4,7 @@ import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query
 import { useState } from "react";
 import { actionErrorMessage, type ActionResult } from "@/lib/actions/action-result";
 import { controlImportJob, planImportJob, rehearseImportJob } from "@/lib/actions/imports";
-import type { JobProgress, ReportRow, RowRequests } from "@/lib/imports/jobs/report";
+import type { JobProgress, ReportRow, RowRequests } from "@/lib/imports/jobs";
 import type { RowState } from "@/lib/imports/types";
 
 /**

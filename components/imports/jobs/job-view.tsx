@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Card } from "@/components/ui/card";
-import type { JobProgress } from "@/lib/imports/jobs/report";
+import type { JobProgress } from "@/lib/imports/jobs";
 import { JobControls, type RunTarget } from "./job-controls";
 import { JobProgressPanel } from "./job-progress";
 import { jobProgressQuery } from "./job-queries";

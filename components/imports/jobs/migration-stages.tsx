@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Card } from "@/components/ui/card";
-import type { MigrationStage } from "@/lib/imports/jobs/overview";
+import type { MigrationStage } from "@/lib/imports/jobs";
 import { JobStatusBadge } from "./job-status-badge";
 
 export type MigrationStagesProps = { stages: MigrationStage[] };

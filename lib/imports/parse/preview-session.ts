@@ -8,7 +8,7 @@ import {
   type ReferenceLookup,
   type RowReferences,
 } from "../references";
-import { importLimits, type ImportResource, type RowIssue } from "../types";
+import { importLimits, MAX_CHUNK_BYTES, type ImportResource, type RowIssue } from "../types";
 import type {
   ColumnProfile,
   HeaderChoice,
@@ -19,7 +19,6 @@ import type {
   ViewRow,
 } from "./protocol";
 import { isBlankRecord, raggedMessage, raggedRows, uniqueHeaders } from "./records";
-import { MAX_CHUNK_BYTES } from "../jobs/limits";
 import { FileProblem } from "./read-file";
 import { formatBytes } from "./sniff";
 

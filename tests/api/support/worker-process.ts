@@ -23,7 +23,7 @@ export function startWorker(
 ) {
   const child = spawn(
     process.execPath,
-    ["--conditions=react-server", "--import", "tsx", "lib/imports/jobs/worker.ts"],
+    ["--conditions=react-server", "--import", "tsx", "lib/imports/jobs/worker/worker.ts"],
     {
       cwd: root,
       env: {

@@ -3,9 +3,7 @@ import { notFound } from "next/navigation";
 import { JobView } from "@/components/imports/jobs/job-view";
 import { PageHeader } from "@/components/shell/page-header";
 import { requireAdmin } from "@/lib/auth/session";
-import { getDb } from "@/lib/db/client";
-import { jobProgress } from "@/lib/imports/jobs/report";
-import { findJob } from "@/lib/imports/jobs/store";
+import { readImportJob } from "@/lib/imports/jobs";
 import { getPlatformTarget } from "@/lib/platform/target";
 
 export const metadata: Metadata = { title: "Import" };
@@ -13,10 +11,9 @@ export const metadata: Metadata = { title: "Import" };
 export default async function ImportJobPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   await requireAdmin(`/imports/${id}`);
-  const db = await getDb();
-  const job = await findJob(db, id);
-  if (!job) notFound();
-  const progress = await jobProgress(db, id);
+  const found = await readImportJob(id);
+  if (!found) notFound();
+  const { job, progress } = found;
   const { kind, appId, chatBaseUrl } = await getPlatformTarget();
   return (
     <>

@@ -2,8 +2,7 @@ import type { Metadata } from "next";
 import { MigrationStages } from "@/components/imports/jobs/migration-stages";
 import { PageHeader } from "@/components/shell/page-header";
 import { requireAdmin } from "@/lib/auth/session";
-import { getDb } from "@/lib/db/client";
-import { migrationOverview } from "@/lib/imports/jobs/overview";
+import { readMigrationOverview } from "@/lib/imports/jobs";
 import { getPlatformTarget } from "@/lib/platform/target";
 
 export const metadata: Metadata = { title: "The migration at a glance" };
@@ -11,10 +10,7 @@ export const dynamic = "force-dynamic";
 
 export default async function MigrationPage() {
   await requireAdmin("/imports/migration");
-  const [stages, target] = await Promise.all([
-    migrationOverview(await getDb()),
-    getPlatformTarget(),
-  ]);
+  const [stages, target] = await Promise.all([readMigrationOverview(), getPlatformTarget()]);
   return (
     <>
       <PageHeader

@@ -3,22 +3,19 @@ import { ImportWizard } from "@/components/imports/wizard/import-wizard";
 import { PageHeader } from "@/components/shell/page-header";
 import { appendImportRows, createImportJob, finishImportUpload } from "@/lib/actions/imports";
 import { requireAdmin } from "@/lib/auth/session";
-import { getDb } from "@/lib/db/client";
-import { migrationOverview } from "@/lib/imports/jobs/overview";
-import { listJobs } from "@/lib/imports/jobs/store";
+import { readImportJobs, readMigrationOverview } from "@/lib/imports/jobs";
 
 export const metadata: Metadata = { title: "New import" };
 
 export default async function NewImportPage() {
   await requireAdmin("/imports/new");
   // Users imports that got past their upload: the wizard's hint about the platform's order.
-  const db = await getDb();
-  const jobs = await listJobs(db, 500);
+  const jobs = await readImportJobs(500);
   const usersImports = jobs.filter(
     (job) => job.resource === "users" && job.status !== "draft" && job.status !== "cancelled",
   ).length;
   // Earlier stages still under way: the wizard warns about the platform's order.
-  const stages = await migrationOverview(db);
+  const stages = await readMigrationOverview();
   const unfinishedOf = (stage: "users" | "channels") =>
     stages.find((item) => item.stage === stage)!.jobs.filter((job) => job.status !== "completed")
       .length;

@@ -1,18 +1,14 @@
 import { z } from "zod";
 import { adminRoute } from "@/lib/actions/admin-route";
 import { explained } from "@/lib/actions/import-refusals";
-import { getDb } from "@/lib/db/client";
-import { failuresCsv } from "@/lib/imports/jobs/report";
-import { requireJob } from "@/lib/imports/jobs/store";
+import { readFailures } from "@/lib/imports/jobs";
 
 export const dynamic = "force-dynamic";
 
 /** The failures in the file's own columns plus `reason`, to fix and upload again. */
 export const GET = adminRoute(z.object({ id: z.string() }), ({ id }) =>
   explained(async () => {
-    const db = await getDb();
-    const job = await requireJob(db, id);
-    const lines = failuresCsv(db, id);
+    const { job, lines } = await readFailures(id);
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {

@@ -1,12 +1,11 @@
 import { z } from "zod";
 import { adminRoute, freshJson } from "@/lib/actions/admin-route";
 import { explained } from "@/lib/actions/import-refusals";
-import { getDb } from "@/lib/db/client";
-import { jobProgress } from "@/lib/imports/jobs/report";
+import { readJobProgress } from "@/lib/imports/jobs";
 
 export const dynamic = "force-dynamic";
 
 /** The job's status, counts and pace; the job page polls it while the job runs. */
 export const GET = adminRoute(z.object({ id: z.string() }), ({ id }) =>
-  explained(async () => freshJson(await jobProgress(await getDb(), id))),
+  explained(async () => freshJson(await readJobProgress(id))),
 );

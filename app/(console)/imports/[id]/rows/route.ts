@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { adminRoute, freshJson } from "@/lib/actions/admin-route";
 import { explained } from "@/lib/actions/import-refusals";
-import { getDb } from "@/lib/db/client";
-import { reportPage } from "@/lib/imports/jobs/report";
+import { readReportPage } from "@/lib/imports/jobs";
 
 export const dynamic = "force-dynamic";
 
@@ -22,7 +21,5 @@ export const GET = adminRoute(
     limit: wholeNumber("limit", 1).default(100),
   }),
   ({ id, state, after, limit }) =>
-    explained(async () =>
-      freshJson(await reportPage(await getDb(), id, { state, afterIndex: after, limit })),
-    ),
+    explained(async () => freshJson(await readReportPage(id, { state, afterIndex: after, limit }))),
 );

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { adminRoute } from "@/lib/actions/admin-route";
-import { getDb } from "@/lib/db/client";
-import { missingReferences } from "@/lib/imports/jobs/lookups";
+import { readMissingReferences } from "@/lib/imports/jobs";
 import { referenceLookupSchema } from "@/lib/imports/references";
 import { getPlatformClient, PlatformError } from "@/lib/platform";
 
@@ -23,9 +22,7 @@ export const POST = adminRoute(
     const headers = { "cache-control": "no-store" };
     try {
       const client = await getPlatformClient();
-      return Response.json(await missingReferences(await getDb(), client, { channels, users }), {
-        headers,
-      });
+      return Response.json(await readMissingReferences(client, { channels, users }), { headers });
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
       // The wizard says so and lets the administrator go on: the plan asks again.

@@ -2,8 +2,7 @@ import { z } from "zod";
 import { ActionError } from "@/lib/actions/action-error";
 import { adminRoute, freshJson } from "@/lib/actions/admin-route";
 import { explained } from "@/lib/actions/import-refusals";
-import { getDb } from "@/lib/db/client";
-import { rowRequests } from "@/lib/imports/jobs/report";
+import { readRowRequests } from "@/lib/imports/jobs";
 
 export const dynamic = "force-dynamic";
 
@@ -18,7 +17,7 @@ export const GET = adminRoute(
   }),
   ({ id, row }) =>
     explained(async () => {
-      const found = await rowRequests(await getDb(), id, { rowNumber: row });
+      const found = await readRowRequests(id, { rowNumber: row });
       if (!found) throw new ActionError(`The file has no row ${row}.`);
       return freshJson(found);
     }),

@@ -13,7 +13,7 @@ export type RowUpdate = {
   resultCode?: number | null;
   resultMessage?: string | null;
   attemptsDelta?: number;
-  /** Added to the count of 429 refusals (see ./row-retry.ts). */
+  /** Added to the count of 429 refusals (see ../run/row-retry.ts). */
   rateLimitedTriesDelta?: number;
   nextAttemptAt?: string | null;
   finished?: boolean;

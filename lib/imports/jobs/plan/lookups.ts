@@ -5,10 +5,9 @@ import { channelResources } from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
-import { forEachConcurrent } from "./concurrency";
-import { LOOKUP_BATCH } from "./limits";
-import { chunk } from "./rows";
-import { importedKeys } from "./store";
+import { forEachConcurrent } from "../shared/concurrency";
+import { chunk } from "../shared/rows";
+import { importedKeys } from "../store/jobs";
 
 /**
  * The look-ups against what exists, shared by the plans and the wizard's preview: channels
@@ -17,6 +16,8 @@ import { importedKeys } from "./store";
 
 export type ImportSource = { jobId: string; fileName: string; status: string };
 
+/** Look-ups per request the platform answers (`GET /v3/users?user_ids=`). */
+export const LOOKUP_BATCH = 100;
 const CHANNEL_LOOKUP_CONCURRENCY = 8;
 const USER_LOOKUP_CONCURRENCY = 4;
 

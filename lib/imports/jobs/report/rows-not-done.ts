@@ -1,9 +1,11 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
-import { requestPlan, rowsOf } from "./plan";
-import { passedSql } from "./row-state";
-import { createJob, ImportJobError, requireJob, type ImportJob } from "./store";
+import { requestPlan } from "../plan/plan";
+import { rowsOf } from "../shared/rows";
+import { passedSql } from "../store/row-state";
+import { ImportJobError, requireJob, type ImportJob } from "../store/jobs";
+import { createJob } from "../store/upload";
 
 /**
  * "New job from the rows not done" of a cancelled or completed job: the rows never sent and

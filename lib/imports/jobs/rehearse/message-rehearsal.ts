@@ -3,13 +3,14 @@ import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { channelResources } from "@/lib/imports/types";
-import { readMessages, type MessagePosition } from "./message-runner";
-import type { Pacer } from "./pacer";
-import { chunk, rowsOf, StoppedEarly } from "./plan";
+import { readMessages, type MessagePosition } from "../run/message-channels";
+import type { Pacer } from "../run/pacer";
+import { StoppedEarly } from "../plan/plan";
+import { chunk, rowsOf } from "../shared/rows";
 import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
-import { forEachConcurrent } from "./concurrency";
-import { importedKeys, type ImportJob } from "./store";
+import { forEachConcurrent } from "../shared/concurrency";
+import { importedKeys, type ImportJob } from "../store/jobs";
 
 type Failure = { rowIndex: number; code: number | null; message: string };
 

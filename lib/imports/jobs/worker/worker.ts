@@ -11,7 +11,7 @@ import { closeDatabase } from "@/lib/db/client";
 import { importJobs } from "@/lib/db/schema";
 import { startServer } from "@/lib/startup";
 import { stopImportJobs } from "./process-runner";
-import { rowCounts } from "./store";
+import { rowCounts } from "../store/jobs";
 
 // Configuration, database, the sandbox's default application (in case this worker's target is
 // the embedded sandbox) and the import jobs, or exit 1 naming the cause.

@@ -1,7 +1,7 @@
 import { isPlatformError } from "@/lib/platform/errors";
 import { platformRetries } from "@/lib/platform/retries";
 import { nextRetry } from "@/lib/retry";
-import type { RowUpdate } from "./row-updates";
+import type { RowUpdate } from "../store/row-updates";
 
 /**
  * A 429 says "slow down", not "this row is wrong", and the platform did no work: a row's

@@ -1,7 +1,10 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
+import type { importRows } from "@/lib/db/schema";
 import type { RowState } from "@/lib/imports/types";
-import type { ImportRow } from "./store";
+
+/** `./jobs.ts`'s ImportRow, named here so the two modules do not import each other. */
+type ImportRow = typeof importRows.$inferSelect;
 
 /**
  * Where a row's state is read. A row's own `state` says it all, except for a message: its

@@ -2,8 +2,8 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import type { ImportResource } from "@/lib/imports/types";
-import { rowsOf } from "./plan";
-import { listJobs, type ImportJob } from "./store";
+import { rowsOf } from "../shared/rows";
+import { listJobs, type ImportJob } from "../store/jobs";
 
 export type StageName = "users" | "channels" | "messages";
 
@@ -85,7 +85,7 @@ export async function jobOutcomeCounts(
         select job_id, sum(sent_messages)::int as n
         from import_channel_leases where job_id in (select id from jobs) group by job_id
       )
-      -- Messages their channels' sending passed are created (./row-state.ts).
+      -- Messages their channels' sending passed are created (../store/row-state.ts).
       select r.job_id, r.created + coalesce(s.n, 0) as created, r.existed, r.failed, r.invalid,
         r.pending - coalesce(s.n, 0) as pending
       from rows as r left join sent as s on s.job_id = r.job_id`),

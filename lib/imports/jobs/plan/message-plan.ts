@@ -4,14 +4,14 @@ import type { Database } from "@/lib/db/client";
 import { channelResources, type MessagePlan, type PlanProgress } from "@/lib/imports/types";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import type { PlatformClient } from "@/lib/platform";
-import { chunk, rowsOf } from "./rows";
+import { chunk, rowsOf } from "../shared/rows";
 import {
   channelImportRows,
   channelsMissing,
   importedUsers as importedUserSources,
   usersOnPlatform,
 } from "./lookups";
-import { importedKeys, type ImportedKey, type ImportJob } from "./store";
+import { importedKeys, type ImportedKey, type ImportJob } from "../store/jobs";
 
 export type { MessagePlan };
 

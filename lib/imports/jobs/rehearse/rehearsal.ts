@@ -13,20 +13,22 @@ import {
   parseFaults,
   sandboxConfigFromEnv,
 } from "@/lib/sandbox";
-import { sendCreation, sendFollowUps, type Pacers } from "./executor";
+import { sendCreation, sendFollowUps, type Pacers } from "../run/send-row";
 import { rehearseMessages } from "./message-rehearsal";
-import { Pacer } from "./pacer";
-import { chunk, StoppedEarly, referencedUserIds } from "./plan";
+import { Pacer } from "../run/pacer";
+import { referencedUserIds } from "@/lib/imports/references";
+import { StoppedEarly } from "../plan/plan";
+import { chunk } from "../shared/rows";
 import { platformRetries } from "@/lib/platform/retries";
 import { sleep, withRetries } from "@/lib/retry";
-import { forEachConcurrent } from "./concurrency";
+import { forEachConcurrent } from "../shared/concurrency";
 import {
   ImportJobError,
   pendingPages,
   rehearsalRunning,
   requireJob,
   type ImportJob,
-} from "./store";
+} from "../store/jobs";
 
 const MAX_LISTED_FAILURES = 100;
 /** Creation tries per row; the last transient failure is final (`sendCreation` says so). */
@@ -36,7 +38,7 @@ const PAGE = 2_000;
 /**
  * Asks for a rehearsal: the whole plan run against the embedded sandbox in a scratch
  * application created for it and deleted afterwards (only the outcome is kept, on the job).
- * A worker runs it in the background (`./planner.ts`); one cut short by a restart is run
+ * A worker runs it in the background (`../worker/planner.ts`); one cut short by a restart is run
  * again from the start. For channels the scratch application is first given the referenced
  * users that exist on the real target, so members resolve as they will there.
  */

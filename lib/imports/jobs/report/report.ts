@@ -2,12 +2,19 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import type { JobPlan, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib/imports/types";
-import { reasonColumn, rowNumberColumn } from "../failures-csv";
+import { reasonColumn, rowNumberColumn } from "@/lib/imports/failures-csv";
 import { csvLine } from "./csv";
-import { channelsWithMessages } from "./message-runner";
-import { rowsOf } from "./plan";
-import { creationRequest, followUpRequests, type PlannedRequest } from "./requests";
-import { findRow, listRows, requireJob, rowCounts, type ImportRow, type RowCounts } from "./store";
+import { channelsWithMessages } from "../run/message-channels";
+import { rowsOf } from "../shared/rows";
+import { creationRequest, followUpRequests, type PlannedRequest } from "../run/requests";
+import {
+  findRow,
+  listRows,
+  requireJob,
+  rowCounts,
+  type ImportRow,
+  type RowCounts,
+} from "../store/jobs";
 
 /** What the job page shows and polls: the same whether the page stayed open or was reopened. */
 export type JobProgress = {

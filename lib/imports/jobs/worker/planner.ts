@@ -6,8 +6,8 @@ import { claimRows, keepRenewed, unclaimed } from "@/lib/background/lease";
 import { startPollLoop, type PollLoop } from "@/lib/background/poll-loop";
 import type { PlatformClient } from "@/lib/platform";
 import type { PlanProgress } from "@/lib/imports/types";
-import { planJob, StoppedEarly } from "./plan";
-import { runRehearsal } from "./rehearsal";
+import { planJob, StoppedEarly } from "../plan/plan";
+import { runRehearsal } from "../rehearse/rehearsal";
 
 export type PlannerOptions = {
   getDb: () => Promise<Database>;

@@ -1,8 +1,8 @@
-import { neutraliseCell } from "../failures-csv";
+import { neutraliseCell } from "@/lib/imports/failures-csv";
 
 /**
  * RFC 4180 text: fields with a comma, quote, CR or LF are quoted, quotes doubled; CRLF line ends.
- * A cell a spreadsheet would run as a formula is neutralised first (see failures-csv.ts).
+ * A cell a spreadsheet would run as a formula is neutralised first (see lib/imports/failures-csv.ts).
  */
 export function csvField(value: string): string {
   const cell = neutraliseCell(value);

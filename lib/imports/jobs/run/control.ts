@@ -9,7 +9,7 @@ import {
   requireJob,
   transition,
   type ImportJob,
-} from "./store";
+} from "../store/jobs";
 
 export type JobCommand = "run" | "pause" | "resume" | "cancel";
 

@@ -11,23 +11,22 @@ import {
 } from "@/lib/imports/types";
 import { referencedUserIds } from "@/lib/imports/references";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
-import { LOOKUP_BATCH } from "./limits";
-import { chunk, rowsOf } from "./rows";
+import { chunk, rowsOf } from "../shared/rows";
 import { planMessages, resolveMessageChannels } from "./message-plan";
 import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
-import { forEachConcurrent } from "./concurrency";
-import { importedUsers, usersOnPlatform } from "./lookups";
-import { applyRowUpdates, type RowUpdate } from "./row-updates";
+import { forEachConcurrent } from "../shared/concurrency";
+import { importedUsers, LOOKUP_BATCH, usersOnPlatform } from "./lookups";
+import { applyRowUpdates, type RowUpdate } from "../store/row-updates";
+import { finishUpload } from "../store/upload";
 import {
-  finishUpload,
   ImportJobError,
   pendingPages,
   rehearsalRunning,
   requireJob,
   rowCounts,
   type ImportJob,
-} from "./store";
+} from "../store/jobs";
 
 export type { JobPlan };
 
@@ -52,7 +51,7 @@ const RESET_ROWS = 10_000;
 
 /**
  * Asks for a plan once every row has arrived. The job waits as `planning` until a worker
- * makes it (`./planner.ts`), so a million rows' look-ups never hold a request open and a
+ * makes it (`../worker/planner.ts`), so a million rows' look-ups never hold a request open and a
  * restart picks the plan up again. Asking again while it waits changes nothing.
  */
 export async function requestPlan(db: Database, jobId: string): Promise<ImportJob> {
@@ -99,14 +98,45 @@ export async function planJob(
     throw new ImportJobError("This import is not waiting for a plan; ask for one first.");
   }
   const started = performance.now();
-  let requests = 0;
   let lastReport = 0;
-  const report = async (progress: PlanProgress, force = false) => {
+  const report: PlanReport = async (progress, force = false) => {
     if (!force && performance.now() - lastReport < PROGRESS_EVERY_MS) return;
     lastReport = performance.now();
     if (!(await onProgress(progress))) throw new StoppedEarly();
   };
 
+  await startFromUpload(db, jobId);
+  if (job.resource === "messages") await resolveMessageChannels(db, job);
+  await markDuplicates(db, job);
+  const toLookUp = (await rowCounts(db, jobId)).pending;
+  await report({ step: "lookups", done: 0, total: toLookUp }, true);
+  let requests = await markExisting(db, client, job, toLookUp, report);
+
+  let missingMembers = 0;
+  let orderChecks: JobPlan["orderChecks"] = [];
+  let messages: MessagePlan | undefined;
+  if (isChannelResource(job.resource)) {
+    const checked = await checkMembers(db, client, job, report);
+    missingMembers = checked.missing;
+    orderChecks = checked.orderChecks;
+    requests += checked.requests;
+  } else if (job.resource === "messages") {
+    const checked = await planMessages(db, client, job, report);
+    missingMembers = checked.missing;
+    orderChecks = checked.orderChecks;
+    requests += checked.requests;
+    messages = checked.summary;
+  }
+
+  await report({ step: "saving", done: toLookUp, total: toLookUp }, true);
+  return savePlan(db, jobId, { missingMembers, orderChecks, messages, requests, started });
+}
+
+/** Passes progress on (at most every PROGRESS_EVERY_MS unless forced); StoppedEarly when told to stop. */
+type PlanReport = (progress: PlanProgress, force?: boolean) => Promise<void>;
+
+/** Every row back to the upload's own verdict, so a plan made again starts from the same rows. */
+async function startFromUpload(db: Database, jobId: string) {
   // The rows just uploaded are not in the table's statistics yet (PGlite has no autovacuum, and
   // PostgreSQL's may not have come round): planned as if this job had no rows, the duplicate
   // check below read the whole job once per row (a second job of 20,000 users: 341 s, the
@@ -136,15 +166,22 @@ export async function planJob(
       );
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
 
-  if (job.resource === "messages") await resolveMessageChannels(db, job);
-  await markDuplicates(db, job);
-  const toLookUp = (await rowCounts(db, jobId)).pending;
+/**
+ * Which keys already exist on the platform: their rows become `existed`, skipped by the run.
+ * Returns the requests it took.
+ */
+async function markExisting(
+  db: Database,
+  client: PlatformClient,
+  job: ImportJob,
+  toLookUp: number,
+  report: PlanReport,
+): Promise<number> {
+  let requests = 0;
   let lookedUp = 0;
-  await report({ step: "lookups", done: 0, total: toLookUp }, true);
-
-  // Which keys already exist on the platform.
-  for await (const rows of pendingPages(db, jobId, PAGE)) {
+  for await (const rows of pendingPages(db, job.id, PAGE)) {
     // A message is never looked up: its dedup id makes sending it again harmless.
     if (job.resource === "messages") break;
     const keys = rows.map((row) => row.resourceKey).filter((key): key is string => Boolean(key));
@@ -186,26 +223,23 @@ export async function planJob(
         existedBefore: true,
         resultMessage: "Already on the platform: skipped, nothing overwritten.",
       }));
-    await applyRowUpdates(db, jobId, updates);
+    await applyRowUpdates(db, job.id, updates);
   }
+  return requests;
+}
 
-  let missingMembers = 0;
-  let orderChecks: JobPlan["orderChecks"] = [];
-  let messages: MessagePlan | undefined;
-  if (isChannelResource(job.resource)) {
-    const checked = await checkMembers(db, client, job, report);
-    missingMembers = checked.missing;
-    orderChecks = checked.orderChecks;
-    requests += checked.requests;
-  } else if (job.resource === "messages") {
-    const checked = await planMessages(db, client, job, report);
-    missingMembers = checked.missing;
-    orderChecks = checked.orderChecks;
-    requests += checked.requests;
-    messages = checked.summary;
-  }
-
-  await report({ step: "saving", done: toLookUp, total: toLookUp }, true);
+/** Counts what the plan found and saves it on the job, unless the job was cancelled meanwhile. */
+async function savePlan(
+  db: Database,
+  jobId: string,
+  found: Pick<JobPlan, "missingMembers" | "orderChecks"> & {
+    messages: MessagePlan | undefined;
+    requests: number;
+    /** When the plan started (performance.now()), for the time its look-ups took. */
+    started: number;
+  },
+): Promise<ImportJob> {
+  const { missingMembers, orderChecks, messages, requests, started } = found;
   // Rows still to create make their follow-up calls after creation.
   await db.execute(sql`
     update import_rows set follow_up_state = 'pending'
@@ -287,7 +321,7 @@ async function checkMembers(
   db: Database,
   client: PlatformClient,
   job: ImportJob,
-  report: (progress: PlanProgress, force?: boolean) => Promise<void>,
+  report: PlanReport,
 ) {
   let requests = 0;
   const rowsById = new Map<string, number[]>();
@@ -394,6 +428,3 @@ async function followUpCounts(db: Database, jobId: string): Promise<JobPlan["fol
     invitations: row?.invitations ?? 0,
   };
 }
-
-/** Kept here for the modules that take them from the plan (they live in `rows.ts`, out of the plan's import cycle). */
-export { chunk, rowsOf, referencedUserIds };

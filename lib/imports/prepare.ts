@@ -16,6 +16,7 @@ import {
   type MessageType,
 } from "@/lib/schemas/messages";
 import { createUserSchema } from "@/lib/schemas/users";
+import { isWebAddress } from "@/lib/schemas/web-address";
 import { deriveDedupId } from "./dedup-id";
 import {
   findField,
@@ -57,6 +58,7 @@ export function prepareRow(
     if (!field) continue;
     const value = readValue(field, raw, issues);
     if (value === undefined) continue;
+    addressWarning(field, value, issues);
     if (key === "is_active") {
       if (value === false) followUps.deactivate = true;
     } else if (key === "frozen") {
@@ -291,6 +293,22 @@ function readValue(field: ImportField, raw: string, issues: RowIssue[]): unknown
     message: `${field.label} must be true or false (yes/no and 1/0 work too), not "${clip(raw)}".`,
   });
   return undefined;
+}
+
+/**
+ * The platform stores any text as an image or file address, so these are warnings: the row is
+ * sent, but an app cannot load "htp://broken" or "C:\photos\ann.png".
+ */
+function addressWarning(field: ImportField, value: unknown, issues: RowIssue[]): void {
+  if (field.shape !== "url" && field.shape !== "url-list") return;
+  const addresses = typeof value === "string" ? [value] : Array.isArray(value) ? value : [];
+  const wrong = addresses.filter((address): address is string => !isWebAddress(String(address)));
+  if (wrong.length === 0) return;
+  issues.push({
+    field: field.key,
+    severity: "warning",
+    message: `${field.label}: ${listOf(wrong)} ${wrong.length === 1 ? "is not a web address" : "are not web addresses"} (http:// or https://). The platform stores ${wrong.length === 1 ? "it" : "them"} as written, but apps cannot load ${wrong.length === 1 ? "it" : "them"}.`,
+  });
 }
 
 /** `a;b|c` -> ["a", "b", "c"]: lists in one cell are separated by `;` or `|`. */

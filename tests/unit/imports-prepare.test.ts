@@ -81,6 +81,32 @@ describe("prepareRow: users", () => {
     ).toEqual([{ field: "profile_url", code: 400110 }]);
   });
 
+  it("profile_url: an address that is not http(s) is a warning, and the row is still sent", () => {
+    for (const address of ["https://example.com/a.png", "http://cdn.example/x", "  HTTPS://A.B  "])
+      expect(
+        prepare("users", { user_id: "a", nickname: "A", profile_url: address }).issues,
+      ).toEqual([]);
+    for (const address of [
+      "not a url",
+      "htp://broken",
+      "C:\\photos\\ann.png",
+      "ftp://files.example/a.png",
+      "//cdn.example/a.png",
+      "http:/one-slash",
+      "https://",
+    ]) {
+      const row = prepare("users", { user_id: "a", nickname: "A", profile_url: address });
+      expect(row.body, address).toMatchObject({ profile_url: address.trim() });
+      expect(row.issues, address).toEqual([
+        {
+          field: "profile_url",
+          severity: "warning",
+          message: `Profile image URL: "${address.trim()}" is not a web address (http:// or https://). The platform stores it as written, but apps cannot load it.`,
+        },
+      ]);
+    }
+  });
+
   it("metadata.* columns become metadata; empty cells are left out; 5 items pass, 6 do not", () => {
     const five = {
       "metadata.a": "1",
@@ -225,6 +251,14 @@ describe("prepareRow: open channels", () => {
     expect(
       errorsOf(prepare("open_channels", { channel_url: "abcd", cover_url: "c".repeat(2049) })),
     ).toEqual([{ field: "cover_url", code: 400110 }]);
+  });
+
+  it("cover_url: an address that is not http(s) is a warning on the cover", () => {
+    const row = prepare("open_channels", { channel_url: "abcd", cover_url: "htp://broken" });
+    expect(row.body).toMatchObject({ cover_url: "htp://broken" });
+    expect(row.issues.map(({ field, severity }) => ({ field, severity }))).toEqual([
+      { field: "cover_url", severity: "warning" },
+    ]);
   });
 
   it("operator_ids split on ; or |; 100 pass, 101 do not", () => {

@@ -157,8 +157,7 @@ export function PreviewStep(props: PreviewStepProps) {
           {props.canUpload ? (
             <>
               <p className="text-sm text-slate-600">
-                {counted(counts.valid, "row")} will be planned;{" "}
-                {(counts.errors + counts.excluded).toLocaleString("en-US")} are left out.
+                {counted(counts.valid, "row")} will be planned; {leftOut(counts)}.
               </p>
               <Button
                 onClick={props.onUpload}
@@ -324,4 +323,10 @@ function ReferenceStatus({
         ` ${check.notChecked.toLocaleString("en-US")} more were not checked here: the plan checks them.`}
     </p>
   );
+}
+
+/** "1 is left out", "2 are left out": the rows with errors and the excluded ones. */
+function leftOut(counts: PreviewCounts): string {
+  const count = counts.errors + counts.excluded;
+  return `${count.toLocaleString("en-US")} ${count === 1 ? "is" : "are"} left out`;
 }

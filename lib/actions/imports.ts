@@ -9,6 +9,7 @@ import { nudgeImportJobs } from "@/lib/imports/jobs/process-runner";
 import { startRehearsal } from "@/lib/imports/jobs/rehearsal";
 import { jobFromRowsNotDone } from "@/lib/imports/jobs/rows-not-done";
 import { appendRows, createJob } from "@/lib/imports/jobs/store";
+import { columnTransformsSchema } from "@/lib/imports/transforms";
 import { importResources, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
 import { explained } from "./import-refusals";
 import { adminAction } from "./safe-action";
@@ -23,6 +24,7 @@ export const createImportJob = adminAction(
     fileName: z.string().trim().min(1, "The file needs a name.").max(255),
     columns: z.array(z.string().max(1000)).min(1, "The file has no columns.").max(500),
     mapping: z.record(z.string(), z.string().max(200)),
+    transforms: columnTransformsSchema.default({}),
     totalRows: z
       .number()
       .int()

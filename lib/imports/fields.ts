@@ -46,6 +46,8 @@ export type ImportField = {
   required: boolean;
   /** Other names a column may carry for this field; compared after normalizeHeader. */
   aliases: readonly string[];
+  /** Names of a true/false column that says the opposite (`deleted` for Active): mapped inverted. */
+  oppositeAliases?: readonly string[];
   /** One line for the mapping screen. */
   hint: string;
 };
@@ -337,6 +339,16 @@ export const importFields: Record<ImportResource, readonly ImportField[]> = {
       kind: "boolean",
       required: false,
       aliases: ["active", "enabled"],
+      oppositeAliases: [
+        "deleted",
+        "isdeleted",
+        "disabled",
+        "isdisabled",
+        "inactive",
+        "isinactive",
+        "deactivated",
+        "isdeactivated",
+      ],
       hint: "When false, the user is deactivated right after it is created.",
     },
   ],
@@ -373,6 +385,7 @@ export const importFields: Record<ImportResource, readonly ImportField[]> = {
       kind: "boolean",
       required: false,
       aliases: ["public"],
+      oppositeAliases: ["private", "isprivate"],
       hint: "When true, users may join without an invitation.",
     },
     {

@@ -11,6 +11,7 @@ import { Select } from "@/components/ui/select";
 import type { ColumnMapping } from "@/lib/imports/fields";
 import type { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { PreviewCounts, RowFilter } from "@/lib/imports/parse/protocol";
+import type { ColumnTransforms } from "@/lib/imports/transforms";
 import type { ImportResource } from "@/lib/imports/types";
 import { PreviewGrid } from "./preview-grid";
 import { ProgressBar } from "@/components/ui/progress-bar";
@@ -24,6 +25,7 @@ export type PreviewStepProps = {
   resource: ImportResource;
   columns: string[];
   mapping: ColumnMapping;
+  transforms: ColumnTransforms;
   counts: PreviewCounts;
   filter: RowFilter;
   onFilter: (filter: RowFilter) => void;
@@ -139,6 +141,7 @@ export function PreviewStep(props: PreviewStepProps) {
           resource={props.resource}
           columns={props.columns}
           mapping={props.mapping}
+          transforms={props.transforms}
           filter={filter}
           expectedTotal={filters.find((item) => item.id === filter)!.count(counts)}
           onEdit={props.onEdit}

@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
+import { columnTransformsSchema } from "@/lib/imports/transforms";
 import { requestPlan, rowsOf } from "./plan";
 import { passedSql } from "./row-state";
 import { createJob, ImportJobError, requireJob, type ImportJob } from "./store";
@@ -40,6 +41,7 @@ export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<I
       : `${source.fileName} (rows not done)`,
     columns: source.columns,
     mapping: source.mapping,
+    transforms: columnTransformsSchema.parse(source.transforms),
     totalRows: total,
     firstRow: source.firstRow,
   });

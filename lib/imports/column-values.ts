@@ -176,6 +176,17 @@ export function valueFit(
   };
 }
 
+/**
+ * Why a column's values do not fit a field, to end "Its name is like …, but": what they look
+ * like when that tells ("its values look like email addresses"), else what they are not.
+ */
+export function misfitWords(field: ImportField, sample: readonly string[]): string {
+  const look = commonLook(sample);
+  return look && look !== "word" && look !== "text"
+    ? `its ${describeLook(look)}`
+    : `most of its values are not ${expected(field)}`;
+}
+
 /** Whether a column's values are mostly something the field takes: a suggestion needs that. */
 export function mostlyFits(
   field: ImportField,

@@ -1,5 +1,5 @@
 import { distance } from "fastest-levenshtein";
-import { commonLook, describeLook, mostlyFits, type ValueLook } from "./column-values";
+import { commonLook, describeLook, misfitWords, mostlyFits, type ValueLook } from "./column-values";
 import {
   importFields,
   isMetadataTarget,
@@ -86,11 +86,10 @@ export function suggestMapping(
       if (field && !mostlyFits(field, sample, candidate.transform)) {
         const best = passedOver.get(column);
         if (!best || candidate.score > best.score) {
-          const look = commonLook(sample);
           passedOver.set(column, {
             target: field.key,
             score: candidate.score,
-            reason: `Its name is like ${field.label}, but ${look ? `its ${describeLook(look)}` : "most of its values do not fit"}.`,
+            reason: `Its name is like ${field.label}, but ${misfitWords(field, sample)}.`,
           });
         }
         continue;

@@ -310,6 +310,19 @@ describe("suggestMapping: values, not only names", () => {
       mapping: { is_private: "is_public" },
       transforms: { is_private: { invert: true } },
     });
+    // Words that only mean true and false to a person: passed over, saying what they are not.
+    expect(
+      suggest("users", { uid: ["a"], status: ["x"], active: ["Active", "Inactive"] }).columns
+        .active,
+    ).toEqual({
+      target: "",
+      reasons: [],
+      passedOver: {
+        target: "is_active",
+        reason:
+          "Its name is like Active, but most of its values are not true or false (yes/no, 1/0).",
+      },
+    });
     // A column that is not true/false is not a deactivation, whatever its name.
     expect(
       suggest("users", { uid: ["a"], deleted: ["2024-01-01", "2024-02-01"] }).mapping.deleted,

@@ -73,6 +73,17 @@ test("a Slack users.json flattened to CSV: the image is the profile image, never
   await expect(page.getByText("Profile image URL is chosen for")).toBeVisible();
   await fieldOf(page, "profile.email").selectOption("");
 
+  // The form opens with the focus in it, and Escape closes it unchanged.
+  await page
+    .getByRole("button", { name: "Transform the values of column name", exact: true })
+    .click();
+  const nameForm = page.getByRole("form", { name: "Transform the values of column name" });
+  await expect(nameForm.getByLabel("Find (a pattern)")).toBeFocused();
+  await page.keyboard.type("^");
+  await page.keyboard.press("Escape");
+  await expect(nameForm).toHaveCount(0);
+  await expect(mappingRow(page, "name")).not.toContainText("Transform:");
+
   // A find and replace on the ids, with a before-and-after while it is typed.
   await page.getByRole("button", { name: "Transform the values of column id" }).click();
   const form = page.getByRole("form", { name: "Transform the values of column id" });

@@ -1,7 +1,7 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useId } from "react";
+import { useEffect, useId } from "react";
 import { useForm, useWatch } from "react-hook-form";
 import { Button } from "@/components/ui/button";
 import { Label } from "@/components/ui/label";
@@ -49,6 +49,8 @@ export function TransformForm({
     mode: "onChange",
   });
   const { errors } = form.formState;
+  // Opened from the keyboard, the form takes the focus; Escape closes it unchanged.
+  useEffect(() => form.setFocus("pattern"), [form]);
   const values = useWatch({ control: form.control });
   // The preview follows what is typed, once it reads as a transform.
   const parsed = transformFormSchema.safeParse({ ...transformFormValues(undefined), ...values });
@@ -60,6 +62,9 @@ export function TransformForm({
   return (
     <form
       onSubmit={onSubmit}
+      onKeyDown={(event) => {
+        if (event.key === "Escape") onCancel();
+      }}
       noValidate
       aria-label={`Transform the values of column ${column}`}
       className="space-y-3 rounded-md border border-indigo-200 bg-indigo-50/40 p-3"

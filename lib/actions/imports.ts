@@ -11,6 +11,7 @@ import {
   requestPlan,
   startRehearsal,
 } from "@/lib/imports/jobs";
+import { columnTransformsSchema } from "@/lib/imports/transforms";
 import { importResources, MAX_CHUNK_ROWS, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
 import { explained } from "./import-refusals";
 import { adminAction } from "./safe-action";
@@ -25,6 +26,7 @@ export const createImportJob = adminAction(
     fileName: z.string().trim().min(1, "The file needs a name.").max(255),
     columns: z.array(z.string().max(1000)).min(1, "The file has no columns.").max(500),
     mapping: z.record(z.string(), z.string().max(200)),
+    transforms: columnTransformsSchema.default({}),
     totalRows: z
       .number()
       .int()

@@ -356,6 +356,11 @@ export const importJobs = pgTable(
     fileName: text("file_name").notNull(),
     columns: jsonb("columns").$type<string[]>().notNull(),
     mapping: jsonb("mapping").$type<Record<string, string>>().notNull(),
+    /**
+     * What is done to a column's values before they are read (lib/imports/transforms.ts),
+     * by column; parsed with `columnTransformsSchema` where it is read.
+     */
+    transforms: jsonb("transforms").$type<Record<string, unknown>>().notNull().default({}),
     totalRows: integer("total_rows").notNull(),
     /** The row a spreadsheet shows for the first data row (header row included): row numbers everywhere count from it. */
     firstRow: integer("first_row").notNull().default(2),

@@ -21,15 +21,33 @@ export type ImportFieldKind =
   /** A message type: the platform's MESG/FILE/ADMM or words such as text, file, admin. */
   | "message-type";
 
+/**
+ * What a text field's values look like, beyond how they are read: the mapping step matches
+ * columns by it and warns when a column's values do not fit; the preview warns on each cell.
+ */
+export type ImportFieldShape =
+  /** A web address (`http://` or `https://`). */
+  | "url"
+  /** Web addresses separated by `;` or `|`. */
+  | "url-list"
+  /** A channel URL, or an old system's id of a channel: one word, no spaces. */
+  | "channel"
+  /** Anything, JSON objects and lists included. */
+  | "free";
+
 export type ImportField = {
   /** The property of the creation body, or a field the import itself understands (`source_id`, `is_active`, `frozen`). */
   key: string;
   label: string;
   kind: ImportFieldKind;
+  /** Without it, a text field takes one plain value (not a JSON object or list). */
+  shape?: ImportFieldShape;
   /** Every row needs a value for it. */
   required: boolean;
   /** Other names a column may carry for this field; compared after normalizeHeader. */
   aliases: readonly string[];
+  /** Names of a true/false column that says the opposite (`deleted` for Active): mapped inverted. */
+  oppositeAliases?: readonly string[];
   /** One line for the mapping screen. */
   hint: string;
 };
@@ -53,6 +71,7 @@ const dataField: ImportField = {
   key: "data",
   label: "Data",
   kind: "text",
+  shape: "free",
   required: false,
   aliases: ["extra", "payload", "customdata"],
   hint: "Free text, often JSON.",
@@ -63,6 +82,7 @@ const channelCommonFields: readonly ImportField[] = [
     key: "channel_url",
     label: "Channel URL",
     kind: "text",
+    shape: "channel",
     required: false,
     aliases: ["url", "channel", "channelid"],
     hint: "4 to 100 letters, digits, _ or -. Left empty, the plan derives one from the source id.",
@@ -87,6 +107,7 @@ const channelCommonFields: readonly ImportField[] = [
     key: "cover_url",
     label: "Cover URL",
     kind: "text",
+    shape: "url",
     required: false,
     aliases: ["cover", "image", "imageurl", "coverimage", "avatar", "avatarurl", "picture"],
     hint: "At most 2,048 characters.",
@@ -126,6 +147,7 @@ const messageFields: readonly ImportField[] = [
     key: "channel_url",
     label: "Channel",
     kind: "text",
+    shape: "channel",
     required: true,
     aliases: [
       "channel",
@@ -202,6 +224,7 @@ const messageFields: readonly ImportField[] = [
     key: "url",
     label: "File URL",
     kind: "text",
+    shape: "url",
     required: false,
     aliases: ["fileurl", "attachment", "attachmenturl", "file"],
     hint: "Where the file stays; required for file messages.",
@@ -234,6 +257,7 @@ const messageFields: readonly ImportField[] = [
     key: "thumbnails",
     label: "Thumbnails",
     kind: "id-list",
+    shape: "url-list",
     required: false,
     aliases: ["thumbnail", "thumbnailurl", "thumbnailurls"],
     hint: "Thumbnail URLs separated by ; or |.",
@@ -250,6 +274,7 @@ const messageFields: readonly ImportField[] = [
     key: "custom_field",
     label: "File data",
     kind: "text",
+    shape: "free",
     required: false,
     aliases: ["filedata"],
     hint: "Free text stored with a file message.",
@@ -286,6 +311,7 @@ export const importFields: Record<ImportResource, readonly ImportField[]> = {
       key: "profile_url",
       label: "Profile image URL",
       kind: "text",
+      shape: "url",
       required: false,
       aliases: [
         "avatar",
@@ -313,6 +339,16 @@ export const importFields: Record<ImportResource, readonly ImportField[]> = {
       kind: "boolean",
       required: false,
       aliases: ["active", "enabled"],
+      oppositeAliases: [
+        "deleted",
+        "isdeleted",
+        "disabled",
+        "isdisabled",
+        "inactive",
+        "isinactive",
+        "deactivated",
+        "isdeactivated",
+      ],
       hint: "When false, the user is deactivated right after it is created.",
     },
   ],
@@ -349,6 +385,7 @@ export const importFields: Record<ImportResource, readonly ImportField[]> = {
       kind: "boolean",
       required: false,
       aliases: ["public"],
+      oppositeAliases: ["private", "isprivate"],
       hint: "When true, users may join without an invitation.",
     },
     {

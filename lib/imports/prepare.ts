@@ -16,6 +16,7 @@ import {
   type MessageType,
 } from "@/lib/schemas/messages";
 import { createUserSchema } from "@/lib/schemas/users";
+import { isWebAddress } from "@/lib/schemas/web-address";
 import { deriveDedupId } from "./dedup-id";
 import {
   findField,
@@ -26,6 +27,7 @@ import {
   type ImportField,
 } from "./fields";
 import { parseTimestamp } from "./timestamps";
+import { transformText, type ColumnTransform, type ColumnTransforms } from "./transforms";
 import {
   isChannelResource,
   type FollowUps,
@@ -46,17 +48,19 @@ export function prepareRow(
   mapping: ColumnMapping,
   values: readonly string[],
   index: number,
+  transforms: ColumnTransforms = {},
 ): PreparedRow {
   const issues: RowIssue[] = [];
-  const cells = readCells(resource, columns, mapping, values, issues);
+  const cells = readCells(resource, columns, mapping, values, transforms, issues);
   const followUps: FollowUps = {};
   const input: Record<string, unknown> = {};
 
-  for (const [key, raw] of cells.fields) {
+  for (const [key, { text: raw, transform }] of cells.fields) {
     const field = findField(resource, key);
     if (!field) continue;
-    const value = readValue(field, raw, issues);
+    const value = readValue(field, raw, issues, transform);
     if (value === undefined) continue;
+    addressWarning(field, value, issues);
     if (key === "is_active") {
       if (value === false) followUps.deactivate = true;
     } else if (key === "frozen") {
@@ -67,7 +71,7 @@ export function prepareRow(
   }
   if (cells.metadata.size > 0) input.metadata = Object.fromEntries(cells.metadata);
 
-  const sourceId = cells.fields.get("source_id");
+  const sourceId = cells.fields.get("source_id")?.text;
   if (resource === "messages") return prepareMessage(input, { index, values, sourceId, issues });
   if (resource === "users") {
     // Empty means "no profile image" (interface 4.3), so a file without images still imports.
@@ -209,22 +213,45 @@ const MESSAGE_TYPE_WORDS: Record<string, MessageType> = {
   notice: "ADMM",
 };
 
-type Cells = { fields: Map<string, string>; metadata: Map<string, string> };
+/** MESG, FILE or ADMM, from the platform's names or the words old systems use. */
+export function readMessageType(raw: string): MessageType | undefined {
+  const word = raw.toLowerCase().replace(/[\s_-]+/g, "");
+  // Own words only: "constructor" is not a message type.
+  return Object.hasOwn(MESSAGE_TYPE_WORDS, word) ? MESSAGE_TYPE_WORDS[word] : undefined;
+}
 
-/** The non-empty, trimmed cells by field; the first column wins when two map to one field. */
+/** How true/false cells are read: true/false, yes/no, y/n, 1/0 in any case; null for anything else. */
+export function readBoolean(raw: string): boolean | null {
+  const word = raw.trim().toLowerCase();
+  return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : null;
+}
+
+type Cells = {
+  fields: Map<string, { text: string; transform: ColumnTransform | undefined }>;
+  metadata: Map<string, string>;
+};
+
+/**
+ * The non-empty, trimmed cells by field, after their column's find and replace; the first
+ * column wins when two map to one field.
+ */
 function readCells(
   resource: ImportResource,
   columns: readonly string[],
   mapping: ColumnMapping,
   values: readonly string[],
+  transforms: ColumnTransforms,
   issues: RowIssue[],
 ): Cells {
-  const fields = new Map<string, string>();
+  const fields: Cells["fields"] = new Map();
   const metadata = new Map<string, string>();
   for (let column = 0; column < columns.length; column++) {
     const target = mapping[columns[column]!];
     if (!target) continue;
-    const value = (values[column] ?? "").trim();
+    const transform = Object.hasOwn(transforms, columns[column]!)
+      ? transforms[columns[column]!]
+      : undefined;
+    const value = transformText(transform, (values[column] ?? "").trim());
     if (value === "") continue;
     if (isMetadataTarget(target)) {
       if (resource !== "users") {
@@ -237,7 +264,7 @@ function readCells(
         metadata.set(metadataKeyOf(target), value);
       }
     } else if (!fields.has(target)) {
-      fields.set(target, value);
+      fields.set(target, { text: value, transform });
     }
   }
   return { fields, metadata };
@@ -246,7 +273,12 @@ function readCells(
 const TRUE_WORDS = new Set(["true", "yes", "y", "1"]);
 const FALSE_WORDS = new Set(["false", "no", "n", "0"]);
 
-function readValue(field: ImportField, raw: string, issues: RowIssue[]): unknown {
+function readValue(
+  field: ImportField,
+  raw: string,
+  issues: RowIssue[],
+  transform: ColumnTransform | undefined,
+): unknown {
   if (field.kind === "text") return raw;
   if (field.kind === "id-list") return splitIds(raw);
   if (field.kind === "integer") {
@@ -260,7 +292,7 @@ function readValue(field: ImportField, raw: string, issues: RowIssue[]): unknown
     return undefined;
   }
   if (field.kind === "timestamp") {
-    const parsed = parseTimestamp(raw);
+    const parsed = parseTimestamp(raw, transform?.unit);
     if ("ms" in parsed) return parsed.ms;
     issues.push({
       field: field.key,
@@ -271,7 +303,7 @@ function readValue(field: ImportField, raw: string, issues: RowIssue[]): unknown
     return undefined;
   }
   if (field.kind === "message-type") {
-    const type = MESSAGE_TYPE_WORDS[raw.toLowerCase().replace(/[\s_-]+/g, "")];
+    const type = readMessageType(raw);
     if (type) return type;
     issues.push({
       field: field.key,
@@ -281,9 +313,9 @@ function readValue(field: ImportField, raw: string, issues: RowIssue[]): unknown
     });
     return undefined;
   }
-  const word = raw.toLowerCase();
-  if (TRUE_WORDS.has(word)) return true;
-  if (FALSE_WORDS.has(word)) return false;
+  // An inverted column says the opposite: Slack's `deleted=true` is `is_active=false`.
+  const value = readBoolean(raw);
+  if (value !== null) return transform?.invert ? !value : value;
   issues.push({
     field: field.key,
     severity: "error",
@@ -291,6 +323,22 @@ function readValue(field: ImportField, raw: string, issues: RowIssue[]): unknown
     message: `${field.label} must be true or false (yes/no and 1/0 work too), not "${clip(raw)}".`,
   });
   return undefined;
+}
+
+/**
+ * The platform stores any text as an image or file address, so these are warnings: the row is
+ * sent, but an app cannot load "htp://broken" or "C:\photos\ann.png".
+ */
+function addressWarning(field: ImportField, value: unknown, issues: RowIssue[]): void {
+  if (field.shape !== "url" && field.shape !== "url-list") return;
+  const addresses = typeof value === "string" ? [value] : Array.isArray(value) ? value : [];
+  const wrong = addresses.filter((address): address is string => !isWebAddress(String(address)));
+  if (wrong.length === 0) return;
+  issues.push({
+    field: field.key,
+    severity: "warning",
+    message: `${field.label}: ${listOf(wrong)} ${wrong.length === 1 ? "is not a web address" : "are not web addresses"} (http:// or https://). The platform stores ${wrong.length === 1 ? "it" : "them"} as written, but apps cannot load ${wrong.length === 1 ? "it" : "them"}.`,
+  });
 }
 
 /** `a;b|c` -> ["a", "b", "c"]: lists in one cell are separated by `;` or `|`. */

@@ -13,16 +13,24 @@ const ISO_8601 =
 
 export type ParsedTimestamp = { ms: number; unit: TimestampUnit } | { error: string };
 
-export function parseTimestamp(raw: string): ParsedTimestamp {
+/**
+ * `unit`: the unit the column is in, chosen by the administrator (a column of milliseconds
+ * from before March 1973 looks like seconds); without it, each value's own look decides.
+ */
+export function parseTimestamp(raw: string, unit?: TimestampUnit): ParsedTimestamp {
   const text = raw.trim();
-  if (/^\d+(?:\.\d+)?$/.test(text)) {
+  if (unit !== "ISO 8601" && /^\d+(?:\.\d+)?$/.test(text)) {
     const value = Number(text);
     if (!Number.isFinite(value)) return { error: `"${text}" is not a time.` };
-    if (value < SECONDS_BELOW) return { ms: Math.round(value * 1000), unit: "seconds" };
-    if (!Number.isSafeInteger(Math.round(value)))
-      return { error: `"${text}" is too large to be a time.` };
-    return { ms: Math.round(value), unit: "milliseconds" };
+    const seconds = unit === undefined ? value < SECONDS_BELOW : unit === "seconds";
+    const ms = Math.round(seconds ? value * 1000 : value);
+    if (!Number.isSafeInteger(ms)) return { error: `"${text}" is too large to be a time.` };
+    return { ms, unit: seconds ? "seconds" : "milliseconds" };
   }
+  if (unit === "seconds" || unit === "milliseconds")
+    return {
+      error: `"${clip(text)}" is ${ISO_8601.test(text) ? "an ISO 8601 date, " : ""}not a number of ${unit} since 1970.`,
+    };
   if (ISO_8601.test(text)) {
     // Date.parse rolls a day past the month's end over into the next month (2024-02-30 is
     // March 1st): a date no calendar has is refused, not moved.
@@ -43,9 +51,15 @@ export function parseTimestamp(raw: string): ParsedTimestamp {
       return { error: `"${text}" is not a date the console can read.` };
     return { ms, unit: "ISO 8601" };
   }
+  if (unit === "ISO 8601")
+    return { error: `"${clip(text)}" is not an ISO 8601 date such as 2024-03-01T09:30:00Z.` };
   return {
-    error: `"${text.length > 40 ? `${text.slice(0, 40)}…` : text}" is not a time: use milliseconds or seconds since 1970, or ISO 8601 such as 2024-03-01T09:30:00Z.`,
+    error: `"${clip(text)}" is not a time: use milliseconds or seconds since 1970, or ISO 8601 such as 2024-03-01T09:30:00Z.`,
   };
+}
+
+function clip(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 /** The unit most of a column's examples are in, or null when none of them reads as a time. */

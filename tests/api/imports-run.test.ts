@@ -168,6 +168,98 @@ describe("an import job against the sandbox", () => {
     expect(await rowRequests(db, job.id, { rowNumber: 99_999_999_999 })).toBeNull();
   });
 
+  it("applies each column's transform on the server as the preview did, and refuses one that cannot apply", async () => {
+    const prefix = `tr_${randomBytes(4).toString("hex")}`;
+    // Slack's users: `deleted` says the opposite of is_active; ids get a prefix by pattern.
+    const records = [
+      ["id", "real_name", "deleted", "profile.image_512"],
+      [`U${prefix}1`, "Ann", "false", `http//cdn.example/${prefix}/1.png`],
+      [`U${prefix}2`, "Bob", "true", ""],
+      [`U${prefix}3`, "Cy", "maybe", ""],
+    ];
+    const columns = records[0]!;
+    const mapping = {
+      id: "user_id",
+      real_name: "nickname",
+      deleted: "is_active",
+      "profile.image_512": "profile_url",
+    };
+    const transforms = {
+      id: { replace: { pattern: "^U", replacement: "slack-" } },
+      deleted: { invert: true as const },
+      "profile.image_512": { replace: { pattern: "^http//", replacement: "https://" } },
+    };
+    const preview = new PreviewSession("users", records);
+    preview.chooseHeader(0);
+    const counts = preview.validate(mapping, () => {}, transforms);
+    expect(counts).toMatchObject({ rows: 3, valid: 2, errors: 1 });
+    const { db } = jobs.handle;
+    const job = await createJob(db, {
+      resource: "users",
+      fileName: "slack-users.csv",
+      columns,
+      mapping,
+      transforms,
+      totalRows: counts.rows,
+    });
+    await appendRows(db, job.id, preview.uploadRows(0, 100));
+    const stored = await listRows(db, job.id, { limit: 10 });
+    expect(stored.map((row) => [row.state, row.resourceKey, row.body, row.followUps])).toEqual([
+      [
+        "pending",
+        `slack-${prefix}1`,
+        {
+          user_id: `slack-${prefix}1`,
+          nickname: "Ann",
+          profile_url: `https://cdn.example/${prefix}/1.png`,
+        },
+        {},
+      ],
+      [
+        "pending",
+        `slack-${prefix}2`,
+        { user_id: `slack-${prefix}2`, nickname: "Bob", profile_url: "" },
+        { deactivate: true },
+      ],
+      ["invalid", `slack-${prefix}3`, null, {}],
+    ]);
+    // The cells stay as the file has them, for the failures CSV.
+    expect(stored[0]!.values).toEqual(records[1]);
+    await requestPlan(db, job.id);
+    await waitForPlan(jobs.handle, sandbox, job.id);
+    await runJob(jobs.handle, sandbox, job.id);
+    const bob = await call(sandbox, "GET", `/v3/users/slack-${prefix}2`);
+    expect(bob.body).toMatchObject({ nickname: "Bob", is_active: false });
+    const ann = await call(sandbox, "GET", `/v3/users/slack-${prefix}1`);
+    expect(ann.body).toMatchObject({
+      is_active: true,
+      profile_url: `https://cdn.example/${prefix}/1.png`,
+    });
+
+    // The browser is not trusted: a transform the field cannot take, or a pattern RE2 cannot
+    // read, is refused before any row is stored.
+    const refused: Array<[Record<string, unknown>, RegExp]> = [
+      [
+        { real_name: { invert: true } },
+        /only a true\/false field can be inverted, and it fills Nickname/,
+      ],
+      [{ gone: { invert: true } }, /a column the file does not have: "gone"/],
+      [{ id: { replace: { pattern: "(?=U)", replacement: "" } } }, /The pattern cannot be read/],
+      [{ id: { unit: "seconds" } }, /only a time field has a unit/],
+    ];
+    for (const [bad, message] of refused)
+      await expect(
+        createJob(db, {
+          resource: "users",
+          fileName: "x.csv",
+          columns,
+          mapping,
+          transforms: bad as never,
+          totalRows: 1,
+        }),
+      ).rejects.toThrow(message);
+  });
+
   it("counts blank lines in row numbers: the failures CSV names each row's line in the file", async () => {
     const prefix = `blank_${randomBytes(4).toString("hex")}`;
     // As the reader gives a CSV: line 1 blank, 2 the header, 3 a user, 4 and 5 blank,

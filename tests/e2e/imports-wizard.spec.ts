@@ -8,6 +8,7 @@ import {
   usersWithMistakes,
   utf16Csv,
 } from "../fixtures/imports";
+import { xlsxWorkbook } from "../fixtures/xlsx";
 
 async function startUsersImport(page: Page) {
   await openImportWizard(page);
@@ -138,6 +139,63 @@ test("a title line above the header: the header row is suggested and can be chos
   await expect(page.getByText("titled.csv: CSV")).toContainText("2 rows and 3 columns");
 });
 
+test("a title row as wide as the table (Excel pads it with commas) is not taken as the header", async ({
+  page,
+}) => {
+  await startUsersImport(page);
+  await pick(
+    page,
+    "excel-titled.csv",
+    "Users export,,\r\n,,\r\nuser_id,nickname,profile_url\r\nu1,Ann,\r\nu2,Bob,\r\n",
+  );
+  await expect(page.getByLabel("Header row")).toHaveValue("2");
+  await expect(page.getByText("excel-titled.csv: CSV")).toContainText("2 rows and 3 columns");
+});
+
+test("a workbook: each sheet's header is found below its title, again when the sheet changes", async ({
+  page,
+}) => {
+  await startUsersImport(page);
+  const workbook = xlsxWorkbook([
+    {
+      name: "Staff",
+      rows: [
+        ["Staff, March", null, null],
+        ["user_id", "nickname", "is_active"],
+        ["s1", "Sam", true],
+      ],
+    },
+    {
+      name: "Contractors",
+      rows: [
+        ["Contractors", null, null, null],
+        ["Exported by Ann", null, null, null],
+        [null, null, null, null],
+        ["user_id", "nickname", "profile_url", "is_active"],
+        ["c1", "Cy", "https://example.com/c1.png", true],
+        ["c2", "Di", null, false],
+      ],
+    },
+  ]);
+  await page.getByLabel("File to import").setInputFiles({
+    name: "people.xlsx",
+    mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    buffer: Buffer.from(workbook),
+  });
+  const summary = page.getByText("people.xlsx: XLSX");
+  await expect(summary).toContainText('sheet "Staff", 1 row and 3 columns');
+  await expect(page.getByLabel("Header row")).toHaveValue("1");
+  await page.getByLabel("Sheet").selectOption("Contractors");
+  await expect(summary).toContainText('sheet "Contractors", 2 rows and 4 columns');
+  await expect(page.getByLabel("Header row")).toHaveValue("3");
+  await page.getByRole("button", { name: "Continue to mapping" }).click();
+  await expect(page.getByLabel("Field for column profile_url")).toHaveValue("profile_url");
+  await page.getByRole("button", { name: "Back" }).click();
+  await page.getByLabel("Sheet").selectOption("Staff");
+  await expect(summary).toContainText('sheet "Staff", 1 row and 3 columns');
+  await expect(page.getByLabel("Header row")).toHaveValue("1");
+});
+
 test("NDJSON with nested metadata maps and validates", async ({ page }) => {
   await startUsersImport(page);
   const lines = [
@@ -145,10 +203,18 @@ test("NDJSON with nested metadata maps and validates", async ({ page }) => {
     { user_id: "j2", nickname: "Al", metadata: { team: "blue" }, is_active: false },
   ];
   await pick(page, "users.ndjson", lines.map((line) => JSON.stringify(line)).join("\n"));
+  // An NDJSON file has no header row: nothing says its first row names the columns.
+  await expect(page.getByText("users.ndjson: NDJSON")).toBeVisible();
+  await expect(page.getByText(/first row names the columns/i)).toHaveCount(0);
+  await expect(page.getByText("in JSON and NDJSON, each object's keys do")).toBeVisible();
+  await expect(page.getByLabel("Header row")).toHaveCount(0);
   await page.getByRole("button", { name: "Continue to mapping" }).click();
   await expect(page.getByLabel("Metadata key for column metadata.team")).toHaveValue("team");
   await page.getByRole("button", { name: "Validate 2 rows" }).click();
   await expect(count(page, "valid")).toHaveText("2");
+  await expect(page.getByText("2 rows will be planned; 0 are left out.")).toBeVisible();
+  await page.getByRole("button", { name: "Exclude row 2" }).click();
+  await expect(page.getByText("1 row will be planned; 1 is left out.")).toBeVisible();
 });
 
 test("a file dropped on the upload area is read like a picked one", async ({ page }) => {

@@ -129,6 +129,33 @@ describe("records", () => {
     expect(suggestHeaderRow([["Export"], [""], ["id", "name"], ["1", "a"], ["2", "b"]])).toBe(2);
   });
 
+  it("suggests the header below a title as wide as the table (a workbook, or a CSV Excel padded)", () => {
+    const table = [
+      ["user_id", "nickname", "profile_url", "is_active"],
+      ["u1", "Ann", "", "true"],
+      ["u2", "Bob", "https://example.com/b.png", ""],
+    ];
+    expect(suggestHeaderRow([["Users export", "", "", ""], ...table])).toBe(1);
+    expect(
+      suggestHeaderRow([
+        ["Users export", "", "", ""],
+        [],
+        ["Exported by", "Ann", "", ""],
+        ...table,
+      ]),
+    ).toBe(3);
+    // Two columns: a title fills one of the two.
+    expect(
+      suggestHeaderRow([
+        ["People", ""],
+        ["id", "name"],
+        ["1", "Ann"],
+      ]),
+    ).toBe(1);
+    // Data rows with empty cells do not move the header.
+    expect(suggestHeaderRow([...table, ["u3", "", "", ""]])).toBe(0);
+  });
+
   it("finds ragged rows and says which", () => {
     const ragged = raggedRows([["a", "b"], ["1", "2"], ["1"], ["1", "2", "3"]], 0);
     expect(ragged).toEqual({ rows: [3, 4], total: 2, width: 2 });

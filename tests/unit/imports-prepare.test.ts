@@ -2,6 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { ColumnMapping } from "@/lib/imports/fields";
 import { followUpRequests } from "@/lib/imports/jobs/run/requests";
 import { prepareRow } from "@/lib/imports/prepare";
+import {
+  columnTransformSchema,
+  patternProblem,
+  transformProblems,
+  transformText,
+  type ColumnTransforms,
+} from "@/lib/imports/transforms";
 import type { ImportResource } from "@/lib/imports/types";
 
 /** Prepares one row given as { column: value }, each column mapped to the field of its name. */
@@ -79,6 +86,32 @@ describe("prepareRow: users", () => {
     expect(
       errorsOf(prepare("users", { user_id: "a", nickname: "A", profile_url: "h".repeat(2049) })),
     ).toEqual([{ field: "profile_url", code: 400110 }]);
+  });
+
+  it("profile_url: an address that is not http(s) is a warning, and the row is still sent", () => {
+    for (const address of ["https://example.com/a.png", "http://cdn.example/x", "  HTTPS://A.B  "])
+      expect(
+        prepare("users", { user_id: "a", nickname: "A", profile_url: address }).issues,
+      ).toEqual([]);
+    for (const address of [
+      "not a url",
+      "htp://broken",
+      "C:\\photos\\ann.png",
+      "ftp://files.example/a.png",
+      "//cdn.example/a.png",
+      "http:/one-slash",
+      "https://",
+    ]) {
+      const row = prepare("users", { user_id: "a", nickname: "A", profile_url: address });
+      expect(row.body, address).toMatchObject({ profile_url: address.trim() });
+      expect(row.issues, address).toEqual([
+        {
+          field: "profile_url",
+          severity: "warning",
+          message: `Profile image URL: "${address.trim()}" is not a web address (http:// or https://). The platform stores it as written, but apps cannot load it.`,
+        },
+      ]);
+    }
   });
 
   it("metadata.* columns become metadata; empty cells are left out; 5 items pass, 6 do not", () => {
@@ -225,6 +258,14 @@ describe("prepareRow: open channels", () => {
     expect(
       errorsOf(prepare("open_channels", { channel_url: "abcd", cover_url: "c".repeat(2049) })),
     ).toEqual([{ field: "cover_url", code: 400110 }]);
+  });
+
+  it("cover_url: an address that is not http(s) is a warning on the cover", () => {
+    const row = prepare("open_channels", { channel_url: "abcd", cover_url: "htp://broken" });
+    expect(row.body).toMatchObject({ cover_url: "htp://broken" });
+    expect(row.issues.map(({ field, severity }) => ({ field, severity }))).toEqual([
+      { field: "cover_url", severity: "warning" },
+    ]);
   });
 
   it("operator_ids split on ; or |; 100 pass, 101 do not", () => {
@@ -410,5 +451,136 @@ describe("prepareRow: group channels", () => {
   it("is deterministic: the same input gives the same row", () => {
     const input = { channel_url: "team-1", user_ids: "a;b", is_super: "1", is_distinct: "1" };
     expect(prepare("group_channels", input)).toEqual(prepare("group_channels", input));
+  });
+});
+
+describe("prepareRow: value transforms", () => {
+  const users = (values: string[], transforms: ColumnTransforms) =>
+    prepareRow(
+      "users",
+      ["id", "name", "deleted", "avatar"],
+      { id: "user_id", name: "nickname", deleted: "is_active", avatar: "profile_url" },
+      values,
+      0,
+      transforms,
+    );
+
+  it("inverts a true/false column: Slack's deleted=true deactivates the user", () => {
+    const inverted = { deleted: { invert: true as const } };
+    expect(users(["a", "A", "true", ""], inverted).followUps).toEqual({ deactivate: true });
+    expect(users(["a", "A", "false", ""], inverted).followUps).toEqual({});
+    expect(users(["a", "A", "true", ""], {}).followUps).toEqual({});
+    expect(users(["a", "A", "maybe", ""], inverted).issues).toEqual([
+      expect.objectContaining({ field: "is_active", severity: "error", code: 400100 }),
+    ]);
+  });
+
+  it("finds and replaces with a pattern before the value is read; an empty cell can be filled", () => {
+    const fixed = users(["U1", "A", "", "htp://cdn.example/a.png"], {
+      id: { replace: { pattern: "^U(\\d+)$", replacement: "slack-$1" } },
+      avatar: { replace: { pattern: "^htps?://", replacement: "https://", ignoreCase: true } },
+    });
+    expect(fixed.issues).toEqual([]);
+    expect(fixed.body).toMatchObject({
+      user_id: "slack-1",
+      profile_url: "https://cdn.example/a.png",
+    });
+    // The cells are kept as the file has them, for the failures CSV.
+    expect(fixed.values).toEqual(["U1", "A", "", "htp://cdn.example/a.png"]);
+    const filled = users(["b", "", "", ""], {
+      name: { replace: { pattern: "^$", replacement: "Former member" } },
+    });
+    expect(filled.body).toMatchObject({ nickname: "Former member" });
+    // A replacement that empties a required cell leaves it missing.
+    expect(
+      errorsOf(users(["x", "A", "", ""], { id: { replace: { pattern: ".*", replacement: "" } } })),
+    ).toEqual([{ field: "user_id", code: 400105 }]);
+  });
+
+  it("reads a time column in the unit chosen, instead of each value's look", () => {
+    const message = (ts: string, transforms: ColumnTransforms) =>
+      prepareRow(
+        "messages",
+        ["channel", "from", "text", "ts"],
+        { channel: "channel_url", from: "user_id", text: "message", ts: "timestamp" },
+        ["general", "ann", "hi", ts],
+        0,
+        transforms,
+      );
+    // 86,400,000 looks like seconds (below 10^11); in milliseconds it is 1970-01-02.
+    expect(message("86400000", {}).body?.timestamp).toBe(86_400_000_000);
+    expect(message("86400000", { ts: { unit: "milliseconds" } }).body?.timestamp).toBe(86_400_000);
+    expect(message("1700000000.5", { ts: { unit: "milliseconds" } }).body?.timestamp).toBe(
+      1_700_000_001,
+    );
+    expect(message("2024-03-01T09:30:00Z", { ts: { unit: "seconds" } }).issues[0]).toMatchObject({
+      message:
+        'Sent at: "2024-03-01T09:30:00Z" is an ISO 8601 date, not a number of seconds since 1970.',
+    });
+    expect(message("1700000000", { ts: { unit: "ISO 8601" } }).issues[0]).toMatchObject({
+      message: 'Sent at: "1700000000" is not an ISO 8601 date such as 2024-03-01T09:30:00Z.',
+    });
+    expect(message("2024-03-01T09:30:00Z", { ts: { unit: "ISO 8601" } }).body?.timestamp).toBe(
+      Date.parse("2024-03-01T09:30:00Z"),
+    );
+  });
+
+  it("a message type is one of its words, not any property of an object", () => {
+    const typed = (type: string) =>
+      prepareRow(
+        "messages",
+        ["channel", "from", "text", "ts", "type"],
+        {
+          channel: "channel_url",
+          from: "user_id",
+          text: "message",
+          ts: "timestamp",
+          type: "message_type",
+        },
+        ["general", "ann", "hi", "1700000000", type],
+        0,
+      );
+    expect(typed("text").body).toMatchObject({ message_type: "MESG" });
+    for (const word of ["constructor", "__proto__", "toString"])
+      expect(typed(word).issues[0], word).toMatchObject({ field: "message_type", code: 400100 });
+  });
+});
+
+describe("transforms: the form's and the server's checks", () => {
+  it("a pattern RE2 cannot read is refused in words; lookarounds are not supported", () => {
+    expect(
+      columnTransformSchema.safeParse({ replace: { pattern: "(a", replacement: "" } }).error
+        ?.issues[0]?.message,
+    ).toBe(
+      "The pattern cannot be read (missing closing ): `(a`). Lookarounds and back-references are not supported.",
+    );
+    expect(patternProblem("(?=a)b")).toMatch(/^The pattern cannot be read/);
+    expect(patternProblem("^(a+)+$")).toBeNull();
+    expect(columnTransformSchema.safeParse({ invert: true, extra: 1 }).success).toBe(false);
+    expect(columnTransformSchema.safeParse({ unit: "minutes" }).success).toBe(false);
+  });
+
+  it("a nested quantifier runs on a long cell without backtracking (RE2)", () => {
+    const transform = { replace: { pattern: "^(a+)+$", replacement: "x" } };
+    expect(transformText(transform, `${"a".repeat(50_000)}b`)).toHaveLength(50_001);
+  });
+
+  it("each transform must fit its column's field", () => {
+    const columns = ["id", "name", "deleted", "when"];
+    const mapping = { id: "user_id", name: "nickname", deleted: "is_active", when: "" };
+    expect(transformProblems("users", columns, mapping, { deleted: { invert: true } })).toEqual([]);
+    expect(
+      transformProblems("users", columns, mapping, {
+        name: { invert: true },
+        id: { unit: "seconds" },
+        when: { invert: true },
+        gone: { invert: true },
+      }),
+    ).toEqual([
+      'Column "name": only a true/false field can be inverted, and it fills Nickname.',
+      'Column "id": only a time field has a unit, and it fills User id.',
+      'Column "when" is ignored, so its transform cannot apply.',
+      'A transform names a column the file does not have: "gone".',
+    ]);
   });
 });

@@ -55,6 +55,7 @@ describe("uploadRows", () => {
     fileName: "u.csv",
     columns: ["user_id", "nickname"],
     mapping,
+    transforms: {},
     firstRow: 2,
   };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { savedFixes } from "@/components/imports/wizard/wizard-draft";
+import { draftOf, draftTransforms, savedFixes } from "@/components/imports/wizard/wizard-draft";
 import {
   hasWork,
   initialWizardState,
@@ -10,10 +10,11 @@ import {
 import {
   autoMap,
   mappingProblems,
-  matchKind,
+  suggestMapping,
   metadataKeyFix,
   similarity,
 } from "@/lib/imports/mapping";
+import { VALUE_SAMPLE_SIZE } from "@/lib/imports/column-values";
 import { PreviewSession } from "@/lib/imports/parse/preview-session";
 
 const counts = (errors: number) => ({
@@ -45,6 +46,7 @@ describe("the wizard's reducer", () => {
       headerRow: 0,
       header,
       mapping: { user_id: "user_id", nickname: "nickname" },
+      transforms: {},
       remembered: false,
     },
     { type: "step-shown", step: "map" },
@@ -122,8 +124,19 @@ describe("the wizard's reducer", () => {
       play([{ type: "file-chosen", file: { name: "v.csv", size: 3 }, sheet: null }], fixed),
     ).toMatchObject({ fixes: { edits: {}, excluded: {} }, counts: null, header: null });
     expect(
-      play([{ type: "header-chosen", headerRow: 1, header, mapping: {}, remembered: false }], fixed)
-        .fixes.edits,
+      play(
+        [
+          {
+            type: "header-chosen",
+            headerRow: 1,
+            header,
+            mapping: {},
+            transforms: {},
+            remembered: false,
+          },
+        ],
+        fixed,
+      ).fixes.edits,
     ).toEqual({});
     expect(play([{ type: "file-loaded", loaded }], fixed).session).toBe(fixed.session + 1);
   });
@@ -148,13 +161,39 @@ describe("the wizard's reducer", () => {
     ).toEqual({ jobId: "job-1", sent: 0, total: 4 });
     // The job holds the columns and the mapping it was made with.
     const remapped = { user_id: "nickname", nickname: "user_id" };
-    expect(play([{ type: "mapping-changed", mapping: remapped }], stopped).upload).toBeNull();
+    expect(
+      play([{ type: "mapping-changed", mapping: remapped, transforms: {} }], stopped).upload,
+    ).toBeNull();
     expect(
       play(
-        [{ type: "header-chosen", headerRow: 1, header, mapping: {}, remembered: false }],
+        [
+          {
+            type: "header-chosen",
+            headerRow: 1,
+            header,
+            mapping: {},
+            transforms: {},
+            remembered: false,
+          },
+        ],
         stopped,
       ).upload,
     ).toBeNull();
+  });
+
+  it("a transform is part of the mapping: it starts a new upload and is kept in the draft", () => {
+    const transforms = { nickname: { replace: { pattern: "^ +", replacement: "" } } };
+    const changed = play([{ type: "mapping-changed", mapping: mapped.mapping, transforms }], {
+      ...mapped,
+      upload: { jobId: "job-1", sent: 2, total: 4 },
+    });
+    expect(changed).toMatchObject({ transforms, upload: null });
+    expect(draftOf(changed)?.transforms).toEqual(transforms);
+    expect(draftTransforms({ transforms })).toEqual(transforms);
+    // A draft from before transforms, or one whose transform storage mangled, reads as none.
+    expect(draftTransforms({})).toEqual({});
+    expect(draftTransforms({ transforms: { a: { invert: "yes" } } as never })).toEqual({});
+    expect(play([{ type: "restarted" }], changed).transforms).toEqual({});
   });
 
   it("a failure ends the activity with its message; starting over keeps the resource only", () => {
@@ -186,8 +225,14 @@ describe("mapping that helps", () => {
       "Profil URL": "profile_url",
       colour: "",
     });
-    expect(matchKind("users", "Nicknmae", "nickname")).toBe("similar");
-    expect(matchKind("users", "Name", "nickname")).toBe("name");
+    expect(suggestMapping("users", ["Nicknmae"]).columns.Nicknmae).toEqual({
+      target: "nickname",
+      reasons: ["similar name"],
+    });
+    expect(suggestMapping("users", ["Name"]).columns.Name).toEqual({
+      target: "nickname",
+      reasons: ["name matches"],
+    });
     // An exact name is never taken by a look-alike column.
     expect(autoMap("users", ["nicknam", "nickname"])).toMatchObject({
       nickname: "nickname",
@@ -220,11 +265,18 @@ describe("the preview's bulk changes", () => {
       ["u4", ""],
     ]);
 
-  it("profiles each column: fill rate and first values", () => {
+  it("profiles each column: fill rate and its first values, at most VALUE_SAMPLE_SIZE", () => {
     expect(file().chooseHeader(0).profiles).toEqual([
-      { filled: 4, examples: ["u1", "u2", "u3"] },
-      { filled: 2, examples: ["Ann", "N/A"] },
+      { filled: 4, sample: ["u1", "u2", "u3", "u4"] },
+      { filled: 2, sample: ["Ann", "N/A"] },
     ]);
+    const many = new PreviewSession("users", [
+      ["user_id"],
+      ...Array.from({ length: VALUE_SAMPLE_SIZE + 50 }, (_, at) => [`u${at}`]),
+    ]);
+    const [profile] = many.chooseHeader(0).profiles;
+    expect(profile!.filled).toBe(VALUE_SAMPLE_SIZE + 50);
+    expect(profile!.sample).toHaveLength(VALUE_SAMPLE_SIZE);
   });
 
   it("excludes every row with an error, and replaces in one column (whole cell or each occurrence)", () => {

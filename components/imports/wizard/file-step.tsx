@@ -70,8 +70,9 @@ export function FileStep({
       />
       <p id={hintId} className="max-w-md text-xs text-slate-600">
         CSV, TSV, JSON (an array of objects), NDJSON (all UTF-8) or an Excel workbook (.xlsx), up to{" "}
-        {formatBytes(limits.bytes)} and {limits.rows.toLocaleString("en-US")} rows. The first row
-        names the columns; you can choose another.
+        {formatBytes(limits.bytes)} and {limits.rows.toLocaleString("en-US")} rows. In CSV, TSV and
+        workbooks a header row names the columns (the console finds it, and you can choose another);
+        in JSON and NDJSON, each object&apos;s keys do.
       </p>
     </div>
   );

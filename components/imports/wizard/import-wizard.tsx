@@ -12,7 +12,13 @@ import { ProgressBar } from "@/components/ui/progress-bar";
 import { Select } from "@/components/ui/select";
 import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
 import { resourceLabels, type ColumnMapping } from "@/lib/imports/fields";
-import { autoMap, mappingProblems, recallMapping, rememberMapping } from "@/lib/imports/mapping";
+import type { ColumnTransforms } from "@/lib/imports/transforms";
+import {
+  mappingProblems,
+  recallMapping,
+  rememberMapping,
+  suggestMapping,
+} from "@/lib/imports/mapping";
 import { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { PreviewCounts, PreviewProgress } from "@/lib/imports/parse/protocol";
 import { formatBytes } from "@/lib/imports/parse/sniff";
@@ -34,6 +40,7 @@ import {
   saveDraft,
   saveDraftFile,
   savedFixes,
+  draftTransforms,
   type ImportDraft,
 } from "./wizard-draft";
 import {
@@ -130,11 +137,19 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
     dispatch({ type: "header-asked", headerRow: row });
     const choice = await worker.request({ type: "header", headerRow: row });
     const recalled = recallMapping(window.localStorage, kind, choice.columns);
+    const suggested =
+      recalled ??
+      suggestMapping(
+        kind,
+        choice.columns,
+        choice.profiles.map((profile) => profile.sample),
+      );
     dispatch({
       type: "header-chosen",
       headerRow: row,
       header: choice,
-      mapping: recalled ?? autoMap(kind, choice.columns),
+      mapping: suggested.mapping,
+      transforms: suggested.transforms,
       remembered: recalled !== null,
     });
   }
@@ -162,18 +177,20 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
         setStoredFile(draft.file);
         await readFile(worker, draft.file, draft.resource, draft.sheet);
         const choice = await worker.request({ type: "header", headerRow: draft.headerRow });
+        const transforms = draftTransforms(draft);
         const restored: Partial<WizardState> = {
           resource: draft.resource,
           headerRow: draft.headerRow,
           header: choice,
           mapping: draft.mapping,
+          transforms,
           step: draft.step === "preview" ? "map" : draft.step,
         };
         if (
           draft.step === "preview" &&
-          mappingProblems(draft.resource, choice.columns, draft.mapping).length === 0
+          mappingProblems(draft.resource, choice.columns, draft.mapping, transforms).length === 0
         ) {
-          await worker.request({ type: "validate", mapping: draft.mapping });
+          await worker.request({ type: "validate", mapping: draft.mapping, transforms });
           const restoredCounts = await worker.request({
             type: "apply-fixes",
             fixes: savedFixes(draft.fixes),
@@ -222,6 +239,7 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
       state.headerRow,
       state.header,
       state.mapping,
+      state.transforms,
       state.filter,
       state.fixes,
     ],
@@ -310,9 +328,13 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
 
   async function validate() {
     if (!client || !resource || !header) return;
-    rememberMapping(window.localStorage, resource, header.columns, state.mapping);
+    rememberMapping(window.localStorage, resource, header.columns, state.mapping, state.transforms);
     await run("validating", async () => {
-      const result = await client.request({ type: "validate", mapping: state.mapping });
+      const result = await client.request({
+        type: "validate",
+        mapping: state.mapping,
+        transforms: state.transforms,
+      });
       await invalidatePreview(queryClient, state.session);
       dispatch({ type: "validated", counts: result });
       checkReferences();
@@ -389,6 +411,7 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
           fileName: file.name,
           columns: header.columns,
           mapping: state.mapping,
+          transforms: state.transforms,
           firstRow: header.firstRow,
         },
         start,
@@ -413,7 +436,9 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
   }
 
   const problems =
-    resource && header ? mappingProblems(resource, header.columns, state.mapping) : [];
+    resource && header
+      ? mappingProblems(resource, header.columns, state.mapping, state.transforms)
+      : [];
   const currentStep = steps.findIndex((item) => item.id === step);
   const progress = state.progress;
 
@@ -611,8 +636,9 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
               profiles={header.profiles}
               rows={header.rows}
               mapping={state.mapping}
-              onChange={(next: ColumnMapping) =>
-                dispatch({ type: "mapping-changed", mapping: next })
+              transforms={state.transforms}
+              onChange={(next: ColumnMapping, transforms: ColumnTransforms) =>
+                dispatch({ type: "mapping-changed", mapping: next, transforms })
               }
               remembered={state.remembered}
             />
@@ -648,6 +674,7 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
           resource={resource}
           columns={header.columns}
           mapping={state.mapping}
+          transforms={state.transforms}
           counts={counts}
           filter={state.filter}
           onFilter={(filter) => dispatch({ type: "filter-changed", filter })}

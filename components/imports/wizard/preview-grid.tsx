@@ -15,6 +15,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { classNames, focusRing } from "@/components/ui/class-names";
 import { isMetadataTarget, targetLabel, type ColumnMapping } from "@/lib/imports/fields";
+import { describeTransform, type ColumnTransforms } from "@/lib/imports/transforms";
 import type { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { RowFilter, ViewRow } from "@/lib/imports/parse/protocol";
 import type { ImportResource, RowIssue } from "@/lib/imports/types";
@@ -48,6 +49,8 @@ export type PreviewGridProps = {
   resource: ImportResource;
   columns: string[];
   mapping: ColumnMapping;
+  /** Cells show the file's text; a transformed column says so in its header. */
+  transforms: ColumnTransforms;
   filter: RowFilter;
   /** Rows the filter should hold, from the counts; the worker's answer replaces it. */
   expectedTotal: number;
@@ -73,6 +76,7 @@ export function PreviewGrid({
   resource,
   columns,
   mapping,
+  transforms,
   filter,
   expectedTotal,
   onEdit,
@@ -335,11 +339,13 @@ export function PreviewGrid({
                   key={column}
                   className="relative shrink-0 px-3 py-1.5"
                   style={{ width: widths[position] }}
-                  title={column}
+                  title={[column, ...describeTransform(transforms[column])].join(": ")}
                 >
                   <span className="block truncate text-slate-900">{column}</span>
                   <span className="block truncate font-normal text-slate-500">
-                    {mapping[column] ? `→ ${targetLabel(resource, mapping[column])}` : "ignored"}
+                    {mapping[column]
+                      ? `→ ${targetLabel(resource, mapping[column])}${Object.hasOwn(transforms, column) ? ", transformed" : ""}`
+                      : "ignored"}
                   </span>
                   <ResizeHandle
                     column={column}

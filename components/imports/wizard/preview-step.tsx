@@ -11,6 +11,7 @@ import { Select } from "@/components/ui/select";
 import type { ColumnMapping } from "@/lib/imports/fields";
 import type { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { PreviewCounts, RowFilter } from "@/lib/imports/parse/protocol";
+import type { ColumnTransforms } from "@/lib/imports/transforms";
 import type { ImportResource } from "@/lib/imports/types";
 import { PreviewGrid } from "./preview-grid";
 import { ProgressBar } from "@/components/ui/progress-bar";
@@ -24,6 +25,7 @@ export type PreviewStepProps = {
   resource: ImportResource;
   columns: string[];
   mapping: ColumnMapping;
+  transforms: ColumnTransforms;
   counts: PreviewCounts;
   filter: RowFilter;
   onFilter: (filter: RowFilter) => void;
@@ -139,6 +141,7 @@ export function PreviewStep(props: PreviewStepProps) {
           resource={props.resource}
           columns={props.columns}
           mapping={props.mapping}
+          transforms={props.transforms}
           filter={filter}
           expectedTotal={filters.find((item) => item.id === filter)!.count(counts)}
           onEdit={props.onEdit}
@@ -157,8 +160,7 @@ export function PreviewStep(props: PreviewStepProps) {
           {props.canUpload ? (
             <>
               <p className="text-sm text-slate-600">
-                {counted(counts.valid, "row")} will be planned;{" "}
-                {(counts.errors + counts.excluded).toLocaleString("en-US")} are left out.
+                {counted(counts.valid, "row")} will be planned; {leftOut(counts)}.
               </p>
               <Button
                 onClick={props.onUpload}
@@ -324,4 +326,10 @@ function ReferenceStatus({
         ` ${check.notChecked.toLocaleString("en-US")} more were not checked here: the plan checks them.`}
     </p>
   );
+}
+
+/** "1 is left out", "2 are left out": the rows with errors and the excluded ones. */
+function leftOut(counts: PreviewCounts): string {
+  const count = counts.errors + counts.excluded;
+  return `${count.toLocaleString("en-US")} ${count === 1 ? "is" : "are"} left out`;
 }

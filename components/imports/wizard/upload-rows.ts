@@ -1,6 +1,7 @@
 import type { ActionResult } from "@/lib/actions/action-result";
 import { actionErrorMessage } from "@/lib/actions/action-result";
 import type { ColumnMapping } from "@/lib/imports/fields";
+import type { ColumnTransforms } from "@/lib/imports/transforms";
 import type { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { UploadRow } from "@/lib/imports/parse/protocol";
 import type { ImportResource } from "@/lib/imports/types";
@@ -12,6 +13,7 @@ export type ImportUploadActions = {
     fileName: string;
     columns: string[];
     mapping: ColumnMapping;
+    transforms: ColumnTransforms;
     totalRows: number;
     firstRow: number;
   }) => Promise<ActionResult<{ jobId: string }>>;
@@ -50,6 +52,7 @@ export async function uploadRows(
     fileName: string;
     columns: string[];
     mapping: ColumnMapping;
+    transforms: ColumnTransforms;
     firstRow: number;
   },
   state: UploadState,

@@ -1,5 +1,6 @@
 import { del, delMany, get, getMany, set } from "idb-keyval";
 import type { ColumnMapping } from "@/lib/imports/fields";
+import { columnTransformsSchema, type ColumnTransforms } from "@/lib/imports/transforms";
 import type { RowFilter, SavedFixes } from "@/lib/imports/parse/protocol";
 import type { ImportResource } from "@/lib/imports/types";
 import type { Fixes, WizardState, WizardStep } from "./wizard-state";
@@ -22,6 +23,8 @@ export type ImportDraft = {
   sheet: string | null;
   headerRow: number;
   mapping: ColumnMapping;
+  /** Absent in drafts saved before transforms existed; read with `draftTransforms`. */
+  transforms?: ColumnTransforms;
   filter: RowFilter;
   fixes: Fixes;
 };
@@ -51,6 +54,7 @@ export function draftOf(state: WizardState): ImportDraft | null {
     sheet: state.sheet,
     headerRow: state.headerRow,
     mapping: state.mapping,
+    transforms: state.transforms,
     filter: state.filter,
     fixes: state.fixes,
   };
@@ -96,6 +100,12 @@ export function summarizeDraft(draft: ImportDraft): DraftSummary {
     fixes: Object.keys(draft.fixes.edits).length,
     excluded: Object.keys(draft.fixes.excluded).length,
   };
+}
+
+/** A draft's transforms as the schema reads them: storage in a browser is not trusted either. */
+export function draftTransforms(draft: Pick<ImportDraft, "transforms">): ColumnTransforms {
+  const parsed = columnTransformsSchema.safeParse(draft.transforms ?? {});
+  return parsed.success ? parsed.data : {};
 }
 
 /** The fixes in the worker's form, in the order they were made. */

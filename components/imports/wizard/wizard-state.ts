@@ -1,4 +1,5 @@
 import type { ColumnMapping } from "@/lib/imports/fields";
+import type { ColumnTransforms } from "@/lib/imports/transforms";
 import type {
   HeaderChoice,
   LoadedFile,
@@ -33,6 +34,8 @@ export type WizardState = {
   headerRow: number;
   header: HeaderChoice | null;
   mapping: ColumnMapping;
+  /** What is done to mapped columns' values before they are read. */
+  transforms: ColumnTransforms;
   /** Whether the mapping came from a file with the same headers. */
   remembered: boolean;
   counts: PreviewCounts | null;
@@ -60,6 +63,7 @@ export const initialWizardState: WizardState = {
   headerRow: 0,
   header: null,
   mapping: {},
+  transforms: {},
   remembered: false,
   counts: null,
   filter: "all",
@@ -86,9 +90,10 @@ export type WizardEvent =
       headerRow: number;
       header: HeaderChoice;
       mapping: ColumnMapping;
+      transforms: ColumnTransforms;
       remembered: boolean;
     }
-  | { type: "mapping-changed"; mapping: ColumnMapping }
+  | { type: "mapping-changed"; mapping: ColumnMapping; transforms: ColumnTransforms }
   | { type: "work-started"; activity: Activity }
   | { type: "progress"; progress: PreviewProgress }
   | { type: "work-done" }
@@ -152,6 +157,7 @@ export function wizardReducer(state: WizardState, event: WizardEvent): WizardSta
         headerRow: event.headerRow,
         header: event.header,
         mapping: event.mapping,
+        transforms: event.transforms,
         remembered: event.remembered,
         counts: null,
         fixes: emptyFixes,
@@ -159,7 +165,13 @@ export function wizardReducer(state: WizardState, event: WizardEvent): WizardSta
         upload: null,
       };
     case "mapping-changed":
-      return { ...state, mapping: event.mapping, remembered: false, upload: null };
+      return {
+        ...state,
+        mapping: event.mapping,
+        transforms: event.transforms,
+        remembered: false,
+        upload: null,
+      };
     case "work-started":
       return { ...state, activity: event.activity, problem: null, progress: null };
     case "progress":

@@ -1,6 +1,8 @@
+import { VALUE_SAMPLE_SIZE } from "../column-values";
 import { CrossRowIndex, type CrossRowOptions } from "../cross-row";
 import type { ColumnMapping } from "../fields";
 import { prepareRow } from "../prepare";
+import type { ColumnTransforms } from "../transforms";
 import {
   referenceIssues,
   rowReferences,
@@ -38,6 +40,7 @@ export class PreviewSession {
   private headerRow = 0;
   private columns: string[] = [];
   private mapping: ColumnMapping = {};
+  private transforms: ColumnTransforms = {};
   private flags = new Uint8Array(0);
   private ownIssues: (RowIssue[] | undefined)[] = [];
   private crossIssues: (RowIssue[] | undefined)[] = [];
@@ -111,7 +114,7 @@ export class PreviewSession {
 
   /** Each column's fill rate and first non-empty values, for the mapping step. */
   private profiles(): ColumnProfile[] {
-    const profiles = this.columns.map(() => ({ filled: 0, examples: [] as string[] }));
+    const profiles = this.columns.map(() => ({ filled: 0, sample: [] as string[] }));
     for (const index of this.indexes) {
       const values = this.values(index);
       for (let column = 0; column < profiles.length; column++) {
@@ -119,7 +122,7 @@ export class PreviewSession {
         if (value === "") continue;
         const profile = profiles[column]!;
         profile.filled++;
-        if (profile.examples.length < 3) profile.examples.push(value);
+        if (profile.sample.length < VALUE_SAMPLE_SIZE) profile.sample.push(value);
       }
     }
     return profiles;
@@ -133,9 +136,11 @@ export class PreviewSession {
   validate(
     mapping: ColumnMapping,
     onProgress: (done: number, total: number) => void = () => {},
+    transforms: ColumnTransforms = {},
   ): PreviewCounts {
     const total = this.indexes.length === 0 ? 0 : this.indexes[this.indexes.length - 1]! + 1;
     this.mapping = mapping;
+    this.transforms = transforms;
     this.flags = new Uint8Array(total);
     this.ownIssues = new Array(total);
     this.crossIssues = new Array(total);
@@ -167,7 +172,14 @@ export class PreviewSession {
   }
 
   private prepare(index: number): void {
-    const row = prepareRow(this.resource, this.columns, this.mapping, this.values(index), index);
+    const row = prepareRow(
+      this.resource,
+      this.columns,
+      this.mapping,
+      this.values(index),
+      index,
+      this.transforms,
+    );
     this.ownIssues[index] = row.issues.length > 0 ? row.issues : undefined;
     this.keys[index] = row.key;
     this.sourceIds[index] = row.sourceId;

@@ -56,8 +56,10 @@ async function handle(request: PreviewRequest): Promise<unknown> {
     case "header":
       return activeSession().chooseHeader(request.headerRow);
     case "validate":
-      return activeSession().validate(request.mapping, (done, total) =>
-        progress({ phase: "validating", done, total }),
+      return activeSession().validate(
+        request.mapping,
+        (done, total) => progress({ phase: "validating", done, total }),
+        request.transforms,
       );
     case "rows":
       return activeSession().rows(request.filter, request.start, request.end);

@@ -1,4 +1,5 @@
 import type { ColumnMapping } from "../fields";
+import type { ColumnTransforms } from "../transforms";
 import type { MissingReferences, ReferenceLookup } from "../references";
 import type { ImportResource, RowIssue } from "../types";
 import type { FileFormat } from "./sniff";
@@ -35,8 +36,11 @@ export type LoadedFile = {
   sheet?: string;
 };
 
-/** What a column holds: how many rows have a value, and the first few values. */
-export type ColumnProfile = { filled: number; examples: string[] };
+/**
+ * What a column holds: how many rows have a value, and its first non-empty values (at most
+ * VALUE_SAMPLE_SIZE), which the mapping step shows and reads to match and warn by values.
+ */
+export type ColumnProfile = { filled: number; sample: string[] };
 
 /** `firstRow`: the row a spreadsheet shows for the first data row (header row included). */
 export type HeaderChoice = {
@@ -66,7 +70,7 @@ export type UploadRow = { index: number; values: string[]; excluded?: boolean };
 export type PreviewRequest =
   | { type: "load"; file: File; resource: ImportResource; sheet?: string | null }
   | { type: "header"; headerRow: number }
-  | { type: "validate"; mapping: ColumnMapping }
+  | { type: "validate"; mapping: ColumnMapping; transforms: ColumnTransforms }
   | { type: "rows"; filter: RowFilter; start: number; end: number }
   | { type: "edit"; index: number; column: number; value: string }
   | { type: "exclude"; index: number; excluded: boolean }

@@ -27,7 +27,12 @@ export function uniqueHeaders(cells: readonly string[]): string[] {
   });
 }
 
-/** The first of the opening records with as many cells as most of them: a title line above the header is skipped. */
+/**
+ * The header among the opening records: the first row as wide as most of them that names most
+ * of its columns. A title line above the header is skipped whether it is shorter (a CSV written
+ * by hand) or as wide as the table with empty cells (a workbook, or a CSV Excel padded with
+ * commas): a title or a note fills a cell or two, a header nearly all of them.
+ */
 export function suggestHeaderRow(records: readonly (readonly string[])[]): number {
   const sample = records.slice(0, HEADER_SEARCH_ROWS);
   const counts = new Map<number, number>();
@@ -41,9 +46,11 @@ export function suggestHeaderRow(records: readonly (readonly string[])[]): numbe
       mostOften = count;
     }
   }
-  const row = sample.findIndex(
-    (record) => record.length === widest && record.some((cell) => cell.trim() !== ""),
+  const filled = sample.map((record) =>
+    record.length === widest ? record.filter((cell) => cell.trim() !== "").length : 0,
   );
+  const mostFilled = Math.max(0, ...filled);
+  const row = filled.findIndex((count) => count > 0 && count * 2 > mostFilled);
   return Math.max(0, row);
 }
 

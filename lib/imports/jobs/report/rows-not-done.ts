@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
+import { columnTransformsSchema } from "@/lib/imports/transforms";
 import { requestPlan } from "../plan/plan";
 import { rowsOf } from "../shared/rows";
 import { passedSql } from "../store/row-state";
@@ -42,6 +43,7 @@ export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<I
       : `${source.fileName} (rows not done)`,
     columns: source.columns,
     mapping: source.mapping,
+    transforms: columnTransformsSchema.parse(source.transforms),
     totalRows: total,
     firstRow: source.firstRow,
   });

@@ -7,6 +7,7 @@ import { prepareRow } from "@/lib/imports/prepare";
 import { isStorableText } from "@/lib/schemas/text-values";
 import { findField, isMetadataTarget, type ColumnMapping } from "@/lib/imports/fields";
 import { mappingProblems } from "@/lib/imports/mapping";
+import { columnTransformsSchema, type ColumnTransforms } from "@/lib/imports/transforms";
 import {
   importLimits,
   importResources,
@@ -29,6 +30,8 @@ export type CreateJobInput = {
   fileName: string;
   columns: string[];
   mapping: ColumnMapping;
+  /** What is done to the columns' values before they are read; none when absent. */
+  transforms?: ColumnTransforms;
   totalRows: number;
   /** The row a spreadsheet shows for the first data row (header included); 2 when absent. */
   firstRow?: number;
@@ -63,11 +66,16 @@ export async function createJob(db: Database, input: CreateJobInput): Promise<Im
       );
   }
   // The wizard checks the same before any upload; the browser is never trusted.
-  const problems = mappingProblems(input.resource, input.columns, input.mapping);
+  const transforms = columnTransformsSchema.safeParse(input.transforms ?? {});
+  if (!transforms.success)
+    throw new ImportJobError(
+      `A column's transform cannot be used: ${transforms.error.issues[0]?.message ?? "it is malformed"}`,
+    );
+  const problems = mappingProblems(input.resource, input.columns, input.mapping, transforms.data);
   if (problems.length > 0) throw new ImportJobError(problems.join(" "));
   const [job] = await db
     .insert(importJobs)
-    .values({ id: randomUUID(), ...input, status: "draft" })
+    .values({ id: randomUUID(), ...input, transforms: transforms.data, status: "draft" })
     .returning();
   return job!;
 }
@@ -126,8 +134,16 @@ export async function appendRows(
     }
   }
   if (rows.length === 0) return { received: 0 };
+  const transforms = columnTransformsSchema.parse(job.transforms);
   const values = rows.map((row) => {
-    const prepared = prepareRow(job.resource, job.columns, job.mapping, row.values, row.index);
+    const prepared = prepareRow(
+      job.resource,
+      job.columns,
+      job.mapping,
+      row.values,
+      row.index,
+      transforms,
+    );
     const invalid =
       prepared.body === null || prepared.issues.some((issue) => issue.severity === "error");
     const state: RowState = row.excluded ? "excluded" : invalid ? "invalid" : "pending";

@@ -35,7 +35,7 @@ export function PayloadReference({ entries }: PayloadReferenceProps) {
                       <BreakableAtDots path={field.path} />
                     </td>
                     <td className="py-1 pr-3 text-xs text-slate-700">{field.type}</td>
-                    <td className="py-1 text-xs text-slate-600">{field.note}</td>
+                    <td className="py-1 text-xs wrap-anywhere text-slate-600">{field.note}</td>
                   </tr>
                 ))}
               </Table>

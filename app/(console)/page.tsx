@@ -21,7 +21,7 @@ export default async function OverviewPage() {
         title="Overview"
         description="What this console is connected to, and where to go next."
       />
-      <div className="grid gap-6 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <Card title="Target platform" className="lg:col-span-2">
           <PlatformTargetDetails target={target} />
         </Card>

@@ -37,7 +37,7 @@ export function CreateApplicationForm() {
       aria-label="Create a sandbox application"
       className="space-y-1"
     >
-      <div className="grid gap-x-4 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-x-4 sm:grid-cols-2">
         <TextField
           id="new-app-id"
           label="Application id"

@@ -29,23 +29,26 @@ export function Table({
   ...props
 }: TableProps) {
   const { text, cell, gap } = densities[density];
+  // Wider than the screen (a phone), the table scrolls by itself; the page does not.
   return (
-    <table className={classNames("w-full text-left", text, className)} {...props}>
-      {caption && <caption className="sr-only">{caption}</caption>}
-      <thead className="border-b border-slate-200 text-xs text-slate-500 uppercase">
-        <tr>
-          {columns.map((column, at) => (
-            <th
-              key={at}
-              scope="col"
-              className={classNames(cell, "font-medium", at < columns.length - 1 && gap)}
-            >
-              {column}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">{children}</tbody>
-    </table>
+    <div className="max-w-full overflow-x-auto">
+      <table className={classNames("w-full text-left", text, className)} {...props}>
+        {caption && <caption className="sr-only">{caption}</caption>}
+        <thead className="border-b border-slate-200 text-xs text-slate-500 uppercase">
+          <tr>
+            {columns.map((column, at) => (
+              <th
+                key={at}
+                scope="col"
+                className={classNames(cell, "font-medium", at < columns.length - 1 && gap)}
+              >
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">{children}</tbody>
+      </table>
+    </div>
   );
 }

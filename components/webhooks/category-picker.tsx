@@ -84,7 +84,7 @@ export function CategoryPicker({
           No category matches “{search}”.
         </p>
       )}
-      <div className="grid gap-4 md:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
         {groups.map((group) => {
           const visible = group.categories.filter((category) => shown.has(category));
           if (visible.length === 0) return null;

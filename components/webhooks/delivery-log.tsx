@@ -13,8 +13,10 @@ import { Table } from "@/components/ui/table";
 import { classNames } from "@/components/ui/class-names";
 import { webhookCategories } from "@/lib/schemas/webhooks";
 import {
+  attemptSummary,
   deliveryOutcomeLabels,
   deliveryOutcomes,
+  hasPendingDeliveries,
   type DeliveryLogEntry,
   type DeliveryLogFilter,
   type DeliveryOutcome,
@@ -58,9 +60,9 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
   const loggedCategories = webhookCategories.filter((category) => allCategories.includes(category));
   const [filter, setFilter] = useState<DeliveryLogFilter>({});
   const deliveries = useWebhookDeliveries(filter);
-  const counts = useDeliveryCounts(filter);
-  const resendSelected = useResendSelected();
   const entries = deliveries.data?.pages.flatMap((page) => page.entries) ?? [];
+  const counts = useDeliveryCounts(filter, hasPendingDeliveries(entries));
+  const resendSelected = useResendSelected();
   const source = deliveries.data?.pages[0]?.source;
   const filtered = Object.values(filter).some((value) => value !== undefined);
   const countsByOutcome = counts.data?.counts ?? null;
@@ -89,7 +91,7 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
         aria-label="Delivery filters"
         onSubmit={applyFilter}
         onReset={() => setFilter({})}
-        className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4"
+        className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4"
       >
         <FilterSelect
           name="category"
@@ -178,7 +180,7 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
           )}
         </div>
       )}
-      {entries.some((entry) => entry.status === "pending") && (
+      {hasPendingDeliveries(entries) && (
         <p className="text-xs text-slate-500" role="status">
           Deliveries pending: refreshing every 2 seconds.
         </p>
@@ -300,7 +302,7 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
         </span>
         <span className="font-mono text-slate-900">{entry.category}</span>
         <Badge tone={outcomeTones[outcome]}>{deliveryOutcomeLabels[outcome]}</Badge>
-        <span className="text-slate-600">{last ? describeAttempt(last) : "Not attempted yet"}</span>
+        <span className="text-slate-600">{last ? attemptSummary(last) : "Not attempted yet"}</span>
         <span className="ml-auto text-xs text-slate-500">
           {entry.attempts.length} {entry.attempts.length === 1 ? "attempt" : "attempts"} ·{" "}
           <time dateTime={new Date(entry.createdAt).toISOString()} suppressHydrationWarning>
@@ -321,11 +323,11 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
           <Table
             caption="Attempts"
             density="dense"
-            columns={["Attempt", "At", "Status or error", "Latency", "Request and response"]}
+            columns={["Attempt", "At", "Status or error", "Latency"]}
           >
             {entry.attempts.length === 0 && (
               <tr>
-                <td colSpan={5} className="py-1 text-slate-500">
+                <td colSpan={4} className="py-1 text-slate-500">
                   No attempt yet; the first one is on its way.
                 </td>
               </tr>
@@ -340,30 +342,16 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
                   {attempt.status !== null ? `HTTP ${attempt.status}` : attempt.error}
                   {attempt.outcome === "interrupted" && " (counts as one of the 3)"}
                 </td>
-                <td className="py-1 pr-3">{attempt.latency_ms} ms</td>
-                <td className="space-y-1 py-1">
-                  {attempt.request_headers && (
-                    <details>
-                      <summary className="cursor-pointer">Request headers</summary>
-                      <HeaderList headers={attempt.request_headers} />
-                    </details>
-                  )}
-                  {attempt.response_headers && (
-                    <details>
-                      <summary className="cursor-pointer">Response headers</summary>
-                      <HeaderList headers={attempt.response_headers} />
-                    </details>
-                  )}
-                  <div>
-                    <span className="text-slate-500">Response body (first 2 KiB): </span>
-                    <code className="break-all whitespace-pre-wrap">
-                      {attempt.response_excerpt || "—"}
-                    </code>
-                  </div>
-                </td>
+                <td className="py-1 whitespace-nowrap">{attempt.latency_ms} ms</td>
               </tr>
             ))}
           </Table>
+          {/* Below the table rather than in a column of it: headers and bodies need the width. */}
+          {entry.attempts
+            .filter((attempt) => attempt.request_headers || attempt.response_excerpt !== null)
+            .map((attempt) => (
+              <AttemptExchange key={attempt.attempt} attempt={attempt} />
+            ))}
           <div>
             <h4 className="text-xs font-medium text-slate-600">Request body (the payload)</h4>
             <pre
@@ -396,10 +384,30 @@ function DeliveryRow({ entry }: { entry: DeliveryLogEntry }) {
   );
 }
 
-function describeAttempt(attempt: DeliveryLogEntry["attempts"][number]): string {
-  const result =
-    attempt.status !== null ? `HTTP ${attempt.status}` : (attempt.error ?? "No response");
-  return `${result} in ${attempt.latency_ms} ms`;
+/** What one attempt sent and got back: the request's headers, the response's headers and body. */
+function AttemptExchange({ attempt }: { attempt: DeliveryLogEntry["attempts"][number] }) {
+  const title = `Attempt ${attempt.attempt}: request and response`;
+  return (
+    <section aria-label={title} className="space-y-1 text-xs text-slate-800">
+      <h4 className="font-medium text-slate-600">{title}</h4>
+      {attempt.request_headers && (
+        <details>
+          <summary className="cursor-pointer">Request headers</summary>
+          <HeaderList headers={attempt.request_headers} />
+        </details>
+      )}
+      {attempt.response_headers && (
+        <details>
+          <summary className="cursor-pointer">Response headers</summary>
+          <HeaderList headers={attempt.response_headers} />
+        </details>
+      )}
+      <div>
+        <span className="text-slate-500">Response body (first 2 KiB): </span>
+        <code className="break-all whitespace-pre-wrap">{attempt.response_excerpt || "—"}</code>
+      </div>
+    </section>
+  );
 }
 
 function HeaderList({ headers }: { headers: Record<string, string> }) {

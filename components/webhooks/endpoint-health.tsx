@@ -28,7 +28,7 @@ export function EndpointHealthPanel() {
     return <p className="text-sm text-slate-600">No endpoint is configured.</p>;
   return (
     <div className="space-y-4">
-      <dl className="grid gap-4 sm:grid-cols-2" aria-label="Endpoint health">
+      <dl className="grid grid-cols-1 gap-4 sm:grid-cols-2" aria-label="Endpoint health">
         <WindowStats label="Last hour" window={health.hour} />
         <WindowStats label="Last day" window={health.day} />
       </dl>

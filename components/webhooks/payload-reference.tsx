@@ -1,3 +1,4 @@
+import { Fragment } from "react";
 import { Card } from "@/components/ui/card";
 import { Table } from "@/components/ui/table";
 import type { PayloadReferenceEntry } from "@/lib/webhooks/payload-reference";
@@ -22,7 +23,7 @@ export function PayloadReference({ entries }: PayloadReferenceProps) {
       {entries.map((entry) => (
         <div key={entry.category} id={anchor(entry.category)} className="scroll-mt-4">
           <Card title={entry.category} description={`Fires when: ${entry.firesWhen}`}>
-            <div className="grid gap-6 lg:grid-cols-2">
+            <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
               <Table
                 caption={`Fields of ${entry.category}`}
                 density="compact"
@@ -30,9 +31,11 @@ export function PayloadReference({ entries }: PayloadReferenceProps) {
               >
                 {entry.fields.map((field) => (
                   <tr key={field.path} className="align-top">
-                    <td className="py-1 pr-3 font-mono text-xs">{field.path}</td>
+                    <td className="py-1 pr-3 font-mono text-xs">
+                      <BreakableAtDots path={field.path} />
+                    </td>
                     <td className="py-1 pr-3 text-xs text-slate-700">{field.type}</td>
-                    <td className="py-1 text-xs text-slate-600">{field.note}</td>
+                    <td className="py-1 text-xs wrap-anywhere text-slate-600">{field.note}</td>
                   </tr>
                 ))}
               </Table>
@@ -49,6 +52,20 @@ export function PayloadReference({ entries }: PayloadReferenceProps) {
       ))}
     </div>
   );
+}
+
+/** A field's path that may wrap after each dot on a narrow screen, and nowhere else. */
+function BreakableAtDots({ path }: { path: string }) {
+  return path.split(".").map((part, at) => (
+    <Fragment key={at}>
+      {at > 0 && (
+        <>
+          .<wbr />
+        </>
+      )}
+      {part}
+    </Fragment>
+  ));
 }
 
 function anchor(category: string): string {

@@ -30,7 +30,7 @@ export function PlayCallsPanel() {
         : undefined;
 
   return (
-    <div className="grid gap-6 md:grid-cols-2">
+    <div className="grid grid-cols-1 gap-6 md:grid-cols-2">
       <PlayCallSection
         name="Direct call"
         description="Dial, accept and end: three events with one call id."

@@ -23,7 +23,7 @@ export function SignatureHelp({ kind }: SignatureHelpProps) {
         identical body (and so an identical signature) is a repeat; keep the signatures of recent
         deliveries and skip the ones you have seen.
       </p>
-      <div className="grid gap-4 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Snippet language="Node.js" code={signatureSnippets.node} />
         <Snippet language="Python" code={signatureSnippets.python} />
       </div>

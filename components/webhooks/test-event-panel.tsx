@@ -15,6 +15,7 @@ import {
   buildTestPayload,
   invalidIds,
   newTestEventDraft,
+  nextTestEventSeed,
   payloadToOverrides,
   testEventFields,
   testEventIdError,
@@ -35,7 +36,15 @@ export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
   const [category, setCategory] = useState<WebhookCategory>(categories[0] ?? "direct_call:dial");
   const [draft, setDraft] = useState(initialDraft);
   const send = useSendTestEvent();
-  const sendOnce = useSingleFlight(send);
+  // Once sent, the preview moves on to the next event, a distinct one: the page always shows
+  // the exact JSON the next press sends.
+  const sendOnce = useSingleFlight({
+    mutateAsync: async (variables: Parameters<typeof send.mutateAsync>[0]) => {
+      const result = await send.mutateAsync(variables);
+      setDraft((previous) => ({ ...previous, seed: nextTestEventSeed(previous.seed) }));
+      return result;
+    },
+  });
 
   const payload = buildTestPayload(category, target.appId, draft.ids, draft.seed);
   const json = JSON.stringify(payload, null, 2);
@@ -44,7 +53,7 @@ export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
     settings.enabled && settings.url !== "" && settings.enabled_events.includes(category);
 
   return (
-    <div className="grid gap-6 lg:grid-cols-2">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
       <div className="space-y-4">
         <div>
           <Label htmlFor="test-event-category">Category</Label>
@@ -70,7 +79,7 @@ export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
         </div>
         <fieldset>
           <legend className="text-sm font-medium text-slate-800">Ids in the payload</legend>
-          <div className="mt-2 grid gap-x-3 sm:grid-cols-2">
+          <div className="mt-2 grid grid-cols-1 gap-x-3 sm:grid-cols-2">
             {testEventFields(category).map((field) => (
               <TextField
                 key={field.path}
@@ -133,8 +142,15 @@ export function TestEventPanel({ view, initialDraft }: TestEventPanelProps) {
           </h3>
           <CopyButton value={json} label="Copy the test event's JSON" />
         </div>
+        <p id="test-event-preview-hint" className="mt-1 text-xs text-slate-500">
+          {category.startsWith("direct_call:")
+            ? "After each send, occurred_at and message_id move on"
+            : "After each send, occurred_at moves on"}
+          : no two test events have the same bytes, or the same signature.
+        </p>
         <pre
           aria-labelledby="test-event-preview-title"
+          aria-describedby="test-event-preview-hint"
           data-testid="test-event-preview"
           tabIndex={0}
           className="mt-2 max-h-96 overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100"

@@ -99,11 +99,17 @@ export const webhookDeliveriesQueryOptions = (filter: DeliveryLogFilter = {}) =>
         : false,
   });
 
-export const deliveryCountsQueryOptions = (filter: DeliveryLogFilter = {}) =>
+/**
+ * The counts per outcome change as deliveries finish: they are asked again, like the log, while
+ * they count a pending delivery or the log shows one (`listPending`).
+ */
+export const deliveryCountsQueryOptions = (filter: DeliveryLogFilter = {}, listPending = false) =>
   queryOptions({
     queryKey: webhookKeys.counts(filter),
     queryFn: ({ signal }) =>
       read<{ counts: DeliveryCounts | null }>("deliveries/counts", filter, signal),
+    refetchInterval: (query) =>
+      listPending || (query.state.data?.counts?.pending ?? 0) > 0 ? DELIVERY_REFRESH_MS : false,
   });
 
 export const endpointHealthQueryOptions = () =>
@@ -116,8 +122,8 @@ export const endpointHealthQueryOptions = () =>
 export const useWebhookSettings = () => useQuery(webhookSettingsQueryOptions());
 export const useWebhookDeliveries = (filter: DeliveryLogFilter) =>
   useInfiniteQuery(webhookDeliveriesQueryOptions(filter));
-export const useDeliveryCounts = (filter: DeliveryLogFilter) =>
-  useQuery(deliveryCountsQueryOptions(filter));
+export const useDeliveryCounts = (filter: DeliveryLogFilter, listPending: boolean) =>
+  useQuery(deliveryCountsQueryOptions(filter, listPending));
 export const useEndpointHealth = () => useQuery(endpointHealthQueryOptions());
 
 /** Anything that emits events makes the log, its counts and the health stale. */

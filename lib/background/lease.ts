@@ -5,8 +5,9 @@ import { importRows } from "@/lib/db/schema";
 
 /**
  * Leases: how background workers share work through the database (import rows, import jobs'
- * plans and rehearsals, the webhook outbox). A claim holds until `lockedUntil`; its live
- * holder renews it, and a dead holder's work comes back to the others when the lease runs out.
+ * plans and rehearsals). A claim holds until `lockedUntil`; its live holder renews it, and a
+ * dead holder's work comes back to the others when the lease runs out. (The webhook outbox
+ * names its holder instead, see holder.ts: a stalled worker must not lose an attempt under way.)
  */
 
 /** Rows nobody holds: never claimed, or their lease ran out. */

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { PlatformClient } from "@/lib/platform/client";
+import { counted } from "@/lib/text/counted";
 
 /**
  * Read-only operations run against the console's target (sandbox or remote), each answer
@@ -36,17 +37,15 @@ export async function runCompatibilityCheck(
       });
     }
   }
-  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
-
   await check("GET webhook settings", async () => {
     const { webhook } = await client.webhooks.getSettings({ displayAllCategories: true });
-    return `${count(webhook.all_webhook_categories?.length ?? 0, "category")} listed`;
+    return `${counted(webhook.all_webhook_categories?.length ?? 0, "category", "categories")} listed`;
   });
 
   const users = await client.users.list({ limit: 2, activeMode: "all" }).catch(() => null);
   await check("GET /v3/users (paging with token)", async () => {
     const first = await client.users.list({ limit: 1, activeMode: "all" });
-    if (!first.next) return count(first.users.length, "user");
+    if (!first.next) return counted(first.users.length, "user");
     const second = await client.users.list({ limit: 1, activeMode: "all", token: first.next });
     if (second.users[0]?.user_id === first.users[0]?.user_id)
       throw new Error("The second page repeats the first: the platform did not read `token`.");
@@ -64,7 +63,7 @@ export async function runCompatibilityCheck(
   );
   await check("GET /v3/users/{user_id}/metadata", async () =>
     firstUser
-      ? count(Object.keys(await client.users.metadata.get(firstUser.user_id)).length, "item")
+      ? counted(Object.keys(await client.users.metadata.get(firstUser.user_id)).length, "item")
       : null,
   );
 
@@ -72,7 +71,7 @@ export async function runCompatibilityCheck(
     const page = await client.openChannels.list({ limit: 1 });
     const first = page.channels[0];
     if (first) await client.openChannels.get(first.channel_url);
-    return count(page.channels.length, "channel") + (first ? ", the first read back" : "");
+    return counted(page.channels.length, "channel") + (first ? ", the first read back" : "");
   });
   await check("GET /v3/open_channels (filter by an unknown channel_url)", async () => {
     const page = await client.openChannels.list({ channelUrls: [unknownId] });
@@ -85,14 +84,14 @@ export async function runCompatibilityCheck(
   const group = groups?.channels[0];
   await check("GET /v3/group_channels", async () => {
     const page = await client.groupChannels.list({ limit: 1, showEmpty: true, showMember: true });
-    return count(page.channels.length, "channel");
+    return counted(page.channels.length, "channel");
   });
   await check("GET /v3/group_channels/{channel_url}", async () =>
     group ? `read ${(await client.groupChannels.get(group.channel_url)).channel_url}` : null,
   );
   await check("GET /v3/group_channels/{channel_url}/members", async () =>
     group
-      ? count(
+      ? counted(
           (await client.groupChannels.members(group.channel_url, { limit: 10 })).members.length,
           "member",
         )
@@ -100,7 +99,7 @@ export async function runCompatibilityCheck(
   );
   await check("GET /v3/group_channels/{channel_url}/messages", async () =>
     group
-      ? count(
+      ? counted(
           (
             await client.messages.list("group_channels", group.channel_url, {
               messageTs: 0,

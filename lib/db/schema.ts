@@ -271,8 +271,12 @@ export const webhookEvents = pgTable(
     /** Set when an attempt starts, cleared when it is recorded: still set after a crash. */
     attemptStartedAt: timestamp("attempt_started_at", { withTimezone: true }),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
-    /** A worker holds the event until this time; a crashed worker's claim simply runs out. */
-    lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    /**
+     * The worker that claimed the event for an attempt, by its holder key
+     * (lib/background/holder.ts): it holds the event for as long as it lives, however long it
+     * stalls, and another worker takes the event once that holder is gone.
+     */
+    lockedBy: bigint("locked_by", { mode: "number" }),
     createdAt: createdAt(),
     seq: bigserial("seq", { mode: "number" }).notNull(),
   },

@@ -3,7 +3,10 @@ import net from "node:net";
 import ipaddr from "ipaddr.js";
 
 export type AddressPolicy = {
-  /** 127.0.0.0/8 and ::1: administrators test against local receivers. */
+  /**
+   * 127.0.0.0/8 and ::1, and 0.0.0.0/8 and ::, which reach this machine too: administrators
+   * test against local receivers.
+   */
   allowLoopback: boolean;
   /** Private, link-local, metadata and other non-public ranges. */
   allowPrivate: boolean;
@@ -49,10 +52,14 @@ export function refusalReason(address: string, policy: AddressPolicy): string | 
   const shown = inner ? `${address} (${inner.toString()})` : address;
   // Only the ranges ipaddr.js calls global unicast are public; everything it names otherwise
   // (private, link-local with the metadata service, carrier-grade NAT, multicast, reserved,
-  // unique-local, unspecified...) is not.
+  // unique-local...) is not.
   const range = parsed.range();
   if (range === "unicast") return null;
   if (range === "loopback") return policy.allowLoopback ? null : `${shown} is a loopback address`;
+  // 0.0.0.0/8 and :: name no other host: a connection to them reaches this machine, so they
+  // are loopback, whatever the policy says of private ranges.
+  if (range === "unspecified")
+    return policy.allowLoopback ? null : `${shown} is this machine, like a loopback address`;
   return policy.allowPrivate
     ? null
     : `${shown} is a private, link-local or reserved address (${range})`;

@@ -69,6 +69,16 @@ export function deliveryOutcome(entry: {
   return answered.status >= 200 && answered.status < 300 ? "delivered" : "failed";
 }
 
+/**
+ * One line for an attempt: its answer and how long it took, or why there was none. An error
+ * is its own sentence and says its time where the time matters ("No response within 5000 ms.");
+ * the latency is in the attempt's row.
+ */
+export function attemptSummary(attempt: Pick<DeliveryAttempt, "status" | "error" | "latency_ms">) {
+  if (attempt.status !== null) return `HTTP ${attempt.status} in ${attempt.latency_ms} ms`;
+  return attempt.error ?? "No response.";
+}
+
 /** The log refreshes itself while any delivery may still change. */
 export function hasPendingDeliveries(entries: readonly DeliveryLogEntry[]): boolean {
   return entries.some((entry) => entry.status === "pending");

@@ -50,8 +50,9 @@ export type TestEventIds = Record<TestEventIdPath, string>;
 /** What stays fixed while ids are edited, so the preview does not jump on every keystroke. */
 export type TestEventSeed = { occurredAt: number; messageId: string };
 
+const uuid = () => globalThis.crypto.randomUUID();
+
 export function newTestEventDraft(now = Date.now()): { ids: TestEventIds; seed: TestEventSeed } {
-  const uuid = () => globalThis.crypto.randomUUID();
   return {
     ids: {
       "direct_call.call_id": uuid(),
@@ -65,6 +66,15 @@ export function newTestEventDraft(now = Date.now()): { ids: TestEventIds; seed: 
     },
     seed: { occurredAt: now, messageId: uuid() },
   };
+}
+
+/**
+ * The time and message id of the test event after `sent`: later (by a millisecond at least) and
+ * new, so the next event's bytes, and so its signature, differ from the one before. A receiver
+ * that skips a signature it has seen, as the page advises, must not drop the second test.
+ */
+export function nextTestEventSeed(sent: TestEventSeed, now = Date.now()): TestEventSeed {
+  return { occurredAt: Math.max(now, sent.occurredAt + 1), messageId: uuid() };
 }
 
 /**

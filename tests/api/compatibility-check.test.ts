@@ -21,6 +21,9 @@ describe("compatibility check", () => {
     expect(
       results.find((row) => row.operation === "GET /v3/users (paging with token)")?.detail,
     ).toBe("the second page follows the first");
+    expect(results.find((row) => row.operation === "GET webhook settings")?.detail).toBe(
+      "13 categories listed",
+    );
   });
 
   it("names the operation and the field when a remote platform answers something else", async () => {

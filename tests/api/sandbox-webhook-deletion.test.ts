@@ -1,32 +1,22 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AttemptOutcome } from "@/lib/delivery/post-json";
 import { createApplication, deleteApplication, ensureDefaultApplication } from "@/lib/sandbox/apps";
 import { purgeDeliveries } from "@/lib/sandbox/webhooks/deliveries";
 import { claimDueEvents, enqueueEvents, recordAttempts } from "@/lib/sandbox/webhooks/outbox";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
+import { answeredAttempt, roomCreateSettings } from "../fixtures/webhooks";
 import { useTestDatabase } from "./support/test-database";
 
 // webhook_attempts has no foreign key to webhook_events (its per-row check was a fifth of
 // PostgreSQL's work per delivery): whatever deletes events must delete their attempts.
 describe("deleting webhook deliveries leaves no attempt behind", () => {
   const database = useTestDatabase();
-  const settings = {
-    enabled: true,
-    url: "http://127.0.0.1:9/hooks",
-    include_members: false,
-    enabled_events: ["room:create"],
-  };
-  const answered: AttemptOutcome = {
-    status: 200,
-    error: null,
-    refused: false,
-    latencyMs: 3,
-    requestHeaders: { "content-type": "application/json" },
-    responseHeaders: { "content-type": "text/plain" },
-    responseExcerpt: "ok",
-  };
+  const settings = roomCreateSettings;
+  const answered = answeredAttempt;
+
+  // A worker's key; no other worker runs here, so it need not be held.
+  const holder = 2 ** 32 + 1;
 
   beforeAll(async () => {
     await ensureDefaultApplication(database.db, "local", undefined);
@@ -59,12 +49,13 @@ describe("deleting webhook deliveries leaves no attempt behind", () => {
     await enqueueEvents(database.db, appId, settings, payloads);
     const claimed = await claimDueEvents(database.db, {
       limit: 1_000,
-      lockMs: 60_000,
+      holder,
       perEndpoint: 1_000,
       inFlight: new Map(),
     });
     await recordAttempts(
       database.db,
+      holder,
       claimed.map((event) => ({ event, outcome: answered, at: new Date() })),
     );
     return claimed;
@@ -106,7 +97,7 @@ describe("deleting webhook deliveries leaves no attempt behind", () => {
     ] as unknown as WebhookPayload[]);
     const claimed = await claimDueEvents(database.db, {
       limit: 1_000,
-      lockMs: 60_000,
+      holder,
       perEndpoint: 1_000,
       inFlight: new Map(),
     });
@@ -115,6 +106,7 @@ describe("deleting webhook deliveries leaves no attempt behind", () => {
 
     await recordAttempts(
       database.db,
+      holder,
       claimed.map((event) => ({ event, outcome: answered, at: new Date() })),
     );
     expect(await orphans()).toBe(0);

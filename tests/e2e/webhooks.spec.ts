@@ -173,6 +173,7 @@ test("an empty selection warns, before saving, that nothing will be delivered", 
 test("a test event with edited ids reaches the receiver exactly as previewed, once for a double click", async ({
   page,
 }) => {
+  test.setTimeout(60_000);
   await sandboxSettings(page, {
     enabled: true,
     url: receiver.url,
@@ -200,6 +201,48 @@ test("a test event with edited ids reaches the receiver exactly as previewed, on
   await expect(
     page.getByRole("listitem", { name: "Delivery of room:invitation_send" }).first(),
   ).toContainText("Delivered (2xx)");
+
+  // Pressed again, a distinct event goes out, exactly as now previewed: a receiver that skips a
+  // signature it has seen (as the page advises) must not drop it.
+  await expect(preview).not.toHaveText(JSON.stringify(expected, null, 2));
+  const next = JSON.parse((await preview.textContent())!) as Record<string, unknown>;
+  expect(next.occurred_at as number).toBeGreaterThan(expected.occurred_at as number);
+  await panel.getByRole("button", { name: "Send test event" }).click();
+  const [, second] = await receiver.waitFor(2);
+  expect(second!.body).toEqual(next);
+  expect(second!.headers["x-sendbird-signature"]).not.toBe(hook!.headers["x-sendbird-signature"]);
+});
+
+test("the counts per outcome follow a delivery as it finishes, without a reload", async ({
+  page,
+}) => {
+  test.setTimeout(60_000);
+  await sandboxSettings(page, {
+    enabled: true,
+    url: receiver.url,
+    enabled_events: ["room:invitation_accept"],
+  });
+  // Answered after 2 s: the delivery is pending when the page first counts it.
+  receiver.setBehaviour({ mode: "answer", status: 200, delayMs: 2_000 });
+  try {
+    await openWebhooks(page);
+    await page
+      .getByRole("form", { name: "Delivery filters" })
+      .getByLabel("Category")
+      .selectOption("room:invitation_accept");
+    const counts = page.getByRole("status", { name: "Deliveries per outcome" });
+    await expect(counts).toContainText("Pending: 0");
+    const panel = page.getByRole("region", { name: "Test event" });
+    await panel.getByLabel("Category").selectOption("room:invitation_accept");
+    await panel.getByRole("button", { name: "Send test event" }).click();
+    await expect(counts).toContainText("Pending: 1");
+    await expect(page.getByRole("button", { name: "Send again all 1 selected…" })).toBeVisible();
+    await receiver.waitFor(1);
+    await expect(counts).toContainText("Pending: 0", { timeout: 8_000 });
+    await expect(counts).toContainText("Delivered (2xx): 1");
+  } finally {
+    receiver.setBehaviour({ mode: "answer", status: 200 });
+  }
 });
 
 test("a test event id longer than the platform takes is flagged beside its field and not sent", async ({

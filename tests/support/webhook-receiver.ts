@@ -9,9 +9,9 @@ export type ReceivedWebhook = {
   at: number;
 };
 
-/** `body` replaces the default answer ("received <category>"). */
+/** `body` replaces the default answer ("received <category>"); `delayMs` answers that much later. */
 export type ReceiverBehaviour =
-  { mode: "answer"; status: number; body?: string } | { mode: "hang" };
+  { mode: "answer"; status: number; body?: string; delayMs?: number } | { mode: "hang" };
 
 /** A webhook receiver on loopback that records what it is sent and answers as told. */
 export async function startWebhookReceiver(
@@ -33,9 +33,13 @@ export async function startWebhookReceiver(
       received.push({ headers: req.headers, body, raw: text, at: Date.now() });
       for (const wake of waiters.splice(0)) wake();
       if (behaviour.mode === "answer") {
-        res
-          .writeHead(behaviour.status, { "content-type": "text/plain" })
-          .end(behaviour.body ?? `received ${String(body.category)}`);
+        const { status, body: answer, delayMs = 0 } = behaviour;
+        const reply = () =>
+          res
+            .writeHead(status, { "content-type": "text/plain" })
+            .end(answer ?? `received ${String(body.category)}`);
+        if (delayMs > 0) setTimeout(reply, delayMs);
+        else reply();
       }
       // "hang": never answer; the sender's timeout ends the attempt.
     });

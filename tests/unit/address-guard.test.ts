@@ -1,9 +1,11 @@
-import { describe, expect, it } from "vitest";
+import dns from "node:dns";
+import { describe, expect, it, vi } from "vitest";
 import { hostWarning, refusalReason } from "@/lib/delivery/address-guard";
 import { postJson } from "@/lib/delivery/post-json";
 
 const sandboxPolicy = { allowLoopback: true, allowPrivate: false };
 const strictPolicy = { allowLoopback: false, allowPrivate: false };
+const privateNotLoopback = { allowLoopback: false, allowPrivate: true };
 
 describe("refusalReason", () => {
   it.each([
@@ -13,11 +15,9 @@ describe("refusalReason", () => {
     "192.168.1.1",
     "169.254.169.254",
     "100.64.0.1",
-    "0.0.0.0",
     "224.0.0.1",
     "fd00:ec2::254",
     "fe80::1",
-    "::",
     "::ffff:10.0.0.1",
   ])("refuses %s", (address) => {
     expect(refusalReason(address, sandboxPolicy)).toMatch(/private|link-local|reserved/);
@@ -54,6 +54,24 @@ describe("refusalReason", () => {
     expect(refusalReason("::1", sandboxPolicy)).toBeNull();
     expect(refusalReason("127.0.0.1", strictPolicy)).toMatch(/loopback/);
     expect(refusalReason("::ffff:127.0.0.1", strictPolicy)).toMatch(/loopback/);
+  });
+
+  // 0.0.0.0 and :: reach this machine: with private ranges allowed and loopback not, they
+  // delivered to a listener on 127.0.0.1 (issue 27, item 3).
+  it.each([
+    ["0.0.0.0", "0.0.0.0"],
+    ["0.1.2.3", "0.1.2.3"],
+    ["::", "::"],
+    ["::ffff:0.0.0.0", "::ffff:0.0.0.0 (0.0.0.0)"],
+    ["::ffff:0:0", "::ffff:0:0 (0.0.0.0)"],
+    ["::ffff:0:0:0", "::ffff:0:0:0 (0.0.0.0)"],
+    ["64:ff9b::", "64:ff9b:: (0.0.0.0)"],
+  ])("judges %s, which reaches this machine, as loopback", (address, shown) => {
+    expect(refusalReason(address, privateNotLoopback)).toBe(
+      `${shown} is this machine, like a loopback address`,
+    );
+    expect(refusalReason(address, strictPolicy)).toMatch(/like a loopback address/);
+    expect(refusalReason(address, sandboxPolicy)).toBeNull();
   });
 
   it("allows private ranges when told to", () => {
@@ -99,6 +117,49 @@ describe("postJson refuses before connecting", () => {
     expect(v6.error).toMatch(/Refused to connect/);
   });
 
+  // Every way a URL can spell 0.0.0.0 or ::; the URL parser turns them into these hosts.
+  it.each([
+    "http://0.0.0.0:9/hook",
+    "http://0:9/hook",
+    "http://0x0:9/hook",
+    "http://00:9/hook",
+    "http://0.0.0.0.:9/hook",
+    "http://[::]:9/hook",
+    "http://[::ffff:0.0.0.0]:9/hook",
+    "http://[::ffff:0:0]:9/hook",
+  ])("to %s when loopback is not allowed, private ranges or not", async (url) => {
+    for (const policy of [privateNotLoopback, strictPolicy]) {
+      const outcome = await postJson(url, "{}", { timeoutMs: 1000, policy });
+      expect(outcome).toMatchObject({
+        status: null,
+        refused: true,
+        error: expect.stringMatching(/^Refused to connect: .* is this machine, like a loopback/),
+      });
+    }
+  });
+
+  it("to a name that resolves to 0.0.0.0", async () => {
+    const lookup = vi
+      .spyOn(dns, "lookup")
+      .mockImplementation(((
+        _host: string,
+        _options: unknown,
+        callback: (error: null, addresses: Array<{ address: string; family: number }>) => void,
+      ) => callback(null, [{ address: "0.0.0.0", family: 4 }])) as unknown as typeof dns.lookup);
+    try {
+      const outcome = await postJson("http://zero.test:9/hook", "{}", {
+        timeoutMs: 1000,
+        policy: privateNotLoopback,
+      });
+      expect(outcome).toMatchObject({
+        refused: true,
+        error: "Refused to connect: 0.0.0.0 is this machine, like a loopback address.",
+      });
+    } finally {
+      lookup.mockRestore();
+    }
+  });
+
   it("to a name that resolves to loopback when loopback is not allowed", async () => {
     const outcome = await postJson("http://localhost:9/hook", "{}", {
       timeoutMs: 1000,
@@ -127,5 +188,21 @@ describe("the warning before saving a URL", () => {
     expect(
       await hostWarning("http://localhost:9/hook", { ...strictPolicy, allowLoopback: true }),
     ).toBeNull();
+  });
+
+  it("says a name that resolves to 0.0.0.0 reaches this machine", async () => {
+    const lookup = vi
+      .spyOn(dns.promises, "lookup")
+      .mockResolvedValue([{ address: "0.0.0.0", family: 4 }] as never);
+    try {
+      expect(await hostWarning("http://zero.test:9/hook", privateNotLoopback)).toBe(
+        "zero.test resolves to 0.0.0.0, which is this machine, like a loopback address",
+      );
+    } finally {
+      lookup.mockRestore();
+    }
+    expect(await hostWarning("http://0x0:9/hook", privateNotLoopback)).toBe(
+      "0.0.0.0 is this machine, like a loopback address",
+    );
   });
 });

@@ -3,6 +3,7 @@ import { emitEventSchema } from "@/lib/schemas/sandbox-events";
 import { samplePayload, topLevelKeys } from "@/lib/schemas/webhook-payloads";
 import { webhookCategories } from "@/lib/schemas/webhooks";
 import {
+  attemptSummary,
   deliveryOutcome,
   hasPendingDeliveries,
   type DeliveryLogEntry,
@@ -12,6 +13,7 @@ import {
   buildTestPayload,
   invalidIds,
   newTestEventDraft,
+  nextTestEventSeed,
   payloadToOverrides,
   testEventFields,
   testEventIdError,
@@ -169,5 +171,33 @@ describe("payload reference", () => {
       expect.objectContaining({ path: "direct_call.custom_items", type: "object" }),
     );
     expect(fields.some((field) => field.path.startsWith("direct_call.custom_items."))).toBe(false);
+  });
+});
+
+describe("an attempt's line in the delivery log", () => {
+  it("gives an answer with its time, and an error as its own sentence", () => {
+    expect(attemptSummary({ status: 200, error: null, latency_ms: 12 })).toBe("HTTP 200 in 12 ms");
+    expect(
+      attemptSummary({ status: null, error: "No response within 5000 ms.", latency_ms: 5003 }),
+    ).toBe("No response within 5000 ms.");
+    expect(attemptSummary({ status: null, error: "Connection refused.", latency_ms: 2 })).toBe(
+      "Connection refused.",
+    );
+    expect(attemptSummary({ status: null, error: null, latency_ms: 0 })).toBe("No response.");
+  });
+});
+
+describe("the test event after one is sent", () => {
+  it("has other bytes in every category, even within the same millisecond", () => {
+    const draft = newTestEventDraft(1_700_000_000_000);
+    const next = nextTestEventSeed(draft.seed, 1_700_000_000_000);
+    expect(next.occurredAt).toBe(1_700_000_000_001);
+    expect(next.messageId).not.toBe(draft.seed.messageId);
+    expect(nextTestEventSeed(draft.seed, 1_700_000_005_000).occurredAt).toBe(1_700_000_005_000);
+    for (const category of webhookCategories) {
+      const sent = JSON.stringify(buildTestPayload(category, "local", draft.ids, draft.seed));
+      const after = JSON.stringify(buildTestPayload(category, "local", draft.ids, next));
+      expect(after, category).not.toBe(sent);
+    }
   });
 });

@@ -20,7 +20,7 @@ const n = (value: number) => value.toLocaleString("en");
 /** The three stages in the platform's order, each with its imports; a stage started before the one before it is done is flagged. */
 export function MigrationStages({ stages }: MigrationStagesProps) {
   return (
-    <div className="grid gap-4 lg:grid-cols-3">
+    <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
       {stages.map((stage, position) => {
         const before = stages[position - 1];
         const early = before && before.state !== "done" && stage.state !== "not started";

@@ -9,6 +9,7 @@ import {
   type WebhookOutcome,
   type WebhookSettings,
 } from "@/lib/db/schema";
+import { liveHolderKeys } from "@/lib/background/holder";
 import { isEmbedded, preparedQuery } from "@/lib/db/raw";
 import { withRelaxedCommit } from "@/lib/db/relaxed-commit";
 import { deliveryRetries } from "@/lib/delivery/delivery-retries";
@@ -84,7 +85,8 @@ function newEventRow(
 
 type ClaimOptions = {
   limit: number;
-  lockMs: number;
+  /** The claiming worker's holder key (lib/background/holder.ts). */
+  holder: number;
   /** The bound on attempts in flight to one endpoint URL. */
   perEndpoint: number;
   /** Attempts under way now, per endpoint URL. */
@@ -97,13 +99,13 @@ type ClaimOptions = {
  * is still pending, so those arrive in order; everything else goes out side by side.
  * `inFlight` says how many attempts each endpoint URL has under way and `perEndpoint` bounds
  * them: candidates over an endpoint's bound are left alone in the same statement, not claimed
- * and handed back. SKIP LOCKED lets several processes share the outbox on PostgreSQL; a claim
- * runs out by itself when its worker dies. The commit does not wait for the disk: a claim lost
- * with a crash of PostgreSQL only means the event is sent again (delivery is at least once).
+ * and handed back. SKIP LOCKED lets several processes share the outbox on PostgreSQL. A claim
+ * holds for as long as its holder lives, however long it stalls; an event whose holder is gone
+ * (its process died) is claimed again at once. The commit does not wait for the disk: a claim
+ * lost with a crash of PostgreSQL only means the event is sent again (delivery is at least once).
  *
- * A claimed event whose previous claim started an attempt that was never recorded (the
- * process died during it) first gets that attempt recorded as interrupted: it counts as one of
- * the three.
+ * A claimed event whose previous holder started an attempt and died before recording it first
+ * gets that attempt recorded as interrupted: it counts as one of the three.
  */
 export async function claimDueEvents(db: Database, options: ClaimOptions): Promise<ClaimedEvent[]> {
   if (options.limit <= 0) return [];
@@ -112,7 +114,6 @@ export async function claimDueEvents(db: Database, options: ClaimOptions): Promi
 
 async function claimIn(db: Database, options: ClaimOptions): Promise<ClaimedEvent[]> {
   const now = new Date().toISOString();
-  const lockedUntil = new Date(Date.now() + options.lockMs).toISOString();
   const busy = JSON.stringify(Object.fromEntries(options.inFlight));
   // Walk the pending events in order and stop at the limit. Statistics taken while the outbox
   // was empty (a fresh table, or an idle one before a burst) make the planner prefer a bitmap
@@ -129,7 +130,8 @@ async function claimIn(db: Database, options: ClaimOptions): Promise<ClaimedEven
       select e.id, e.url, e.seq, e.attempt_started_at as previous_start
       from ${webhookEvents} e
       where e.status = 'pending' and e.next_attempt_at <= statement_timestamp()
-        and (e.locked_until is null or e.locked_until < ${now}::timestamptz)
+        and (e.locked_by is null
+          or (e.locked_by <> ${options.holder}::bigint and e.locked_by not in (${liveHolderKeys})))
         and not exists (select 1 from ${webhookEvents} earlier where earlier.status = 'pending'
           and earlier.app_id = e.app_id and earlier.order_key = e.order_key and earlier.seq < e.seq)
       order by e.seq
@@ -144,7 +146,7 @@ async function claimIn(db: Database, options: ClaimOptions): Promise<ClaimedEven
       where c.place <= ${options.perEndpoint}::int - coalesce((${busy}::jsonb ->> c.url)::int, 0)
     )
     update ${webhookEvents} w
-    set locked_until = ${lockedUntil}::timestamptz, attempt_started_at = ${now}::timestamptz
+    set locked_by = ${options.holder}::bigint, attempt_started_at = ${now}::timestamptz
     from within_bound c, ${sandboxApps} a
     where w.id = c.id and a.id = w.app_id
     returning w.id, w.app_id, w.url, w.payload::text as body, w.attempt_count, w.seq,
@@ -189,7 +191,7 @@ async function claimIn(db: Database, options: ClaimOptions): Promise<ClaimedEven
             ? {
                 status: "failed" as const,
                 outcome: "no_response" as const,
-                lockedUntil: null,
+                lockedBy: null,
                 attemptStartedAt: null,
               }
             : {}),
@@ -242,8 +244,13 @@ export function judgeAttempt(
  * JSON list): a commit, or a round trip, per attempt would be the delivery rate's ceiling. It
  * is a prepared statement with the batch as one parameter, so neither this process nor the
  * database builds or plans it again for each batch. A refusal by the address guard is final.
+ *
+ * An event moves on only while `holder` still holds it for this attempt. Should another worker
+ * have taken it meanwhile (this one's session to the database was lost, so it looked dead), the
+ * attempt is still written, in place of the "interrupted" that worker recorded for it: the log
+ * says what happened, and the event's state stays that of its newer attempts.
  */
-export async function recordAttempts(db: Database, records: AttemptRecord[]) {
+export async function recordAttempts(db: Database, holder: number, records: AttemptRecord[]) {
   if (records.length === 0) return;
   const rows = records.map(({ event, outcome, at }) => {
     const attempt = event.attemptCount + 1;
@@ -273,6 +280,7 @@ export async function recordAttempts(db: Database, records: AttemptRecord[]) {
   await preparedQuery(db, "webhook_record_attempts", recordAttemptsSql, [
     JSON.stringify(rows),
     isEmbedded(db) ? "on" : "off",
+    holder,
   ]);
 }
 
@@ -281,7 +289,7 @@ export async function recordAttempts(db: Database, records: AttemptRecord[]) {
 // several times more per row. The events are found by `id = any(array)`, an index scan in any
 // plan: joined to the batch alone, the cached plan could hash it against a scan of the whole
 // table (measured on a fresh schema: 113-130 scans and ~2 million rows read for a "send again"
-// of 10,000). An attempt is inserted only for an event the update found: there is no foreign
+// of 10,000). An attempt is inserted only for an event that still exists: there is no foreign
 // key, and an event deleted meanwhile (its application removed) must not leave one behind.
 const recordAttemptsSql = `
   with relaxed as materialized (select set_config('synchronous_commit', $2, true)),
@@ -293,14 +301,20 @@ const recordAttemptsSql = `
   updated as (
     update webhook_events e set
       attempt_count = v.attempt, status = v.status, outcome = v.outcome, next_attempt_at = v.next_at,
-      locked_until = null, attempt_started_at = null
+      locked_by = null, attempt_started_at = null
     from v, relaxed
     where e.id = v.id and e.id = any (array(select id from v))
+      and e.locked_by = $3::bigint and e.attempt_count = v.attempt - 1
     returning e.id
   )
   insert into webhook_attempts (event_id, attempt, at, status, error, outcome, latency_ms,
     request_headers, response_headers, response_excerpt)
   select v.id, attempt, at, http_status, error, attempt_outcome, latency_ms,
     request_headers::jsonb, response_headers::jsonb, response_excerpt
-  from v join updated on updated.id = v.id
-  on conflict do nothing`;
+  from v left join updated on updated.id = v.id
+  where updated.id is not null or exists (select 1 from webhook_events e where e.id = v.id)
+  on conflict (event_id, attempt) do update set at = excluded.at, status = excluded.status,
+    error = excluded.error, outcome = excluded.outcome, latency_ms = excluded.latency_ms,
+    request_headers = excluded.request_headers, response_headers = excluded.response_headers,
+    response_excerpt = excluded.response_excerpt
+  where webhook_attempts.outcome = 'interrupted'`;

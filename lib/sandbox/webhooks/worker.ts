@@ -1,5 +1,6 @@
 import type { Database } from "@/lib/db/client";
 import type { AddressPolicy } from "@/lib/delivery/address-guard";
+import { acquireHolder, type Holder } from "@/lib/background/holder";
 import { startPollLoop } from "@/lib/background/poll-loop";
 import { postJson } from "@/lib/delivery/post-json";
 import { purgeDeliveries } from "./deliveries";
@@ -12,6 +13,8 @@ import { claimDueEvents, recordAttempts, type AttemptRecord, type ClaimedEvent }
  */
 const RECORD_BATCH = 100;
 const RECORD_DELAY_MS = 10;
+/** A batch whose record failed (the database is away) is tried again after this, then longer. */
+const RECORD_RETRY_MS = [500, 1_000, 2_000, 5_000, 10_000];
 /** How often old deliveries are removed. */
 const RETENTION_EVERY_MS = 10 * 60_000;
 
@@ -45,8 +48,15 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
   const concurrency = options.concurrency ?? 256;
   const perEndpoint = options.perEndpoint ?? 128;
   const pollMs = options.pollMs ?? 500;
-  // A claim covers one attempt and its record.
-  const lockMs = options.timeoutMs + 5_000;
+  // The worker's name on its claims; it holds them until recorded, however long that takes.
+  let holder: Promise<Holder> | undefined;
+  const holderOf = (db: Database) => {
+    holder ??= acquireHolder(db).catch((error: unknown) => {
+      holder = undefined;
+      throw error;
+    });
+    return holder;
+  };
   const inFlight = new Map<string, number>();
   const attempts = new Set<Promise<void>>();
   let finished: AttemptRecord[] = [];
@@ -58,15 +68,30 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
   /** Finished attempts not yet recorded; claiming pauses while too many wait. */
   const MAX_UNRECORDED = 1_000;
   let unrecorded = 0;
+  let stopping = false;
 
-  function flush(db: Database): Promise<void> {
+  function flush(db: Database, key: number): Promise<void> {
     clearTimeout(flushTimer);
     flushTimer = undefined;
     const records = finished;
     finished = [];
     if (records.length === 0) return flushing;
+    // An attempt's record is never dropped: its event stays claimed by this worker until it is
+    // written, and dropping it would leave the event to be called interrupted and sent again.
+    const record = async () => {
+      for (let failures = 0; ; failures += 1) {
+        try {
+          return await recordAttempts(db, key, records);
+        } catch (error) {
+          if (stopping && failures >= 2) throw error;
+          console.error("[webhooks] recording attempts failed, trying again:", error);
+          const pause = RECORD_RETRY_MS[Math.min(failures, RECORD_RETRY_MS.length - 1)]!;
+          await new Promise((resolve) => setTimeout(resolve, pause));
+        }
+      }
+    };
     flushing = flushing
-      .then(() => recordAttempts(db, records))
+      .then(record)
       .catch((error: unknown) => console.error("[webhooks] recording attempts failed:", error))
       .finally(() => {
         unrecorded -= records.length;
@@ -76,7 +101,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
     return flushing;
   }
 
-  function attempt(db: Database, event: ClaimedEvent) {
+  function attempt(db: Database, key: number, event: ClaimedEvent) {
     total += 1;
     inFlight.set(event.url, (inFlight.get(event.url) ?? 0) + 1);
     const at = new Date();
@@ -86,7 +111,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
       signingKey: event.signingKey,
     }).then((outcome) => {
       // The request is over: its slot is free, though its record may wait for the next batch
-      // (its claim keeps anyone from attempting it again meanwhile).
+      // (its claim keeps anyone from attempting it again meanwhile, this worker included).
       const left = (inFlight.get(event.url) ?? 1) - 1;
       if (left <= 0) inFlight.delete(event.url);
       else inFlight.set(event.url, left);
@@ -94,8 +119,8 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
       unrecorded += 1;
       nudge();
       finished.push({ event, outcome, at });
-      if (finished.length >= RECORD_BATCH) void flush(db);
-      else flushTimer ??= setTimeout(() => void flush(db), RECORD_DELAY_MS);
+      if (finished.length >= RECORD_BATCH) void flush(db, key);
+      else flushTimer ??= setTimeout(() => void flush(db, key), RECORD_DELAY_MS);
     });
     attempts.add(work);
     void work.finally(() => attempts.delete(work));
@@ -120,13 +145,14 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
     if (free <= 0 || unrecorded >= MAX_UNRECORDED) return false;
     // A claim is a transaction: wait for a quarter of the slots rather than claim one event at a time.
     if (total > 0 && free < concurrency / 4) return false;
+    const { key } = await holderOf(db);
     const claimed = await claimDueEvents(db, {
       limit: free,
-      lockMs,
+      holder: key,
       perEndpoint,
       inFlight,
     });
-    for (const event of claimed) attempt(db, event);
+    for (const event of claimed) attempt(db, key, event);
     return false;
   }
 
@@ -139,9 +165,16 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
   return {
     nudge,
     stop: async () => {
+      stopping = true;
       await loop.stop();
       await Promise.allSettled(attempts);
-      await flush(await options.getDb());
+      if (!holder) return;
+      const held = await holder.catch(() => undefined);
+      if (!held) return;
+      await flush(await options.getDb(), held.key);
+      // What is still claimed (a record that could not be written) goes to the next worker,
+      // which records it as interrupted.
+      await held.release();
     },
   };
 }

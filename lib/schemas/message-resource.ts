@@ -57,7 +57,7 @@ export const parentMessageInfoSchema = z.object({
       url: z.string(),
       file_name: z.string(),
       file_type: z.string(),
-      file_size: z.number(),
+      file_size: z.number().int(),
     })
     .optional(),
 });
@@ -102,9 +102,12 @@ export const messageResourceSchema = z.object({
   require_auth: z.boolean().optional(),
   /** Only with `with_sorted_meta_array=true`. */
   sorted_metaarray: sortedMetaarraySchema.optional(),
-  /** The root this message replies to; 0 for a message that is no reply. */
-  parent_message_id: z.number().int(),
-  is_reply_to_channel: z.boolean(),
+  /**
+   * The root this message replies to; 0 for a message that is no reply. The sandbox always
+   * answers both; a platform's client reads a message without them as no reply.
+   */
+  parent_message_id: z.number().int().optional(),
+  is_reply_to_channel: z.boolean().optional(),
   thread_info: threadInfoSchema.optional(),
   parent_message_info: parentMessageInfoSchema.optional(),
   reactions: z.array(messageReactionSchema).optional(),

@@ -277,16 +277,14 @@ export const sendFileMessageSchema = z
     message_type: z.literal("FILE"),
     user_id: storableString("user_id"),
     url: storableString("url").min(1, { message: '"url" must not be empty.' }).optional(),
-    // One file as an object is read as an array of one, so one schema checks both spellings.
     files: z
-      .preprocess(
-        (value) =>
-          value !== null && typeof value === "object" && !Array.isArray(value) ? [value] : value,
+      .union([
+        sentFileSchema,
         z
           .array(sentFileSchema)
           .min(1, { error: '"files" must hold one file.' })
           .max(1, { error: '"files" must hold one file: the sandbox keeps one per message.' }),
-      )
+      ])
       .optional(),
     file_name: storableString("file_name").default(""),
     file_size: z.number().int().min(0).default(0),
@@ -309,7 +307,7 @@ export const sendFileMessageSchema = z
     }
   })
   .transform(({ files, url, ...message }) => {
-    const file = files?.[0];
+    const file = Array.isArray(files) ? files[0] : files;
     return {
       ...message,
       file: {

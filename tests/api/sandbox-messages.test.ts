@@ -178,6 +178,8 @@ describe("sandbox: sending messages", () => {
       400111,
     ],
     ["files as text", { files: "https://x.example/a" }, 400100],
+    ["a file whose url is not text", { files: { url: 5 } }, 400100],
+    ["a file in an array whose url is missing", { files: [{ file_name: "a" }] }, 400105],
   ])("refuses a file message with %s, storing nothing", async (_, fields, code) => {
     const url = await groupChannel({ user_ids: [alice] });
     expectPlatformError(

@@ -520,7 +520,7 @@ describe("sandbox: threads", () => {
     expect(read.body.thread_info?.reply_count).toBe(3);
   });
 
-  it("replies to a root that was migrated and is not filed yet", async () => {
+  it("replies to a migrated root, listed in time order among migrated messages", async () => {
     const url = await groupChannel({ user_ids: [alice, bob] });
     await migrate(url, [
       { message_type: "MESG", user_id: alice, message: "old root", timestamp: t0, dedup_id: "r" },
@@ -534,6 +534,11 @@ describe("sandbox: threads", () => {
       text(bob, "reply", { parent_message_id: root!.message_id, created_at: t0 + 1 }),
     );
     expect(reply.parent_message_info?.message).toBe("old root");
+    expect((await list(url, "include_reply_type=all")).map((message) => message.message)).toEqual([
+      "old root",
+      "reply",
+      "later",
+    ]);
   });
 
   it("refuses a root elsewhere, missing, a reply, or an admin message, and an admin reply (400111)", async () => {

@@ -187,8 +187,8 @@ export async function countMessages(
 }
 
 /**
- * Each group channel's `last_message`: its latest message in the channel's own list (replies
- * only when sent to the channel as well), or none. One index probe per channel, newest first.
+ * Each group channel's `last_message`: the latest message its list shows by default (no
+ * replies), or none. One index probe per channel, newest first.
  */
 export async function lastMessages(
   db: Database,
@@ -216,7 +216,7 @@ export async function lastMessages(
     cross join lateral (
       select message_id from ${sandboxMessages}
       where app_id = ${appId} and channel_url = c.channel_url
-        and (parent_message_id is null or is_reply_to_channel)
+        and parent_message_id is null
       order by "timestamp" desc, message_id desc limit 1
     ) as m`)) as unknown as { rows: Array<{ message_id: string | number }> };
   if (rows.length === 0) return new Map();

@@ -825,24 +825,20 @@ describe("sandbox: a group channel's last_message", () => {
 
     const sentNow = await sent(url, { message_type: "MESG", user_id: alice, message: "now" });
     expect((await channel(url)).last_message).toEqual(sentNow);
-    // A reply is no message of the channel's list; a reply sent to the channel is.
-    await sent(url, {
-      message_type: "MESG",
-      user_id: bob,
-      message: "reply",
-      parent_message_id: sentNow.message_id,
-    });
-    expect((await channel(url)).last_message?.message).toBe("now");
-    const shown = await sent(url, {
-      message_type: "MESG",
-      user_id: bob,
-      message: "shown",
-      parent_message_id: sentNow.message_id,
-      reply_to_channel: true,
-    });
-    expect((await channel(url)).last_message?.message_id).toBe(shown.message_id);
-
-    await call(sandbox, "DELETE", `/v3/group_channels/${url}/messages/${shown.message_id}`);
+    // Replies are not in the channel's default list, even one sent to the channel as well.
+    for (const replyToChannel of [false, true]) {
+      await sent(url, {
+        message_type: "MESG",
+        user_id: bob,
+        message: "reply",
+        parent_message_id: sentNow.message_id,
+        reply_to_channel: replyToChannel,
+      });
+      expect((await channel(url)).last_message?.message_id).toBe(sentNow.message_id);
+    }
+    const latest = await sent(url, { message_type: "MESG", user_id: bob, message: "latest" });
+    expect((await channel(url)).last_message?.message_id).toBe(latest.message_id);
+    await call(sandbox, "DELETE", `/v3/group_channels/${url}/messages/${latest.message_id}`);
     expect((await channel(url)).last_message?.message_id).toBe(sentNow.message_id);
 
     const listed = await call<{ channels: GroupChannelResource[] }>(

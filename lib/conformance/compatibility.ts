@@ -97,15 +97,30 @@ export async function runCompatibilityCheck(
         )
       : null,
   );
-  await check("GET /v3/group_channels/{channel_url}/messages", async () =>
+  await check(
+    "GET /v3/group_channels/{channel_url}/messages (with threads and reactions)",
+    async () =>
+      group
+        ? counted(
+            (
+              await client.messages.list("group_channels", group.channel_url, {
+                messageTs: 0,
+                messageId: 0,
+                nextLimit: 5,
+                includeReplyType: "all",
+                includeThreadInfo: true,
+                includeParentMessageInfo: true,
+                includeReactions: true,
+              })
+            ).messages.length,
+            "message",
+          )
+        : null,
+  );
+  await check("GET /v3/group_channels/{channel_url}/messages/total_count", async () =>
     group
       ? counted(
-          (
-            await client.messages.list("group_channels", group.channel_url, {
-              messageTs: 0,
-              nextLimit: 5,
-            })
-          ).messages.length,
+          (await client.messages.totalCount("group_channels", group.channel_url)).total,
           "message",
         )
       : null,

@@ -4,7 +4,8 @@ import { isPlatformError } from "@/lib/platform/errors";
 
 /**
  * The read-and-write scenario of a migration, run against any platform address: users,
- * metadata, channels, members, messages, listing with filters and paging, deactivation.
+ * metadata, channels, members, messages migrated and sent, threads, reactions, listing with
+ * filters and paging, channel updates, deactivation.
  * Everything it creates carries one scratch namespace and is deleted at the end, so it can
  * be pointed at a real application. Each step checks what a migration script relies on.
  */
@@ -233,6 +234,105 @@ export async function runConformance(
       messageType: "ADMM",
     });
     same(admins.messages.length, 1, "message_type filter");
+  });
+
+  let root = 0;
+  let reply = 0;
+  await step(
+    "send a message, a reply at its own time, and the message again by dedup_id",
+    async () => {
+      const sent = await client.messages.send("group_channels", groupUrl, {
+        message_type: "MESG",
+        user_id: u1,
+        message: "root",
+        created_at: t0 + 10,
+        dedup_id: `${ns}_root`,
+      });
+      same([sent.created_at, sent.parent_message_id ?? 0], [t0 + 10, 0], "created_at, parent");
+      root = sent.message_id;
+      const answered = await client.messages.send("group_channels", groupUrl, {
+        message_type: "MESG",
+        user_id: u2,
+        message: "reply",
+        created_at: t0 + 11,
+        parent_message_id: root,
+      });
+      same(answered.parent_message_id, root, "the reply's parent_message_id");
+      reply = answered.message_id;
+      const again = await client.messages.send("group_channels", groupUrl, {
+        message_type: "MESG",
+        user_id: u1,
+        message: "root",
+        dedup_id: `${ns}_root`,
+      });
+      same(again.message_id, root, "the message_id answered for a dedup_id sent again");
+    },
+  );
+
+  await step("add a reaction, twice, and list it", async () => {
+    await client.reactions.add(groupUrl, root, { user_id: u2, reaction: "heart" });
+    await client.reactions.add(groupUrl, root, { user_id: u2, reaction: "heart" });
+    same(await client.reactions.list(groupUrl, root), { reactions: { heart: [u2] } }, "reactions");
+  });
+
+  await step("list threads: replies, thread_info, parent and reactions", async () => {
+    const plain = await client.messages.list("group_channels", groupUrl, {
+      messageTs: t0 + 10,
+      messageId: 0,
+      prevLimit: 0,
+    });
+    same(
+      plain.messages.map((message) => message.message_id),
+      [root],
+      "replies left out by default",
+    );
+    const { messages } = await client.messages.list("group_channels", groupUrl, {
+      messageTs: t0 + 10,
+      messageId: 0,
+      prevLimit: 0,
+      includeReplyType: "all",
+      includeThreadInfo: true,
+      includeParentMessageInfo: true,
+      includeReactions: true,
+    });
+    same(
+      messages.map((message) => [message.message_id, message.parent_message_id ?? 0]),
+      [
+        [root, 0],
+        [reply, root],
+      ],
+      "root and reply",
+    );
+    same(messages[0]?.thread_info?.reply_count, 1, "thread_info.reply_count");
+    same(
+      messages[0]?.reactions?.map((reaction) => [reaction.key, reaction.user_ids]),
+      [["heart", [u2]]],
+      "reactions",
+    );
+    same(messages[1]?.parent_message_info?.message, "root", "parent_message_info.message");
+  });
+
+  await step("get, update, count and delete one message", async () => {
+    same((await client.messages.get("group_channels", groupUrl, reply)).message, "reply", "get");
+    const edited = await client.messages.update("group_channels", groupUrl, reply, {
+      message_type: "MESG",
+      message: "edited",
+    });
+    same(edited.message, "edited", "updated message");
+    same(await client.messages.totalCount("group_channels", groupUrl), { total: 5 }, "total");
+    await client.messages.delete("group_channels", groupUrl, reply);
+    same(await client.messages.totalCount("group_channels", groupUrl), { total: 4 }, "total");
+    const gone = await client.messages.get("group_channels", groupUrl, reply).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expectThat(isPlatformError(gone, 400201), "a deleted message was still answered");
+  });
+
+  await step("update channels; the group channel answers its last message", async () => {
+    const group = await client.groupChannels.update(groupUrl, { name: `${ns} renamed` });
+    same([group.name, group.last_message?.message_id], [`${ns} renamed`, root], "name, last");
+    same((await client.openChannels.update(openUrl, { data: ns })).data, ns, "open channel data");
   });
 
   await step("list group channels by members and custom type", async () => {

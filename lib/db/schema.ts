@@ -188,13 +188,43 @@ export const sandboxMessages = pgTable(
     dedupId: text("dedup_id"),
     /** Milliseconds since the epoch. */
     timestamp: bigint("timestamp", { mode: "number" }).notNull(),
+    /** The root of the thread this message replies to; null for a message that is no reply. */
+    parentMessageId: bigint("parent_message_id", { mode: "number" }),
+    /** A reply sent to the channel as well (`reply_to_channel`). */
+    isReplyToChannel: boolean("is_reply_to_channel").notNull().default(false),
+    /** Milliseconds since the epoch of the last update; 0 until the message is updated. */
+    updatedAt: bigint("updated_at", { mode: "number" }).notNull().default(0),
   },
   (t) => [
     index("sandbox_messages_channel").on(t.appId, t.channelUrl, t.timestamp),
     uniqueIndex("sandbox_messages_dedup")
       .on(t.appId, t.channelUrl, t.dedupId)
       .where(sql`${t.dedupId} is not null`),
+    // A root's thread: its replies counted and listed. Most messages are no reply.
+    index("sandbox_messages_thread")
+      .on(t.parentMessageId, t.timestamp)
+      .where(sql`${t.parentMessageId} is not null`),
   ],
+);
+
+/**
+ * Reactions on group channel messages: one row per user and key. Deleted with their message
+ * (and so with its channel or application).
+ */
+export const sandboxMessageReactions = pgTable(
+  "sandbox_message_reactions",
+  {
+    messageId: bigint("message_id", { mode: "number" })
+      .notNull()
+      .references(() => sandboxMessages.messageId, { onDelete: "cascade" }),
+    reaction: text("reaction").notNull(),
+    userId: text("user_id").notNull(),
+    /** Milliseconds since the epoch. */
+    updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+    /** The order reactions were added in, which the reaction lists keep. */
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.reaction, t.userId] })],
 );
 
 /**

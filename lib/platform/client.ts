@@ -4,7 +4,14 @@ import {
   groupChannelResourceSchema,
   openChannelResourceSchema,
 } from "@/lib/schemas/channels";
-import { messageListResponseSchema } from "@/lib/schemas/messages";
+import {
+  messageListResponseSchema,
+  messageResourceSchema,
+  messageTotalCountResponseSchema,
+  reactionListResponseSchema,
+  reactionResponseSchema,
+  type ReplyType,
+} from "@/lib/schemas/messages";
 import {
   userListResponseSchema,
   userMetadataResponseSchema,
@@ -27,8 +34,13 @@ import type {
   CreateUserBody,
   InviteMembersBody,
   MigrationBody,
+  ReactionBody,
   SandboxDelivery,
   SandboxEmitResult,
+  SendMessageBody,
+  UpdateGroupChannelBody,
+  UpdateMessageBody,
+  UpdateOpenChannelBody,
   UpdateUserBody,
   WebhookSettingsUpdate,
 } from "./types";
@@ -176,7 +188,7 @@ export function createPlatformClient(options: PlatformClientOptions) {
   const list = (values: string[] | undefined) => (values?.length ? values.join(",") : undefined);
 
   /** Open and group channels share the shape of their operations, under their own path. */
-  function channelOperations<S extends z.ZodType, CreateBody>(
+  function channelOperations<S extends z.ZodType, CreateBody, UpdateBody>(
     resource: "open_channels" | "group_channels",
     schema: S,
   ) {
@@ -208,6 +220,9 @@ export function createPlatformClient(options: PlatformClientOptions) {
           },
           signal,
         }),
+      /** Changes the properties given; a FormData when uploading `cover_file`. */
+      update: (channelUrl: string, body: UpdateBody | FormData, signal?: AbortSignal) =>
+        checked(`${resource}.update`, schema, "PUT", one(channelUrl), json(body, signal)),
       freeze: (channelUrl: string, freeze: boolean, signal?: AbortSignal) =>
         checked(`${resource}.freeze`, schema, "PUT", `${one(channelUrl)}/freeze`, {
           json: { freeze },
@@ -223,6 +238,18 @@ export function createPlatformClient(options: PlatformClientOptions) {
   const metadataPath = (userId: string, key?: string) =>
     `${userPath(userId)}/metadata${key === undefined ? "" : `/${segment(key)}`}`;
   const empty = z.object({});
+  const messagesPath = (channelType: ChannelKind, channelUrl: string) =>
+    `/v3/${channelType}/${segment(channelUrl)}/messages`;
+  const messagePath = (channelType: ChannelKind, channelUrl: string, messageId: number) =>
+    `${messagesPath(channelType, channelUrl)}/${messageId}`;
+  const reactionsPath = (channelUrl: string, messageId: number) =>
+    `${messagePath("group_channels", channelUrl, messageId)}/reactions`;
+  const detailsQuery = (query: MessageDetailsQuery) => ({
+    include_thread_info: query.includeThreadInfo,
+    include_parent_message_info: query.includeParentMessageInfo,
+    include_reactions: query.includeReactions,
+    with_sorted_meta_array: query.withSortedMetaArray,
+  });
 
   return {
     appId,
@@ -347,15 +374,17 @@ export function createPlatformClient(options: PlatformClientOptions) {
           signal,
         }),
     },
-    openChannels: channelOperations<typeof openChannelResourceSchema, CreateOpenChannelBody>(
-      "open_channels",
-      openChannelResourceSchema,
-    ),
+    openChannels: channelOperations<
+      typeof openChannelResourceSchema,
+      CreateOpenChannelBody,
+      UpdateOpenChannelBody
+    >("open_channels", openChannelResourceSchema),
     groupChannels: {
-      ...channelOperations<typeof groupChannelResourceSchema, CreateGroupChannelBody>(
-        "group_channels",
-        groupChannelResourceSchema,
-      ),
+      ...channelOperations<
+        typeof groupChannelResourceSchema,
+        CreateGroupChannelBody,
+        UpdateGroupChannelBody
+      >("group_channels", groupChannelResourceSchema),
       /** Adds up to 100 members, within the channel's cap. */
       invite: (channelUrl: string, body: InviteMembersBody, signal?: AbortSignal) =>
         checked(
@@ -380,8 +409,9 @@ export function createPlatformClient(options: PlatformClientOptions) {
         ),
     },
     messages: {
+      /** Messages around `messageTs` or `messageId`, in time order; replies as `includeReplyType` says. */
       list: (
-        channelType: "open_channels" | "group_channels",
+        channelType: ChannelKind,
         channelUrl: string,
         query: MessageListQuery = {},
         signal?: AbortSignal,
@@ -390,7 +420,7 @@ export function createPlatformClient(options: PlatformClientOptions) {
           "messages.list",
           messageListResponseSchema,
           "GET",
-          `/v3/${channelType}/${segment(channelUrl)}/messages`,
+          messagesPath(channelType, channelUrl),
           {
             query: {
               message_ts: query.messageTs,
@@ -401,10 +431,120 @@ export function createPlatformClient(options: PlatformClientOptions) {
               reverse: query.reverse,
               message_type: query.messageType,
               sender_id: query.senderId,
+              sender_ids: list(query.senderIds),
               custom_types: query.customTypes?.join(","),
+              include_reply_type: query.includeReplyType,
+              ...detailsQuery(query),
             },
             signal,
           },
+        ),
+      /**
+       * Sends one message (MESG, FILE or ADMM); a reply with `parent_message_id`. A `dedup_id`
+       * already stored in the channel answers the stored message, so a retry stores nothing.
+       */
+      send: (
+        channelType: ChannelKind,
+        channelUrl: string,
+        body: SendMessageBody,
+        signal?: AbortSignal,
+      ) =>
+        checked(
+          "messages.send",
+          messageResourceSchema,
+          "POST",
+          messagesPath(channelType, channelUrl),
+          {
+            json: body,
+            signal,
+          },
+        ),
+      get: (
+        channelType: ChannelKind,
+        channelUrl: string,
+        messageId: number,
+        query: MessageDetailsQuery = {},
+        signal?: AbortSignal,
+      ) =>
+        checked(
+          "messages.get",
+          messageResourceSchema,
+          "GET",
+          messagePath(channelType, channelUrl, messageId),
+          { query: detailsQuery(query), signal },
+        ),
+      /** Changes the properties given; `message_type` must be the message's own. */
+      update: (
+        channelType: ChannelKind,
+        channelUrl: string,
+        messageId: number,
+        body: UpdateMessageBody,
+        signal?: AbortSignal,
+      ) =>
+        checked(
+          "messages.update",
+          messageResourceSchema,
+          "PUT",
+          messagePath(channelType, channelUrl, messageId),
+          { json: body, signal },
+        ),
+      delete: (
+        channelType: ChannelKind,
+        channelUrl: string,
+        messageId: number,
+        signal?: AbortSignal,
+      ) =>
+        checked(
+          "messages.delete",
+          empty,
+          "DELETE",
+          messagePath(channelType, channelUrl, messageId),
+          {
+            signal,
+          },
+        ),
+      /** Every message of the channel, replies included: `{ total }`. */
+      totalCount: (channelType: ChannelKind, channelUrl: string, signal?: AbortSignal) =>
+        checked(
+          "messages.totalCount",
+          messageTotalCountResponseSchema,
+          "GET",
+          `${messagesPath(channelType, channelUrl)}/total_count`,
+          { signal },
+        ),
+    },
+    /** Reactions on group channel messages (the platform has none in open channels). */
+    reactions: {
+      /** Adds a member's reaction; the same one again changes nothing. */
+      add: (channelUrl: string, messageId: number, body: ReactionBody, signal?: AbortSignal) =>
+        checked(
+          "reactions.add",
+          reactionResponseSchema,
+          "POST",
+          reactionsPath(channelUrl, messageId),
+          {
+            json: body,
+            signal,
+          },
+        ),
+      /** `{ reactions: { key: [user_id, ...] } }`. */
+      list: (channelUrl: string, messageId: number, signal?: AbortSignal) =>
+        checked(
+          "reactions.list",
+          reactionListResponseSchema,
+          "GET",
+          reactionsPath(channelUrl, messageId),
+          {
+            signal,
+          },
+        ),
+      remove: (channelUrl: string, messageId: number, body: ReactionBody, signal?: AbortSignal) =>
+        checked(
+          "reactions.remove",
+          reactionResponseSchema,
+          "DELETE",
+          reactionsPath(channelUrl, messageId),
+          { query: { user_id: body.user_id, reaction: body.reaction }, signal },
         ),
     },
     /** Sandbox-only operations (sandbox contract); a real platform answers them 404. */
@@ -501,7 +641,22 @@ export type ChannelListQuery = {
   showMember?: boolean;
 };
 
-export type MessageListQuery = {
+export type ChannelKind = "open_channels" | "group_channels";
+
+/** What a read adds to each message. */
+export type MessageDetailsQuery = {
+  /** Roots carry `thread_info`. */
+  includeThreadInfo?: boolean;
+  /** Replies carry `parent_message_info`. */
+  includeParentMessageInfo?: boolean;
+  /** Messages carry `reactions`. */
+  includeReactions?: boolean;
+  /** Messages carry `sorted_metaarray`. */
+  withSortedMetaArray?: boolean;
+};
+
+export type MessageListQuery = MessageDetailsQuery & {
+  /** The reference point: a time, or a message (one of them; the platform reads 0 as not given). */
   messageTs?: number;
   messageId?: number;
   prevLimit?: number;
@@ -510,7 +665,10 @@ export type MessageListQuery = {
   reverse?: boolean;
   messageType?: "MESG" | "FILE" | "ADMM";
   senderId?: string;
+  senderIds?: string[];
   customTypes?: string[];
+  /** Which replies are listed: `none` (the platform's default), `all`, `only_reply_to_channel`. */
+  includeReplyType?: ReplyType;
 };
 
 export type PlatformClient = ReturnType<typeof createPlatformClient>;

@@ -5,13 +5,20 @@ import type {
   GroupChannelResource,
   groupChannelCreateSchema,
   groupChannelInviteSchema,
+  groupChannelUpdateSchema,
   OpenChannelResource,
   openChannelCreateSchema,
+  openChannelUpdateSchema,
 } from "@/lib/schemas/channels";
 import type {
   MessageResource,
   migratedMessageSchema,
   migrationSchema,
+  reactionListResponseSchema,
+  reactionResponseSchema,
+  ReactionInput,
+  SendMessageInput,
+  UpdateMessageInput,
 } from "@/lib/schemas/messages";
 import type { CreateUserInput, updateUserSchema, UserResource } from "@/lib/schemas/users";
 import type {
@@ -36,14 +43,21 @@ export type UpdateUserBody = z.input<typeof updateUserSchema>;
 export type ChannelOperator = ChannelUserSummary;
 export type OpenChannel = OpenChannelResource;
 export type CreateOpenChannelBody = z.input<typeof openChannelCreateSchema>;
+export type UpdateOpenChannelBody = z.input<typeof openChannelUpdateSchema>;
 export type GroupChannelMember = GroupChannelMemberResource;
 export type GroupChannel = GroupChannelResource;
 export type CreateGroupChannelBody = z.input<typeof groupChannelCreateSchema>;
+export type UpdateGroupChannelBody = z.input<typeof groupChannelUpdateSchema>;
 export type InviteMembersBody = z.input<typeof groupChannelInviteSchema>;
 
 export type MigratedMessage = z.input<typeof migratedMessageSchema>;
 export type MigrationBody = z.input<typeof migrationSchema>;
 export type Message = MessageResource;
+export type SendMessageBody = SendMessageInput;
+export type UpdateMessageBody = UpdateMessageInput;
+export type ReactionBody = ReactionInput;
+export type Reaction = z.output<typeof reactionResponseSchema>;
+export type ReactionList = z.output<typeof reactionListResponseSchema>;
 
 export type Page<K extends string, T> = { [key in K]: T[] } & { next: string };
 

@@ -6,11 +6,14 @@ import {
   sandboxMessageBatches,
   sandboxMessages,
   sandboxOpenChannels,
-  sandboxUsers,
   type GroupChannelMember,
 } from "@/lib/db/schema";
 import {
+  groupChannelOptionIssues,
   groupMemberCapacity,
+  OPERATORS_MAX,
+  type GroupChannelUpdate,
+  type OpenChannelUpdate,
   type GroupChannelListQuery,
   type OpenChannelListQuery,
   type ChannelListQuery,
@@ -23,21 +26,33 @@ import {
   type OpenChannelCreate,
   type OpenChannelResource,
 } from "@/lib/schemas/channels";
+import type { MessageResource } from "@/lib/schemas/messages";
 import type { FormFieldKinds } from "@/lib/schemas/form-fields";
 import type { SandboxContext } from "./context";
 import { ErrorCode, SandboxError } from "./errors";
 import { storeImage } from "./files";
 import { pageBySeq } from "./paging";
+import {
+  channelKey,
+  channelNotFound,
+  findChannelType,
+  findUsers,
+  groupChannelKey,
+  openChannelKey,
+  userNotFound,
+  type ChannelType,
+  type Transaction,
+  type UserRow,
+} from "./lookups";
+import { lastMessages } from "./message-reads";
 import { formInput, formValue, isMultipart, readForm, readJsonObject } from "./request";
 
 /** Every channel holds this; the platform's example value. */
 const MAX_LENGTH_MESSAGE = 5000;
 
-type UserRow = typeof sandboxUsers.$inferSelect;
 type OpenChannelRow = typeof sandboxOpenChannels.$inferSelect;
 type GroupChannelRow = typeof sandboxGroupChannels.$inferSelect;
 type CoverImage = { bytes: Uint8Array; contentType: string };
-export type ChannelType = "open" | "group";
 
 // ---------------------------------------------------------------------------
 // Requests
@@ -122,6 +137,20 @@ export async function freezeOpenChannel(
   return freezeChannel(db, openChannelStore, appId, channelUrl, freeze);
 }
 
+/**
+ * `PUT /v3/open_channels/{channel_url}`: the properties given change. `operator_ids` are
+ * registered beside the operators there are (at most 100 in all), and must be users (400201),
+ * as at creation.
+ */
+export async function updateOpenChannel(
+  c: SandboxContext,
+  channelUrl: string,
+  input: OpenChannelUpdate,
+  cover?: CoverImage,
+): Promise<OpenChannelResource> {
+  return updateChannel(c, openChannelStore, channelUrl, input, cover, () => ({}));
+}
+
 async function openChannelResources(
   db: Database,
   appId: string,
@@ -190,11 +219,12 @@ export async function createGroupChannel(
   const distinctKey = input.is_distinct ? distinctKeyOf(input.custom_type, members) : null;
   const channelUrl = input.channel_url ?? generateChannelUrl("group");
 
+  let reused = false;
   const row = await db.transaction(async (tx) => {
     if (distinctKey !== null) {
       // Serialises distinct creations of one member set, so two of them never make two channels.
       await advisoryLock(tx, `distinct:${appId}:${distinctKey}`);
-      const [reused] = await tx
+      const [existingChannel] = await tx
         .select()
         .from(sandboxGroupChannels)
         .where(
@@ -205,7 +235,10 @@ export async function createGroupChannel(
         )
         .orderBy(asc(sandboxGroupChannels.seq))
         .limit(1);
-      if (reused) return reused;
+      if (existingChannel) {
+        reused = true;
+        return existingChannel;
+      }
     }
     const [inserted] = await tx
       .insert(sandboxGroupChannels)
@@ -228,7 +261,9 @@ export async function createGroupChannel(
     if (!inserted) throw channelUrlTaken(channelUrl);
     return inserted;
   });
-  return toGroupChannelResource(row, await findUsers(db, appId, groupChannelUserIds(row)));
+  // A channel just made has no messages yet; a distinct channel answered instead may.
+  if (reused) return (await groupChannelResources(db, appId, [row]))[0]!;
+  return toGroupChannelResource(row, await findUsers(db, appId, groupChannelUserIds(row)), null);
 }
 
 export async function getGroupChannel(
@@ -290,13 +325,60 @@ export async function freezeGroupChannel(
   return freezeChannel(db, groupChannelStore, appId, channelUrl, freeze);
 }
 
+/**
+ * `PUT /v3/group_channels/{channel_url}`: the properties given change, by the rules of
+ * creation applied to the channel as it would be (a supergroup is never distinct, only a public
+ * channel has an access code: 400111), and a supergroup becomes a normal channel only while it
+ * has at most 100 members. `operator_ids` are registered beside the operators there are.
+ */
+export async function updateGroupChannel(
+  c: SandboxContext,
+  channelUrl: string,
+  input: GroupChannelUpdate,
+  cover?: CoverImage,
+): Promise<GroupChannelResource> {
+  return updateChannel(c, groupChannelStore, channelUrl, input, cover, (channel) => {
+    const options = {
+      is_super: input.is_super ?? channel.isSuper,
+      is_distinct: input.is_distinct ?? channel.isDistinct,
+      is_public: input.is_public ?? channel.isPublic,
+      access_code: input.access_code === undefined ? channel.accessCode : input.access_code,
+    };
+    const [conflict] = groupChannelOptionIssues(options);
+    if (conflict) throw new SandboxError(ErrorCode.invalidValue, conflict.message);
+    const capacity = groupMemberCapacity(options);
+    if (channel.members.length > capacity) {
+      throw new SandboxError(
+        ErrorCode.invalidValue,
+        `"is_super": the channel has ${channel.members.length} members, more than the ${capacity} a channel that is no supergroup may have.`,
+      );
+    }
+    const customType = input.custom_type ?? channel.customType;
+    return {
+      isSuper: options.is_super,
+      isDistinct: options.is_distinct,
+      isPublic: options.is_public,
+      accessCode: options.access_code || null,
+      distinctKey: options.is_distinct ? distinctKeyOf(customType, channel.members) : null,
+    };
+  });
+}
+
+/** Channels as answered, each with its members' profiles and its `last_message` as they are now. */
 async function groupChannelResources(
   db: Database,
   appId: string,
   rows: GroupChannelRow[],
 ): Promise<GroupChannelResource[]> {
-  const users = await findUsers(db, appId, rows.flatMap(groupChannelUserIds));
-  return rows.map((row) => toGroupChannelResource(row, users));
+  const [users, latest] = await Promise.all([
+    findUsers(db, appId, rows.flatMap(groupChannelUserIds)),
+    lastMessages(
+      db,
+      appId,
+      rows.map((row) => row.channelUrl),
+    ),
+  ]);
+  return rows.map((row) => toGroupChannelResource(row, users, latest.get(row.channelUrl) ?? null));
 }
 
 /**
@@ -347,7 +429,7 @@ export async function inviteGroupChannelMembers(
       .returning();
     return updated ?? channel;
   });
-  return toGroupChannelResource(row, await findUsers(db, appId, groupChannelUserIds(row)));
+  return (await groupChannelResources(db, appId, [row]))[0]!;
 }
 
 /**
@@ -480,6 +562,7 @@ function groupChannelUserIds(row: GroupChannelRow): string[] {
 function toGroupChannelResource(
   row: GroupChannelRow,
   users: Map<string, UserRow>,
+  lastMessage: MessageResource | null,
 ): GroupChannelResource {
   const operatorIds = new Set(row.operatorIds);
   const stateOf = new Map(row.members.map((member) => [member.user_id, member.state]));
@@ -518,7 +601,7 @@ function toGroupChannelResource(
     operators: existing(row.operatorIds, users).map((user) =>
       toMemberProfile(user, stateOf.get(user.userId) ?? ""),
     ),
-    last_message: null,
+    last_message: lastMessage,
     message_survival_seconds: -1,
     max_length_message: MAX_LENGTH_MESSAGE,
     created_at: createdAt,
@@ -550,26 +633,6 @@ function toMemberProfile(user: UserRow, state: GroupChannelMemberResource["state
 // ---------------------------------------------------------------------------
 // Both kinds
 // ---------------------------------------------------------------------------
-
-/** Which kind of channel a URL names, for operations that take either (message migration). */
-export async function findChannelType(
-  db: Database,
-  appId: string,
-  channelUrl: string,
-): Promise<ChannelType | undefined> {
-  const [open] = await db
-    .select({ channelUrl: sandboxOpenChannels.channelUrl })
-    .from(sandboxOpenChannels)
-    .where(openChannelKey(appId, channelUrl))
-    .limit(1);
-  if (open) return "open";
-  const [group] = await db
-    .select({ channelUrl: sandboxGroupChannels.channelUrl })
-    .from(sandboxGroupChannels)
-    .where(groupChannelKey(appId, channelUrl))
-    .limit(1);
-  return group ? "group" : undefined;
-}
 
 /** Deletes a channel of either kind and its messages; 400201 when there is none. */
 export async function deleteChannel(
@@ -634,10 +697,6 @@ const groupChannelStore: ChannelStore<typeof sandboxGroupChannels, GroupChannelR
   resources: groupChannelResources,
 };
 
-function channelKey(table: ChannelTable, appId: string, channelUrl: string) {
-  return and(eq(table.appId, appId), eq(table.channelUrl, channelUrl));
-}
-
 async function getChannel<Table extends ChannelTable, Resource>(
   db: Database,
   { table, resources }: ChannelStore<Table, Resource>,
@@ -695,6 +754,42 @@ async function freezeChannel<Table extends ChannelTable, Resource>(
   return theOne(await resources(db, appId, rows as Table["$inferSelect"][]), channelUrl);
 }
 
+/**
+ * Changes the properties an update gives, on the channel locked for the change: the columns
+ * both kinds have, operators registered beside those there are (each a user, 400201; at most
+ * 100, 400111), and what `changes` makes of the channel as it is (its own rules refuse there).
+ */
+async function updateChannel<Table extends ChannelTable, Resource>(
+  c: SandboxContext,
+  { table, resources }: ChannelStore<Table, Resource>,
+  channelUrl: string,
+  input: OpenChannelUpdate,
+  cover: CoverImage | undefined,
+  changes: (channel: Table["$inferSelect"]) => Partial<Table["$inferInsert"]>,
+): Promise<Resource> {
+  const db = c.get("db");
+  const appId = c.get("app").id;
+  await requireUsers(db, appId, input.operator_ids ?? []);
+  const rows = await db.transaction(async (tx) => {
+    const [channel] = (await tx
+      .select()
+      .from(table as ChannelTable)
+      .where(channelKey(table, appId, channelUrl))
+      .for("update")) as Table["$inferSelect"][];
+    if (!channel) throw channelNotFound(channelUrl);
+    return tx
+      .update(table as ChannelTable)
+      .set({
+        ...changes(channel),
+        ...(await sharedChannelChanges(c, tx, input, cover)),
+        operatorIds: registeredOperators(channel.operatorIds, input.operator_ids),
+      })
+      .where(channelKey(table, appId, channelUrl))
+      .returning();
+  });
+  return theOne(await resources(db, appId, rows as Table["$inferSelect"][]), channelUrl);
+}
+
 function contains(column: SQLWrapper, text: string): SQL {
   return sql`strpos(${column}, ${text}) > 0`;
 }
@@ -704,14 +799,6 @@ function theOne<Resource>(resources: Resource[], channelUrl: string): Resource {
   const [resource] = resources;
   if (!resource) throw channelNotFound(channelUrl);
   return resource;
-}
-
-export function channelNotFound(channelUrl: string): SandboxError {
-  return new SandboxError(ErrorCode.notFound, `No channel with channel_url "${channelUrl}".`);
-}
-
-export function userNotFound(userId: string): SandboxError {
-  return new SandboxError(ErrorCode.notFound, `No user with user_id "${userId}".`);
 }
 
 function channelUrlTaken(channelUrl: string): SandboxError {
@@ -729,12 +816,41 @@ function generateChannelUrl(type: ChannelType): string {
   return `sendbird_${type}_channel_${randomBytes(20).toString("hex")}`;
 }
 
-type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
+/** Refuses (400201) the first id that names no user. */
+async function requireUsers(db: Database, appId: string, userIds: string[]): Promise<void> {
+  const users = await findUsers(db, appId, userIds);
+  const unknown = userIds.find((id) => !users.has(id));
+  if (unknown !== undefined) throw userNotFound(unknown);
+}
 
-/**
- * One channel_url names one channel of an application, open or group. The two tables have
- * their own keys, so creations take a lock on the URL before checking both.
- */
+/** The operators after an update registers `added` beside them: each once, at most 100. */
+function registeredOperators(current: string[], added: string[] = []): string[] {
+  const operators = [...new Set([...current, ...added])];
+  if (operators.length > OPERATORS_MAX) {
+    throw new SandboxError(
+      ErrorCode.invalidValue,
+      `"operator_ids": the channel would have ${operators.length} operators: at most ${OPERATORS_MAX}.`,
+    );
+  }
+  return operators;
+}
+
+/** The columns an update of either kind changes, with an uploaded cover stored in its transaction. */
+async function sharedChannelChanges(
+  c: SandboxContext,
+  tx: Transaction,
+  input: OpenChannelUpdate,
+  cover?: CoverImage,
+) {
+  const coverUrl = cover ? await storeImage(c, cover, tx) : input.cover_url;
+  return {
+    ...(input.name !== undefined && { name: input.name }),
+    ...(coverUrl !== undefined && { coverUrl }),
+    ...(input.custom_type !== undefined && { customType: input.custom_type }),
+    ...(input.data !== undefined && { data: input.data }),
+  };
+}
+
 /**
  * The columns both channel types are created with, once the URL is claimed and the cover
  * stored (or the given cover URL kept) in the transaction that inserts the channel.
@@ -759,6 +875,10 @@ async function sharedChannelColumns(
   };
 }
 
+/**
+ * One channel_url names one channel of an application, open or group. The two tables have
+ * their own keys, so creations take a lock on the URL before checking both.
+ */
 async function claimChannelUrl(tx: Transaction, appId: string, channelUrl: string): Promise<void> {
   await advisoryLock(tx, `channel_url:${appId}:${channelUrl}`);
   if (await findChannelType(tx, appId, channelUrl)) throw channelUrlTaken(channelUrl);
@@ -769,20 +889,6 @@ async function advisoryLock(tx: Transaction, key: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
 }
 
-export async function findUsers(
-  db: Database,
-  appId: string,
-  userIds: readonly string[],
-): Promise<Map<string, UserRow>> {
-  const ids = [...new Set(userIds)];
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .select()
-    .from(sandboxUsers)
-    .where(and(eq(sandboxUsers.appId, appId), inArray(sandboxUsers.userId, ids)));
-  return new Map(rows.map((row) => [row.userId, row]));
-}
-
 /** The users of `ids` that exist, in the order of `ids`. */
 function existing(ids: readonly string[], users: Map<string, UserRow>): UserRow[] {
   return ids.flatMap((id) => users.get(id) ?? []);
@@ -790,12 +896,4 @@ function existing(ids: readonly string[], users: Map<string, UserRow>): UserRow[
 
 function toUserSummary(user: UserRow): ChannelUserSummary {
   return { user_id: user.userId, nickname: user.nickname, profile_url: user.profileUrl };
-}
-
-function openChannelKey(appId: string, channelUrl: string) {
-  return channelKey(sandboxOpenChannels, appId, channelUrl);
-}
-
-function groupChannelKey(appId: string, channelUrl: string) {
-  return channelKey(sandboxGroupChannels, appId, channelUrl);
 }

@@ -4,14 +4,20 @@ export const ErrorCode = {
   missing: 400105,
   tooLong: 400110,
   invalidValue: 400111,
+  /** Sending or reacting in a group channel the user is not a member of. */
+  notAMember: 400108,
   notFound: 400201,
   alreadyExists: 400202,
+  /** Sending or reacting as a deactivated user. */
+  deactivatedUser: 400300,
   noSuchApplication: 400304,
   unauthorized: 400401,
   malformedBody: 400403,
   noSuchRoute: 400404,
   rateLimited: 500910,
   internal: 500901,
+  /** Sending to a frozen channel as a user who is not its operator. */
+  channelFrozen: 900050,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -21,14 +27,17 @@ const statusByCode: Record<ErrorCode, number> = {
   400105: 400,
   400110: 400,
   400111: 400,
+  400108: 400,
   400201: 400,
   400202: 400,
+  400300: 400,
   400304: 404,
   400401: 401,
   400403: 400,
   400404: 404,
   500910: 429,
   500901: 500,
+  900050: 400,
 };
 
 export type PlatformErrorBody = { message: string; code: number; error: true };

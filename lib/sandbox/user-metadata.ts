@@ -2,7 +2,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { sandboxUsers } from "@/lib/db/schema";
 import { METADATA_MAX_ITEMS } from "@/lib/schemas/users";
-import { userNotFound } from "./channels";
+import { userNotFound } from "./lookups";
 import { ErrorCode, SandboxError } from "./errors";
 
 type Metadata = Record<string, string>;

@@ -10,7 +10,8 @@ import {
   type UpdateUser,
   type UserResource,
 } from "@/lib/schemas/users";
-import { leaveAllGroupChannels, userNotFound } from "./channels";
+import { leaveAllGroupChannels } from "./channels";
+import { userNotFound } from "./lookups";
 import type { SandboxContext } from "./context";
 import { ErrorCode, SandboxError } from "./errors";
 import { readImage, storeImage } from "./files";
@@ -266,6 +267,7 @@ export function toUserResource(row: UserRow): UserResource {
     preferred_languages: [],
     has_ever_logged_in: false,
     metadata: row.metadata,
+    created_at: row.createdAt,
   };
 }
 

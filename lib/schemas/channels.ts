@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { FormFieldKinds } from "./form-fields";
-import { storableString, textBoolean, textInteger } from "./text-values";
+import { messageResourceSchema } from "./message-resource";
+import { queryBoolean, storableString, textInteger } from "./text-values";
 
 // Limits of the platform interface (sections 4.4, 4.5 and 8).
 export const CHANNEL_URL_MIN = 4;
@@ -174,23 +175,38 @@ export const groupChannelCreateSchema = z
         message: `"users" and "user_ids" together name more than ${USERS_PER_REQUEST_MAX} users.`,
       });
     }
-    if (body.is_super && body.is_distinct) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["is_super"],
-        message: '"is_super" requires "is_distinct" to be false.',
-      });
-    }
-    // An empty access_code is no access code, as a form left blank would send it.
-    if (body.access_code && !body.is_public) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["access_code"],
-        message: '"access_code" is allowed only for a public group channel ("is_public": true).',
-      });
-    }
+    for (const issue of groupChannelOptionIssues(body)) ctx.addIssue(issue);
   })
   .transform(withMemberIds);
+
+/**
+ * Options a group channel cannot hold together, at creation and after an update alike:
+ * a supergroup is never distinct, and only a public channel has an access code.
+ */
+export function groupChannelOptionIssues(channel: {
+  is_super: boolean;
+  is_distinct: boolean;
+  is_public: boolean;
+  access_code?: string | null;
+}): Array<{ code: "custom"; path: string[]; message: string }> {
+  const issues: Array<{ code: "custom"; path: string[]; message: string }> = [];
+  if (channel.is_super && channel.is_distinct) {
+    issues.push({
+      code: "custom",
+      path: ["is_super"],
+      message: '"is_super" requires "is_distinct" to be false.',
+    });
+  }
+  // An empty access_code is no access code, as a form left blank would send it.
+  if (channel.access_code && !channel.is_public) {
+    issues.push({
+      code: "custom",
+      path: ["access_code"],
+      message: '"access_code" is allowed only for a public group channel ("is_public": true).',
+    });
+  }
+  return issues;
+}
 
 export type GroupChannelCreate = z.output<typeof groupChannelCreateSchema>;
 
@@ -211,6 +227,41 @@ export const groupChannelFormFields: FormFieldKinds = {
   is_ephemeral: "boolean",
   strict: "boolean",
   block_sdk_user_channel_join: "boolean",
+};
+
+// ---------------------------------------------------------------------------
+// Updates (`PUT /v3/{open_channels|group_channels}/{channel_url}`): the properties given
+// change, by the rules of creation; operator_ids are registered beside the operators there are.
+// ---------------------------------------------------------------------------
+
+const channelUpdateShape = {
+  name: channelNameSchema.optional(),
+  cover_url: coverUrlSchema.optional(),
+  custom_type: customTypeSchema.optional(),
+  data: storableString("data").optional(),
+  operator_ids: userIdListSchema.max(OPERATORS_MAX).optional(),
+};
+
+export const openChannelUpdateSchema = z.object(channelUpdateShape);
+export type OpenChannelUpdate = z.output<typeof openChannelUpdateSchema>;
+
+export const groupChannelUpdateSchema = z.object({
+  ...channelUpdateShape,
+  is_distinct: z.boolean().optional(),
+  is_public: z.boolean().optional(),
+  is_super: z.boolean().optional(),
+  /** "" or null removes the access code. */
+  access_code: storableString("access_code").nullable().optional(),
+});
+export type GroupChannelUpdate = z.output<typeof groupChannelUpdateSchema>;
+
+/** How multipart fields of an update are read (`cover_file` is the file). */
+export const openChannelUpdateFormFields: FormFieldKinds = { operator_ids: "array" };
+export const groupChannelUpdateFormFields: FormFieldKinds = {
+  operator_ids: "array",
+  is_distinct: "boolean",
+  is_public: "boolean",
+  is_super: "boolean",
 };
 
 // ---------------------------------------------------------------------------
@@ -283,9 +334,9 @@ export const groupChannelListQuerySchema = channelListQuerySchema.extend({
     )
     .default("AND"),
   /** Channels without messages; the real platform's default is false. */
-  show_empty: textBoolean().default(false),
+  show_empty: queryBoolean().default(false),
   /** `members` of each channel; the real platform's default is false. */
-  show_member: textBoolean().default(false),
+  show_member: queryBoolean().default(false),
 });
 
 export type GroupChannelListQuery = z.output<typeof groupChannelListQuerySchema>;
@@ -411,7 +462,11 @@ export const groupChannelResourceSchema = z.object({
   /** Left out of lists unless `show_member=true`, as on the real platform. */
   members: z.array(groupChannelMemberResourceSchema).optional(),
   operators: z.array(groupChannelMemberResourceSchema.omit({ role: true })).optional(),
-  last_message: z.unknown(),
+  /**
+   * The latest message of the channel's list, or null. Checked loosely: a platform's client
+   * must not fail on a channel because its last message lacks a field a list would carry.
+   */
+  last_message: messageResourceSchema.partial().nullable().optional(),
   message_survival_seconds: z.number().int(),
   max_length_message: z.number().int(),
   created_at: z.number().int(),

@@ -19,6 +19,16 @@ export function toPlatformIssue(issue: z.core.$ZodIssue, input: unknown): Platfo
   if (issue.path.length > 0 && valueAt(input, issue.path) === undefined) {
     return { code: 400105, field, message: `"${name}" is required.` };
   }
+  // A value that fits none of a union's shapes: report the shape whose type it has (a file
+  // object with a bad url names the url), or, when it has none of their types, the first.
+  if (issue.code === "invalid_union" && issue.errors.length > 0) {
+    const branch =
+      issue.errors.find(
+        ([first]) => first && !(first.code === "invalid_type" && first.path.length === 0),
+      ) ?? issue.errors[0]!;
+    const [inner] = branch;
+    if (inner) return toPlatformIssue({ ...inner, path: [...issue.path, ...inner.path] }, input);
+  }
   if (issue.code === "invalid_type") {
     return { code: 400100, field, message: `"${name}" must be ${article(issue.expected)}.` };
   }

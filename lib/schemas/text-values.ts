@@ -12,6 +12,17 @@ export function textBoolean() {
   );
 }
 
+/**
+ * A boolean in a query string, in any letter case: the platform's Python SDK sends `True` and
+ * `False`, and the platform reads them. Anything else is left for the schema to refuse (400100).
+ */
+export function queryBoolean() {
+  return z.preprocess((value) => {
+    const text = typeof value === "string" ? value.toLowerCase() : value;
+    return text === "true" ? true : text === "false" ? false : value;
+  }, z.boolean());
+}
+
 export function textInteger<S extends z.ZodType>(schema: S) {
   return z.preprocess(
     (value) => (typeof value === "string" && /^-?\d+$/.test(value) ? Number(value) : value),

@@ -45,6 +45,19 @@ export const metadataKeySchema = storableString("metadata")
 export const metadataValueSchema = storableString("metadata");
 
 /**
+ * The platform stores metadata values as text, and a value sent as a JSON boolean or integer
+ * as the text its server writes for it (the vendor's own SDK test sends `"vip": true` and reads
+ * back `"True"`): `true` "True", `false` "False", `5` "5". Other values are left as they are,
+ * for the schema to refuse (400100): objects and arrays, and `null` and fractions, whose text the
+ * platform does not publish (`5.0` arrives here as `5`; see docs/sandbox.md).
+ */
+export function metadataValueText(value: unknown): unknown {
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+  return value;
+}
+
+/**
  * Metadata items, stored faithfully whatever their keys: z.record drops a `__proto__` key
  * (and leaves its value unchecked), so the items are checked one by one and rebuilt with
  * Object.fromEntries, which makes every key an own property, `__proto__` included.
@@ -65,11 +78,12 @@ export const metadataSchema = z.unknown().transform((input, ctx) => {
       });
       return z.NEVER;
     }
-    if (typeof value !== "string") {
+    const text = metadataValueText(value);
+    if (typeof text !== "string") {
       ctx.addIssue({ code: "invalid_type", expected: "string", path: [key], input: value });
       return z.NEVER;
     }
-    const valueResult = metadataValueSchema.safeParse(value);
+    const valueResult = metadataValueSchema.safeParse(text);
     if (!valueResult.success) {
       ctx.addIssue({
         code: "custom",
@@ -86,7 +100,9 @@ export const metadataSchema = z.unknown().transform((input, ctx) => {
     });
     return z.NEVER;
   }
-  return Object.fromEntries(entries) as Record<string, string>;
+  return Object.fromEntries(
+    entries.map(([key, value]) => [key, metadataValueText(value)]),
+  ) as Record<string, string>;
 }) as unknown as z.ZodType<Record<string, string>, Record<string, string>>;
 
 export const sessionTokenExpiresAtSchema = z
@@ -178,7 +194,7 @@ export type UpdateUserMetadata = z.output<typeof updateUserMetadataSchema>;
 
 /** `PUT /v3/users/{user_id}/metadata/{key}`. */
 export const updateUserMetadataItemSchema = z.object({
-  value: z.string(),
+  value: z.preprocess(metadataValueText, storableString("value")),
   upsert: z.boolean().default(false),
 });
 
@@ -260,6 +276,8 @@ export const userResourceSchema = z.object({
   preferred_languages: z.array(z.string()).optional(),
   has_ever_logged_in: z.boolean().optional(),
   metadata: z.record(z.string(), z.string()),
+  /** Milliseconds since the epoch (the contract's unit for user times). */
+  created_at: z.number().int().optional(),
 });
 
 export type UserResource = z.output<typeof userResourceSchema>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { textBoolean } from "./text-values";
+import { queryBoolean } from "./text-values";
 
 /** The 13 event categories of platform interface section 6, in that section's order. */
 export const webhookCategories = [
@@ -174,7 +174,7 @@ export function mergeWebhookSettings(
 
 /** `GET .../settings/webhook` query; the flag arrives as text. */
 export const webhookSettingsQuerySchema = z.object({
-  display_all_webhook_categories: textBoolean().default(false),
+  display_all_webhook_categories: queryBoolean().default(false),
 });
 
 /** `GET .../settings/webhook` response (section 4.1). */

@@ -31,6 +31,11 @@ describe("npm run conformance", () => {
       "create users",
       "list users by ids, paging with token",
       "migrate MESG, FILE and ADMM messages, twice",
+      "send a message, a reply at its own time, and the message again by dedup_id",
+      "add a reaction, twice, and list it",
+      "list threads: replies, thread_info, parent and reactions",
+      "get, update, count and delete one message",
+      "update channels; the group channel answers its last message",
       "deactivate a user",
       "clean up the scratch namespace",
     ])

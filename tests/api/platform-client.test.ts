@@ -235,6 +235,35 @@ describe("platform client against a scripted peer", () => {
     });
   });
 
+  it("sends the message list's thread and reaction parameters by their platform names", async () => {
+    reset();
+    script.push((res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end('{"messages":[]}'),
+    );
+    await clientFor(origin).messages.list("group_channels", "c/1", {
+      messageTs: 0,
+      messageId: 7,
+      senderIds: ["a", "b"],
+      includeReplyType: "only_reply_to_channel",
+      includeThreadInfo: true,
+      includeParentMessageInfo: false,
+      includeReactions: true,
+      withSortedMetaArray: true,
+    });
+    const url = new URL(requests[0]!.url!, origin);
+    expect(url.pathname).toBe("/v3/group_channels/c%2F1/messages");
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      message_ts: "0",
+      message_id: "7",
+      sender_ids: "a,b",
+      include_reply_type: "only_reply_to_channel",
+      include_thread_info: "true",
+      include_parent_message_info: "false",
+      include_reactions: "true",
+      with_sorted_meta_array: "true",
+    });
+  });
+
   it("keeps connections alive instead of opening one per request", async () => {
     const sockets = new Set<unknown>();
     const counting = scriptedPeer((req, res) => {
@@ -316,6 +345,86 @@ describe("platform client against the sandbox", () => {
       status: 400,
       code: 400202,
     });
+  });
+
+  it("sends, reads, lists and counts messages, replies and reactions, and updates channels", async () => {
+    const [alice, bob] = [uniqueId("alice"), uniqueId("bob")];
+    for (const userId of [alice, bob])
+      await client.users.create({ user_id: userId, nickname: userId, profile_url: "" });
+    const channel = await client.groupChannels.create({ user_ids: [alice, bob] });
+    const url = channel.channel_url;
+    const root = await client.messages.send("group_channels", url, {
+      message_type: "MESG",
+      user_id: alice,
+      message: "root",
+      created_at: 1_600_000_000_000,
+      dedup_id: "root",
+    });
+    const reply = await client.messages.send("group_channels", url, {
+      message_type: "MESG",
+      user_id: bob,
+      message: "reply",
+      parent_message_id: root.message_id,
+      created_at: 1_600_000_000_001,
+    });
+    expect(reply.parent_message_id).toBe(root.message_id);
+    const again = await client.messages.send("group_channels", url, {
+      message_type: "MESG",
+      user_id: alice,
+      message: "root",
+      dedup_id: "root",
+    });
+    expect(again.message_id).toBe(root.message_id);
+
+    const added = await client.reactions.add(url, root.message_id, {
+      user_id: bob,
+      reaction: "heart",
+    });
+    expect(added).toMatchObject({ reaction: "heart", user_id: bob, success: true });
+    expect(await client.reactions.list(url, root.message_id)).toEqual({
+      reactions: { heart: [bob] },
+    });
+
+    const { messages } = await client.messages.list("group_channels", url, {
+      messageTs: 0,
+      messageId: 0,
+      includeReplyType: "all",
+      includeThreadInfo: true,
+      includeReactions: true,
+    });
+    expect(messages.map((message) => message.message)).toEqual(["root", "reply"]);
+    expect(messages[0]?.thread_info?.reply_count).toBe(1);
+    expect(messages[0]?.reactions).toEqual([
+      { key: "heart", user_ids: [bob], updated_at: added.updated_at },
+    ]);
+    const read = await client.messages.get("group_channels", url, reply.message_id, {
+      includeParentMessageInfo: true,
+    });
+    expect(read.parent_message_info?.message).toBe("root");
+    expect(await client.messages.totalCount("group_channels", url)).toEqual({ total: 2 });
+
+    const edited = await client.messages.update("group_channels", url, reply.message_id, {
+      message_type: "MESG",
+      message: "edited",
+    });
+    expect(edited.message).toBe("edited");
+    await client.reactions.remove(url, root.message_id, { user_id: bob, reaction: "heart" });
+    expect(await client.reactions.list(url, root.message_id)).toEqual({ reactions: {} });
+    await client.messages.delete("group_channels", url, reply.message_id);
+    expect(await client.messages.totalCount("group_channels", url)).toEqual({ total: 1 });
+
+    const renamed = await client.groupChannels.update(url, { name: "renamed" });
+    expect(renamed).toMatchObject({
+      name: "renamed",
+      last_message: { message_id: root.message_id },
+    });
+    const open = await client.openChannels.create({ name: "lobby" });
+    expect((await client.openChannels.update(open.channel_url, { name: "hall" })).name).toBe(
+      "hall",
+    );
+    await expect(
+      client.reactions.add(open.channel_url, root.message_id, { user_id: bob, reaction: "x" }),
+    ).rejects.toMatchObject({ status: 400, code: 400201 });
   });
 
   it("reports a wrong token as 401 / 400401", async () => {

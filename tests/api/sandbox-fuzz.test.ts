@@ -188,6 +188,9 @@ function query(names: string[]): fc.Arbitrary<string> {
 }
 
 const uniqueId = (prefix: string) => fc.nat().map((n) => `${prefix}-${run}-${n.toString(36)}`);
+/** A message of fuzz-channel that the fuzzed paths name (sent in beforeAll). */
+let fuzzMessageId = 0;
+const messageSegment = () => fc.constant(null).chain(() => segment(String(fuzzMessageId)));
 let created = 0;
 /** An id no earlier execution used (fast-check replays values while shrinking). */
 const freshId = (prefix: string) => `${prefix}-${run}-x${(created += 1)}`;
@@ -238,8 +241,92 @@ const operations: fc.Arbitrary<Operation> = fc.oneof(
         body,
       })),
       fc
-        .tuple(segment("fuzz-channel"), query(["message_ts", "next_limit", "prev_limit"]))
+        .tuple(
+          segment("fuzz-channel"),
+          query([
+            "message_ts",
+            "message_id",
+            "next_limit",
+            "prev_limit",
+            "include",
+            "reverse",
+            "include_reply_type",
+            "include_thread_info",
+            "include_parent_message_info",
+            "include_reactions",
+            "with_sorted_meta_array",
+          ]),
+        )
         .map(([url, q]) => ({ method: "GET", target: `/v3/${type}_channels/${url}/messages${q}` })),
+      fc
+        .tuple(
+          segment("fuzz-channel"),
+          mutatedBody({
+            message_type: "MESG",
+            user_id: "fuzz-user",
+            message: "hi",
+            parent_message_id: 0,
+            created_at: 1_600_000_000_000,
+          }),
+        )
+        .map(([url, body]) => ({
+          method: "POST",
+          target: `/v3/${type}_channels/${url}/messages`,
+          body,
+        })),
+      segment("fuzz-channel").map((url) => ({
+        method: "GET",
+        target: `/v3/${type}_channels/${url}/messages/total_count`,
+      })),
+      fc
+        .tuple(segment("fuzz-channel"), messageSegment(), query(["include_thread_info"]))
+        .map(([url, id, q]) => ({
+          method: "GET",
+          target: `/v3/${type}_channels/${url}/messages/${id}${q}`,
+        })),
+      fc
+        .tuple(
+          segment("fuzz-channel"),
+          messageSegment(),
+          mutatedBody({ message_type: "MESG", message: "edited" }),
+        )
+        .map(([url, id, body]) => ({
+          method: "PUT",
+          target: `/v3/${type}_channels/${url}/messages/${id}`,
+          body,
+        })),
+      fc.tuple(segment("fuzz-channel"), segment("999999999")).map(([url, id]) => ({
+        method: "DELETE",
+        target: `/v3/${type}_channels/${url}/messages/${id}`,
+      })),
+      fc
+        .tuple(
+          segment("fuzz-channel"),
+          messageSegment(),
+          mutatedBody({ user_id: "fuzz-user", reaction: "ok" }),
+        )
+        .map(([url, id, body]) => ({
+          method: "POST",
+          target: `/v3/${type}_channels/${url}/messages/${id}/reactions`,
+          body,
+        })),
+      fc
+        .tuple(
+          segment("fuzz-channel"),
+          messageSegment(),
+          query(["user_id", "reaction"]),
+          fc.constantFrom("GET", "DELETE"),
+        )
+        .map(([url, id, q, method]) => ({
+          method,
+          target: `/v3/${type}_channels/${url}/messages/${id}/reactions${q}`,
+        })),
+      fc
+        .tuple(
+          segment("fuzz-channel"),
+          mutatedBody({ name: "n", operator_ids: ["fuzz-user"], custom_type: "t" }),
+        )
+        .map(([url, body]) => ({ method: "PUT", target: `/v3/${type}_channels/${url}`, body })),
     ),
   ),
   fc
@@ -327,6 +414,12 @@ describe("sandbox fuzz", () => {
       "/v3/group_channels",
       JSON.stringify({ channel_url: "fuzz-channel", user_ids: ["fuzz-user"] }),
     );
+    const message = await send(
+      "POST",
+      "/v3/group_channels/fuzz-channel/messages",
+      JSON.stringify({ message_type: "MESG", user_id: "fuzz-user", message: "fuzzed" }),
+    );
+    fuzzMessageId = (message.body as { message_id: number }).message_id;
   });
 
   it("answers every operation without a 5xx and refuses in the JSON error shape", async () => {
@@ -475,6 +568,107 @@ describe("sandbox fuzz", () => {
         },
       ),
       { numRuns: 200, seed },
+    );
+  }, 120_000);
+
+  it("stores nothing when a send is refused, and one message when it is not", async () => {
+    await send(
+      "POST",
+      "/v3/group_channels",
+      JSON.stringify({ channel_url: `fuzz-send-${run}`, user_ids: ["fuzz-user"] }),
+    );
+    const total = async () =>
+      (
+        (await send("GET", `/v3/group_channels/fuzz-send-${run}/messages/total_count`)).body as {
+          total: number;
+        }
+      ).total;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(
+          "message_type",
+          "user_id",
+          "message",
+          "custom_type",
+          "data",
+          "mentioned_user_ids",
+          "sorted_metaarray",
+          "is_silent",
+          "created_at",
+          "parent_message_id",
+          "dedup_id",
+        ),
+        wrongValue,
+        async (field, value) => {
+          const before = await total();
+          const sent = await send(
+            "POST",
+            `/v3/group_channels/fuzz-send-${run}/messages`,
+            JSON.stringify({
+              message_type: "MESG",
+              user_id: "fuzz-user",
+              message: "m",
+              // A dedup_id of its own: an accepted send always stores one message.
+              dedup_id: freshId("s"),
+              [field]: value,
+            }),
+          );
+          expectWellFormed(sent, `send ${field}=${JSON.stringify(value)?.slice(0, 200)}`);
+          expect(await total()).toBe(sent.status >= 400 ? before : before + 1);
+        },
+      ),
+      { numRuns: 150, seed },
+    );
+  }, 120_000);
+
+  it("leaves a channel and a message's reactions as they were when a change is refused", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("open", "group"),
+        fc.constantFrom(
+          "name",
+          "cover_url",
+          "custom_type",
+          "data",
+          "operator_ids",
+          "is_public",
+          "is_super",
+          "access_code",
+        ),
+        wrongValue,
+        async (type, field, value) => {
+          const read = () => send("GET", `/v3/${type}_channels/fuzz-channel-${type}-${run}`);
+          if ((await read()).status !== 200)
+            await send(
+              "POST",
+              `/v3/${type}_channels`,
+              JSON.stringify({
+                channel_url: `fuzz-channel-${type}-${run}`,
+                ...(type === "group" && { user_ids: ["fuzz-user"] }),
+              }),
+            );
+          const before = await read();
+          const sent = await send(
+            "PUT",
+            `/v3/${type}_channels/fuzz-channel-${type}-${run}`,
+            JSON.stringify({ name: "renamed", [field]: value }),
+          );
+          expectWellFormed(sent, `update ${field}=${JSON.stringify(value)?.slice(0, 200)}`);
+          if (sent.status >= 400) expect((await read()).body).toEqual(before.body);
+
+          const reactions = () =>
+            send("GET", `/v3/group_channels/fuzz-channel/messages/${fuzzMessageId}/reactions`);
+          const beforeReactions = await reactions();
+          const reacted = await send(
+            "POST",
+            `/v3/group_channels/fuzz-channel/messages/${fuzzMessageId}/reactions`,
+            JSON.stringify({ user_id: "fuzz-user", reaction: value }),
+          );
+          expectWellFormed(reacted, `reaction ${JSON.stringify(value)?.slice(0, 200)}`);
+          if (reacted.status >= 400) expect((await reactions()).body).toEqual(beforeReactions.body);
+        },
+      ),
+      { numRuns: 150, seed },
     );
   }, 120_000);
 

@@ -228,6 +228,12 @@ describe("sandbox: message migration", () => {
       400111,
     ],
     [
+      // Stored as a 64-bit integer: accepted, it could never be filed.
+      "a timestamp beyond 64 bits",
+      { messages: [{ user_id: "x", message_type: "MESG", message: "m", timestamp: 2 ** 64 }] },
+      400111,
+    ],
+    [
       "a missing timestamp",
       { messages: [{ user_id: "x", message_type: "MESG", message: "m" }] },
       400105,

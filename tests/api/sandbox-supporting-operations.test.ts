@@ -221,6 +221,11 @@ describe("list filters (Why 2)", () => {
     const listed = (await list("&show_member=true")).body.channels;
     expect(urls(listed)).toEqual([channelUrl]);
     expect(listed[0]?.members?.map((member) => member.user_id)).toEqual([user]);
+    // As the platform's Python SDK sends them: True and False.
+    const capitalised = (await list("&show_empty=True&show_member=TRUE")).body.channels;
+    expect(capitalised[0]?.members?.map((member) => member.user_id)).toEqual([user]);
+    expect((await list("&show_member=False")).body.channels[0]).not.toHaveProperty("members");
+    expectPlatformError(await list("&show_member=yes"), 400, 400100);
   });
 });
 
@@ -323,7 +328,7 @@ describe("user metadata family (Why 5)", () => {
     expect(upserted.body).toEqual({ city: "Oslo" });
     expectPlatformError(await call(sandbox, "PUT", path(userId!, "city"), {}), 400, 400105);
     expectPlatformError(
-      await call(sandbox, "PUT", path(userId!, "city"), { value: 3 }),
+      await call(sandbox, "PUT", path(userId!, "city"), { value: { name: "Oslo" } }),
       400,
       400100,
     );
@@ -331,6 +336,33 @@ describe("user metadata family (Why 5)", () => {
     expect((await call(sandbox, "DELETE", path(userId!, "team"))).status).toBe(200);
     expectPlatformError(await call(sandbox, "DELETE", path(userId!, "team")), 400, 400201);
     expect(await metadataOf(userId!)).toEqual({ city: "Oslo" });
+  });
+
+  it("stores booleans and whole numbers as the platform's text of them, on every route", async () => {
+    const [userId] = await createUsers(sandbox, 1, "meta");
+    const created = await call(sandbox, "POST", path(userId!), {
+      metadata: { vip: true, level: 5 },
+    });
+    expect(created.body).toEqual({ vip: "True", level: "5" });
+    const updated = await call(sandbox, "PUT", path(userId!), {
+      metadata: { vip: false, rank: 0 },
+      upsert: true,
+    });
+    expect(updated.body).toEqual({ vip: "False", rank: "0" });
+    const item = await call(sandbox, "PUT", path(userId!, "level"), { value: 6 });
+    expect(item.body).toEqual({ level: "6" });
+    expect((await call(sandbox, "PUT", path(userId!, "vip"), { value: true })).body).toEqual({
+      vip: "True",
+    });
+    expect(await metadataOf(userId!)).toEqual({ vip: "True", level: "6", rank: "0" });
+    for (const value of [null, 2.5, ["a"]]) {
+      expectPlatformError(
+        await call(sandbox, "POST", path(userId!), { metadata: { other: value } }),
+        400,
+        400100,
+      );
+    }
+    expect(await metadataOf(userId!)).toEqual({ vip: "True", level: "6", rank: "0" });
   });
 
   it("deletes every item with DELETE /metadata", async () => {

@@ -15,6 +15,7 @@ type User = {
   session_tokens: Array<{ session_token: string; expires_at: number }>;
   is_active: boolean;
   metadata: Record<string, string>;
+  created_at: number;
 };
 
 const sandbox = sharedSandbox();
@@ -62,6 +63,7 @@ function expectCreateError(response: ApiResponse, code: number, field: string) {
 describe("POST /v3/users (JSON)", () => {
   it("creates a user with the contract's defaults", async () => {
     const body = newUser({ nickname: "Grace", profile_url: "https://example.com/g.png" });
+    const before = Date.now();
     const response = await createUser(body);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
@@ -80,7 +82,11 @@ describe("POST /v3/users (JSON)", () => {
       preferred_languages: [],
       has_ever_logged_in: false,
       metadata: {},
+      created_at: expect.any(Number),
     });
+    // In milliseconds, as the contract gives user times.
+    expect(response.body.created_at).toBeGreaterThanOrEqual(before);
+    expect(response.body.created_at).toBeLessThanOrEqual(Date.now());
     expect((await getUser(body.user_id)).body).toEqual(response.body);
   });
 
@@ -132,11 +138,25 @@ describe("POST /v3/users (JSON)", () => {
     expect(response.body.metadata).toEqual(metadata);
   });
 
+  it("stores booleans and whole numbers as the platform's text of them", async () => {
+    // What the vendor's own SDK test sends and reads back.
+    const response = await createUser(
+      newUser({ metadata: { level: "5", vip: true, banned: false, score: 5, debt: -12 } }),
+    );
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const metadata = { level: "5", vip: "True", banned: "False", score: "5", debt: "-12" };
+    expect(response.body.metadata).toEqual(metadata);
+    expect((await getUser(response.body.user_id)).body.metadata).toEqual(metadata);
+  });
+
   it.each([
     ["six items", { a: "1", b: "2", c: "3", d: "4", e: "5", f: "6" }, 400111],
     ["a key with a comma", { "a,b": "1" }, 400111],
     ["an empty key", { "": "1" }, 400111],
-    ["a number value", { a: 1 }, 400100],
+    ["a fraction value", { a: 1.5 }, 400100],
+    ["an integer beyond 2^53", { a: 2 ** 60 }, 400100],
+    ["an object value", { a: { b: "c" } }, 400100],
+    ["an array value", { a: ["b"] }, 400100],
     ["a null value", { a: null }, 400100],
     ["an array", ["a"], 400100],
     ["a string", "a=1", 400100],
@@ -672,7 +692,8 @@ describe("PUT /v3/users/{user_id}/metadata", () => {
   it.each([
     [{}, 400105],
     [{ metadata: "a=1" }, 400100],
-    [{ metadata: { a: 1 } }, 400100],
+    [{ metadata: { a: { b: 1 } } }, 400100],
+    [{ metadata: { a: [1] } }, 400100],
     [{ metadata: { "a,b": "1" } }, 400111],
     [{ metadata: { a: "1", b: "2", c: "3", d: "4", e: "5", f: "6" }, upsert: true }, 400111],
   ])("refuses %j", async (body, code) => {

@@ -76,6 +76,11 @@ describe("webhook settings", () => {
       expect((await read("?display_all_webhook_categories=false")).body).toEqual({
         webhook: initial,
       });
+      // In any letter case, as the platform's Python SDK sends booleans.
+      expect((await read("?display_all_webhook_categories=True")).body).toEqual(response.body);
+      expect((await read("?display_all_webhook_categories=FALSE")).body).toEqual({
+        webhook: initial,
+      });
     });
 
     it("refuses a display_all_webhook_categories that is not true or false with 400100", async () => {

@@ -8,15 +8,25 @@ import {
   groupChannelMembersQuerySchema,
   groupChannelMembersResponseSchema,
   groupChannelResourceSchema,
+  groupChannelUpdateSchema,
   openChannelCreateSchema,
   openChannelListQuerySchema,
   openChannelListResponseSchema,
   openChannelResourceSchema,
+  openChannelUpdateSchema,
 } from "@/lib/schemas/channels";
 import {
+  messageGetQuerySchema,
   messageListQuerySchema,
   messageListResponseSchema,
+  messageResourceSchema,
+  messageTotalCountResponseSchema,
   migrationSchema,
+  reactionListResponseSchema,
+  reactionResponseSchema,
+  reactionSchema,
+  sendMessageSchema,
+  updateMessageSchema,
 } from "@/lib/schemas/messages";
 import {
   createUserMetadataSchema,
@@ -212,6 +222,88 @@ export const contractOperations: ContractOperation[] = [
     // The description marks both reference points required; the platform needs one of them.
     requiredDiffers: ["message_ts", "message_id"],
   },
+  {
+    method: "post",
+    path: "/v3/{channel_type}/{channel_url}/messages",
+    body: sendMessageSchema,
+    response: messageResourceSchema,
+    extras: {
+      // A FILE message's file named beside `url`, as the platform documents sending one, and
+      // threads (parent_message_id, reply_to_channel), which the description leaves out.
+      body: [
+        "url",
+        "file_name",
+        "file_size",
+        "file_type",
+        "custom_field",
+        "parent_message_id",
+        "reply_to_channel",
+      ],
+      response: ["thumbnails"],
+    },
+    // An admin message has no sender (the description requires user_id of every type); text
+    // and admin messages need their text (the description leaves message optional); an item
+    // of sorted_metaarray without its key or values would mean nothing.
+    requiredDiffers: ["user_id", "message", "sorted_metaarray.key", "sorted_metaarray.value"],
+  },
+  {
+    method: "get",
+    path: "/v3/{channel_type}/{channel_url}/messages/total_count",
+    response: messageTotalCountResponseSchema,
+  },
+  {
+    method: "get",
+    path: "/v3/{channel_type}/{channel_url}/messages/{message_id}",
+    query: messageGetQuerySchema,
+    response: messageResourceSchema,
+    extras: { response: ["thumbnails"] },
+  },
+  {
+    method: "put",
+    path: "/v3/{channel_type}/{channel_url}/messages/{message_id}",
+    body: updateMessageSchema,
+    response: messageResourceSchema,
+    // The contract's sorted_metaarray, which the description updates through its own operation.
+    extras: { body: ["sorted_metaarray"], response: ["thumbnails"] },
+  },
+  {
+    method: "delete",
+    path: "/v3/{channel_type}/{channel_url}/messages/{message_id}",
+    response: empty,
+  },
+  {
+    method: "post",
+    path: "/v3/group_channels/{channel_url}/messages/{message_id}/reactions",
+    body: reactionSchema,
+    response: reactionResponseSchema,
+    undescribed: "the platform documents reactions; its OpenAPI description has none",
+  },
+  {
+    method: "get",
+    path: "/v3/group_channels/{channel_url}/messages/{message_id}/reactions",
+    response: reactionListResponseSchema,
+    undescribed: "the platform documents reactions; its OpenAPI description has none",
+  },
+  {
+    method: "delete",
+    path: "/v3/group_channels/{channel_url}/messages/{message_id}/reactions",
+    query: reactionSchema,
+    response: reactionResponseSchema,
+    undescribed: "the platform documents reactions; its OpenAPI description has none",
+  },
+  {
+    method: "put",
+    path: "/v3/group_channels/{channel_url}",
+    body: groupChannelUpdateSchema,
+    response: groupChannelResourceSchema,
+    extras: { response: ["operators"] },
+  },
+  {
+    method: "put",
+    path: "/v3/open_channels/{channel_url}",
+    body: openChannelUpdateSchema,
+    response: openChannelResourceSchema,
+  },
 ];
 
 // ---------------------------------------------------------------------------
@@ -254,6 +346,8 @@ function resolve(document: OpenApiDocument, schema: Schema | undefined): Schema 
     const name = schema.$ref.replace("#/components/schemas/", "");
     return resolve(document, document.components.schemas[name]);
   }
+  // A oneOf of one shape is that shape (the description wraps a group channel's last_message so).
+  if (schema.oneOf?.length === 1) return resolve(document, schema.oneOf[0]);
   if (schema.allOf) {
     const parts = schema.allOf.map((part) => resolve(document, part));
     return {
@@ -315,6 +409,12 @@ function compare(
     branches.forEach((branch, index) =>
       compare(document, branch, theirs.oneOf?.[index], field, side, operation, problems),
     );
+    return;
+  }
+  if (ourKind === "oneOf" && theirKind === "object") {
+    // Our shapes by type (MESG, FILE, ADMM) against the description's one: each must agree.
+    for (const branch of ours.oneOf ?? ours.anyOf ?? [])
+      compare(document, branch, theirs, field, side, operation, problems);
     return;
   }
   if (!(ourKind === theirKind || (ourKind === "integer" && theirKind === "number"))) {

@@ -141,11 +141,19 @@ describe("createUserSchema", () => {
       });
     });
 
-    it("refuses values that are not strings with 400100, naming the item", () => {
-      expect(issueOf(createUserSchema, withMetadata({ a: 1 }))).toMatchObject({
-        code: 400100,
-        field: "metadata.a",
-      });
+    it("stores booleans and whole numbers as the platform's text of them", () => {
+      expect(
+        createUserSchema.parse(withMetadata({ a: true, b: false, c: 5, d: -1, e: "x" })).metadata,
+      ).toEqual({ a: "True", b: "False", c: "5", d: "-1", e: "x" });
+    });
+
+    it("refuses other values that are not strings with 400100, naming the item", () => {
+      for (const value of [1.5, null, { b: "c" }, ["b"], 2 ** 60]) {
+        expect(issueOf(createUserSchema, withMetadata({ a: value }))).toMatchObject({
+          code: 400100,
+          field: "metadata.a",
+        });
+      }
       expect(issueOf(createUserSchema, withMetadata(["a"]))).toMatchObject({
         code: 400100,
         field: "metadata",

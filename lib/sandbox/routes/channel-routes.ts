@@ -2,7 +2,8 @@ import type { z } from "zod";
 import type { Database } from "@/lib/db/client";
 import { channelFreezeSchema } from "@/lib/schemas/channels";
 import type { FormFieldKinds } from "@/lib/schemas/form-fields";
-import { deleteChannel, readChannelCreateBody, type ChannelType } from "../channels";
+import { deleteChannel, readChannelCreateBody } from "../channels";
+import type { ChannelType } from "../lookups";
 import type { Context } from "hono";
 import type { SandboxContext, SandboxEnv, SandboxRouter } from "../context";
 import { readImage } from "../files";
@@ -10,12 +11,25 @@ import { parseWith, readJsonObject } from "../request";
 
 type CoverImage = { bytes: Uint8Array; contentType: string };
 
-export type ChannelOperations<Schema extends z.ZodType, ListQuery extends z.ZodType, Resource> = {
+export type ChannelOperations<
+  Schema extends z.ZodType,
+  ListQuery extends z.ZodType,
+  UpdateSchema extends z.ZodType,
+  Resource,
+> = {
   type: ChannelType;
   createSchema: Schema;
   listQuerySchema: ListQuery;
   formFields: FormFieldKinds;
+  updateSchema: UpdateSchema;
+  updateFormFields: FormFieldKinds;
   create: (c: SandboxContext, input: z.output<Schema>, cover?: CoverImage) => Promise<Resource>;
+  update: (
+    c: SandboxContext,
+    channelUrl: string,
+    input: z.output<UpdateSchema>,
+    cover?: CoverImage,
+  ) => Promise<Resource>;
   get: (db: Database, appId: string, channelUrl: string) => Promise<Resource>;
   list: (
     db: Database,
@@ -43,24 +57,50 @@ export async function answerOnChannel<Input, Result>(
 }
 
 /**
- * Open and group channels answer the same four operations under their own prefix
+ * Reads a creation or update body (JSON, or multipart with `cover_file`) by `schema`. The cover
+ * is checked before anything is written; an uploaded one wins over a `cover_url` beside it.
+ */
+async function readChannelBody<S extends z.ZodType>(
+  c: SandboxContext,
+  schema: S,
+  formFields: FormFieldKinds,
+): Promise<{ input: z.output<S>; cover?: CoverImage }> {
+  const { body, coverFile } = await readChannelCreateBody(c, formFields);
+  const input = parseWith(schema, body);
+  const cover = coverFile === undefined ? undefined : await readImage("cover_file", coverFile);
+  return { input, cover };
+}
+
+/**
+ * Open and group channels answer the same operations under their own prefix
  * (`/v3/open_channels`, `/v3/group_channels`); only the body and the resource differ.
  */
 export function registerChannelRoutes<
   Schema extends z.ZodType,
   ListQuery extends z.ZodType,
+  UpdateSchema extends z.ZodType,
   Resource,
 >(
   api: SandboxRouter,
   prefix: string,
-  operations: ChannelOperations<Schema, ListQuery, Resource>,
+  operations: ChannelOperations<Schema, ListQuery, UpdateSchema, Resource>,
 ): void {
   api.post(prefix, async (c) => {
-    const { body, coverFile } = await readChannelCreateBody(c, operations.formFields);
-    const input = parseWith(operations.createSchema, body);
-    // Checked before anything is written; an uploaded cover wins over a cover_url beside it.
-    const cover = coverFile === undefined ? undefined : await readImage("cover_file", coverFile);
+    const { input, cover } = await readChannelBody(
+      c,
+      operations.createSchema,
+      operations.formFields,
+    );
     return c.json(await operations.create(c, input, cover));
+  });
+
+  api.put(`${prefix}/:channel_url`, async (c) => {
+    const { input, cover } = await readChannelBody(
+      c,
+      operations.updateSchema,
+      operations.updateFormFields,
+    );
+    return c.json(await operations.update(c, c.req.param("channel_url"), input, cover));
   });
 
   api.get(prefix, async (c) => {

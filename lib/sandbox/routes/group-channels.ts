@@ -2,6 +2,8 @@ import {
   groupChannelCreateSchema,
   groupChannelFormFields,
   groupChannelListQuerySchema,
+  groupChannelUpdateFormFields,
+  groupChannelUpdateSchema,
   groupChannelInviteSchema,
   groupChannelMembersQuerySchema,
 } from "@/lib/schemas/channels";
@@ -12,6 +14,7 @@ import {
   inviteGroupChannelMembers,
   listGroupChannelMembers,
   listGroupChannels,
+  updateGroupChannel,
 } from "../channels";
 import type { SandboxRouter } from "../context";
 import { parseWith, readJsonObject } from "../request";
@@ -28,6 +31,9 @@ export function registerGroupChannelRoutes(api: SandboxRouter): void {
     get: getGroupChannel,
     list: listGroupChannels,
     freeze: freezeGroupChannel,
+    updateSchema: groupChannelUpdateSchema,
+    updateFormFields: groupChannelUpdateFormFields,
+    update: updateGroupChannel,
   });
 
   api.post("/v3/group_channels/:channel_url/invite", async (c) => {

@@ -1,6 +1,7 @@
 import type { SandboxRouter } from "../context";
 import { registerFileRoutes } from "./files";
 import { registerGroupChannelRoutes } from "./group-channels";
+import { registerMessageRoutes } from "./messages";
 import { registerMigrationRoutes } from "./migration";
 import { registerOpenChannelRoutes } from "./open-channels";
 import { registerSandboxEventRoutes } from "./sandbox-events";
@@ -18,6 +19,7 @@ export const registerRoutes = {
     registerOpenChannelRoutes(api);
     registerGroupChannelRoutes(api);
     registerMigrationRoutes(api);
+    registerMessageRoutes(api);
     registerSandboxEventRoutes(api);
   },
 };

@@ -2,12 +2,15 @@ import {
   openChannelCreateSchema,
   openChannelFormFields,
   openChannelListQuerySchema,
+  openChannelUpdateFormFields,
+  openChannelUpdateSchema,
 } from "@/lib/schemas/channels";
 import {
   createOpenChannel,
   freezeOpenChannel,
   getOpenChannel,
   listOpenChannels,
+  updateOpenChannel,
 } from "../channels";
 import type { SandboxRouter } from "../context";
 import { registerChannelRoutes } from "./channel-routes";
@@ -23,5 +26,8 @@ export function registerOpenChannelRoutes(api: SandboxRouter): void {
     get: getOpenChannel,
     list: listOpenChannels,
     freeze: freezeOpenChannel,
+    updateSchema: openChannelUpdateSchema,
+    updateFormFields: openChannelUpdateFormFields,
+    update: updateOpenChannel,
   });
 }

@@ -76,6 +76,15 @@ export function checkConfigurationOrExit(): void {
   }
 }
 
+/**
+ * Starts opening the database at once, for an entry point with other slow work to do before
+ * prepareServer runs (lib/console-server.ts loads Next.js meanwhile); prepareServer awaits the
+ * same handle. A failure ends the process as prepareServer would.
+ */
+export function openDatabaseEarly(): void {
+  step("The database cannot be used", () => getDatabaseHandle()).catch(exitWith);
+}
+
 function exitWith(error: unknown): never {
   const message =
     error instanceof StartupError ? error.message : `Start-up failed: ${String(error)}`;

@@ -19,13 +19,19 @@ Object.assign(process.env, { NODE_ENV: "production" });
 const { loadEnvConfig } = await import("@next/env");
 loadEnvConfig(process.cwd());
 // A bad configuration ends the process with a message naming the variable, before anything is built.
-const { checkConfigurationOrExit } = await import("@/lib/startup");
+const { checkConfigurationOrExit, openDatabaseEarly } = await import("@/lib/startup");
 checkConfigurationOrExit();
-const { default: next } = await import("next");
+// PGlite is compiled, started and, after a crash, recovered while Next.js loads.
+openDatabaseEarly();
 const { getSandboxApp, sandboxRequestListener } = await import("@/lib/sandbox");
 // Created here, before Next.js starts, so this (unbundled) instance is the process's one:
 // the console's pages, plans and rehearsals reach the same app through `getSandboxApp()`.
 const sandbox = getSandboxApp();
+// tsx turned Node's source maps on for our TypeScript. Left on, every chunk of Next.js's compiled
+// server has its map (28 MB in all) read, parsed and kept as it loads: a second of CPU at each
+// start and memory for as long as the process runs. `next start` leaves them off too.
+process.setSourceMapsEnabled(false);
+const { default: next } = await import("next");
 
 const nextApp = next({ dev: false, dir: process.cwd(), hostname, port });
 try {

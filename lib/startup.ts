@@ -2,6 +2,7 @@ import { getDatabaseHandle, type DatabaseHandle } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { findApplication, getSandboxApp, startSandboxWebhookWorker } from "@/lib/sandbox";
 import { installRequestGuard } from "@/lib/server/request-guard";
+import { boxed } from "@/lib/text/boxed";
 
 /** What the starting process serves: the console (`next start`), `npm run sandbox`, `npm run worker`. */
 export type ServerRole = "console" | "sandbox" | "import-worker";
@@ -35,7 +36,7 @@ export async function prepareServer(role: ServerRole): Promise<DatabaseHandle> {
   // The standalone sandbox is the platform itself: it has no platform client to connect (and
   // `lib/platform` is server-only, which plain `tsx` cannot load).
   await step("The sandbox cannot start", () =>
-    role === "sandbox" ? getSandboxApp().ready() : connectEmbeddedSandbox(),
+    role === "sandbox" ? startStandaloneSandbox() : connectEmbeddedSandbox(),
   );
   if (role === "console") {
     const { ensureAdminPassword } = await import("@/lib/auth/admin-password");
@@ -75,6 +76,15 @@ export function checkConfigurationOrExit(): void {
   }
 }
 
+/**
+ * Starts opening the database at once, for an entry point with other slow work to do before
+ * prepareServer runs (lib/console-server.ts loads Next.js meanwhile); prepareServer awaits the
+ * same handle. A failure ends the process as prepareServer would.
+ */
+export function openDatabaseEarly(): void {
+  step("The database cannot be used", () => getDatabaseHandle()).catch(exitWith);
+}
+
 function exitWith(error: unknown): never {
   const message =
     error instanceof StartupError ? error.message : `Start-up failed: ${String(error)}`;
@@ -86,6 +96,28 @@ function exitWith(error: unknown): never {
 /** The console's start (instrumentation.ts, or a custom server before it listens). */
 export async function startConsole(): Promise<void> {
   await startServer("console");
+}
+
+/**
+ * Opens the standalone sandbox (`npm run sandbox`). It has no Settings page, so a token it
+ * generates at first start is printed once, as the console prints a generated password.
+ */
+async function startStandaloneSandbox() {
+  const db = await getSandboxApp().ready();
+  const token = getSandboxApp().generatedToken();
+  if (token) {
+    const { SANDBOX_APP_ID } = env();
+    console.log(
+      boxed([
+        `Switchboard sandbox: API token of application "${SANDBOX_APP_ID}" generated (shown only this once)`,
+        "",
+        `    ${token}`,
+        "",
+        "Send it as the Api-Token header. To choose your own, set SANDBOX_API_TOKEN and restart.",
+      ]),
+    );
+  }
+  return db;
 }
 
 /**

@@ -3,6 +3,7 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { verifyAdminPassword } from "@/lib/auth/admin-password";
+import { rememberThisBrowser, rememberedBrowserId } from "@/lib/auth/remembered-browser";
 import { clientAddress } from "@/lib/auth/request-info";
 import { safeNextPath } from "@/lib/auth/safe-next";
 import { endAdminSession, startAdminSession } from "@/lib/auth/session";
@@ -26,12 +27,21 @@ function seconds(ms: number): string {
 }
 
 export const signIn = signedOutAction(signInSchema, async ({ password, next }) => {
-  const client = addressKey(clientAddress(await headers()));
   const db = await getDb();
+  // A browser that signed in before is throttled on its own and goes first when checks are paced.
+  const browser = await rememberedBrowserId(db);
+  const client = browser
+    ? { key: `browser:${browser}`, trusted: true }
+    : { key: addressKey(clientAddress(await headers())), trusted: false };
   const result = await throttle().attempt(client, () => verifyAdminPassword(db, password));
   if (result.outcome === "throttled") {
     throw new ActionError(
       `Too many failed sign-ins. Wait ${seconds(result.retryAfterMs)} and try again.`,
+    );
+  }
+  if (result.outcome === "busy") {
+    throw new ActionError(
+      `Sign-in is slowed down: many wrong passwords are arriving from elsewhere. Wait ${seconds(result.retryAfterMs)} and try again.`,
     );
   }
   if (result.outcome === "wrong-password") {
@@ -43,6 +53,7 @@ export const signIn = signedOutAction(signInSchema, async ({ password, next }) =
     );
   }
   await startAdminSession();
+  await rememberThisBrowser(db);
   redirect(safeNextPath(next));
 });
 

@@ -2,6 +2,7 @@ import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Database } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { boxed } from "@/lib/text/boxed";
 import { insertSettingOnce, readSetting, settingKeys } from "./console-settings";
 import { generatePassword, hashPassword, verifyPassword } from "./password";
 
@@ -18,7 +19,7 @@ export async function ensureAdminPassword(db: Database): Promise<void> {
     settingKeys.adminPasswordHash,
     await hashPassword(password),
   );
-  if (created) console.log(boxed(password));
+  if (created) console.log(passwordNotice(password));
 }
 
 export async function verifyAdminPassword(db: Database, candidate: string): Promise<boolean> {
@@ -33,22 +34,13 @@ export async function verifyAdminPassword(db: Database, candidate: string): Prom
   return stored ? verifyPassword(candidate, stored) : false;
 }
 
-function boxed(password: string): string {
-  const lines = [
+function passwordNotice(password: string): string {
+  return boxed([
     "Switchboard: administrator password generated (shown only this once)",
     "",
     `    ${password}`,
     "",
     "Only its hash is stored. To choose your own, set ADMIN_PASSWORD.",
     "Lost it? Delete the admin_password_hash row of console_settings and restart.",
-  ];
-  const width = Math.max(...lines.map((line) => line.length));
-  const rule = "═".repeat(width + 2);
-  return [
-    "",
-    `╔${rule}╗`,
-    ...lines.map((line) => `║ ${line.padEnd(width)} ║`),
-    `╚${rule}╝`,
-    "",
-  ].join("\n");
+  ]);
 }

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
+import { lockDataDir } from "./pglite-lock";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -111,106 +112,6 @@ export function onDatabaseClose(db: Database, hook: () => void): void {
 function runCloseHooks(db: object): void {
   for (const hook of closeHooks.get(db) ?? []) hook();
   closeHooks.delete(db);
-}
-
-/**
- * A lock whose holder stopped refreshing it for this long belongs to a dead process. Only a
- * lock without a readable owner file waits for this (a crash between taking the lock and
- * writing the file); generous, because a holder whose event loop stalls this long gives up
- * its lock and stops.
- */
-export const pgliteLockStaleMs = 30_000;
-
-/**
- * PGlite is an embedded database: two processes writing one data directory corrupt it.
- * The lock is a directory (proper-lockfile) whose mtime its holder refreshes every second, so
- * a lock nobody refreshes for pgliteLockStaleMs is taken over. Beside it, a .owner file names the
- * holder by pid and the pid's start time: a holder that is gone, or whose pid now belongs to
- * a process started at another time, is known dead at once, so a restart right after a crash
- * does not wait for the lock to turn stale, and a reused pid cannot keep it.
- */
-export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
-  const lockfile = await import("proper-lockfile");
-  const lockPath = path.join(path.dirname(dataDir), `${path.basename(dataDir)}.lock`);
-  // Earlier versions wrote a plain file holding a pid here; it proves nothing, remove it.
-  if (fs.statSync(lockPath, { throwIfNoEntry: false })?.isFile())
-    fs.rmSync(lockPath, { force: true });
-  const ownerFile = `${lockPath}.owner`;
-  // The owner file speaks for the lock only while the lock exists.
-  const holder = fs.existsSync(lockPath) ? readLockOwner(ownerFile) : undefined;
-  if (holder && !isSameProcessAlive(holder)) fs.rmSync(lockPath, { recursive: true, force: true });
-  const inUse = () =>
-    new Error(
-      `The database directory ${dataDir} is in use by another running process${holder ? ` (pid ${holder.pid})` : ""}. ` +
-        "Embedded PGlite can be opened by one process only: stop that process, " +
-        "give this one its own DATA_DIR, or set DATABASE_URL to share a PostgreSQL server.",
-    );
-  if (holder && isSameProcessAlive(holder) && holder.pid !== process.pid) throw inUse();
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(dataDir, {
-      lockfilePath: lockPath,
-      realpath: false,
-      stale: pgliteLockStaleMs,
-      update: 1000,
-      // A lock without an owner we can judge turns stale within pgliteLockStaleMs: wait that long.
-      retries: {
-        retries: Math.ceil((pgliteLockStaleMs + 2000) / 500),
-        minTimeout: 500,
-        maxTimeout: 500,
-        factor: 1,
-      },
-      onCompromised: (error) => {
-        // Another process may be writing the directory now: stopping is the only safe answer.
-        console.error(`[database] lost the lock on ${dataDir} (${error.message}); stopping.`);
-        process.exit(1);
-      },
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ELOCKED") throw inUse();
-    throw error;
-  }
-  fs.writeFileSync(
-    ownerFile,
-    JSON.stringify({ pid: process.pid, startTime: processStartTime(process.pid) }),
-  );
-  return async () => {
-    fs.rmSync(ownerFile, { force: true });
-    await release();
-  };
-}
-
-type LockOwner = { pid: number; startTime?: string };
-
-function readLockOwner(ownerFile: string): LockOwner | undefined {
-  try {
-    const owner = JSON.parse(fs.readFileSync(ownerFile, "utf8")) as LockOwner;
-    return Number.isInteger(owner.pid) ? owner : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether the lock's holder still runs: its pid is alive and, where the system says, started when it did. */
-function isSameProcessAlive(owner: LockOwner): boolean {
-  try {
-    process.kill(owner.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  const startTime = processStartTime(owner.pid);
-  return owner.startTime === undefined || startTime === undefined || startTime === owner.startTime;
-}
-
-/** The process's start time in clock ticks since boot (Linux /proc), or undefined elsewhere. */
-function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Field 22; the command name (field 2) may hold spaces and parentheses, so count from the last ")".
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
 }
 
 // One database per process. Next.js bundles route handlers, server actions and

@@ -37,9 +37,14 @@ export function createSandboxApp({
 }: SandboxAppOptions) {
   const rateLimiter = new RateLimiter();
   let ready: Promise<Database> | undefined;
+  let generatedToken: string | undefined;
   const init = () => {
     ready ??= getDb().then(async (db) => {
-      await ensureDefaultApplication(db, config.defaultAppId, config.defaultApiToken);
+      ({ generatedToken } = await ensureDefaultApplication(
+        db,
+        config.defaultAppId,
+        config.defaultApiToken,
+      ));
       await fileStoredMessagesLater(db);
       return db;
     });
@@ -130,6 +135,8 @@ export function createSandboxApp({
   return Object.assign(root, {
     /** Resolves once the database is open and the default application exists. */
     ready: init,
+    /** The default application's API token if this start generated it (no SANDBOX_API_TOKEN, first start). */
+    generatedToken: () => generatedToken,
     /** Drop cached rate-limit buckets of an application whose limit changed. */
     resetRateLimit: (appId: string) => rateLimiter.reset(appId),
   });

@@ -20,14 +20,15 @@ export function generateApiToken(): string {
 
 /**
  * Creates the default application at first start. A token given in the environment
- * always wins, so a restart with a new SANDBOX_API_TOKEN takes effect.
+ * always wins, so a restart with a new SANDBOX_API_TOKEN takes effect. `generatedToken` is
+ * the token this call generated (first start without SANDBOX_API_TOKEN), to be shown once.
  */
 export async function ensureDefaultApplication(
   db: Database,
   appId: string,
   apiToken: string | undefined,
-): Promise<SandboxApplication> {
-  await db
+): Promise<{ application: SandboxApplication; generatedToken?: string }> {
+  const [created] = await db
     .insert(sandboxApps)
     .values({
       id: appId,
@@ -36,14 +37,15 @@ export async function ensureDefaultApplication(
       isDefault: true,
       webhook: initialWebhookSettings,
     })
-    .onConflictDoNothing();
+    .onConflictDoNothing()
+    .returning({ apiToken: sandboxApps.apiToken });
   if (apiToken) {
     await db.update(sandboxApps).set({ apiToken }).where(eq(sandboxApps.id, appId));
     await applicationChanged(db, appId);
   }
-  const app = await findApplication(db, appId);
-  if (!app) throw new Error(`Default sandbox application ${appId} could not be created`);
-  return app;
+  const application = await findApplication(db, appId);
+  if (!application) throw new Error(`Default sandbox application ${appId} could not be created`);
+  return { application, generatedToken: apiToken ? undefined : created?.apiToken };
 }
 
 export async function findApplication(

@@ -37,6 +37,7 @@ export async function freePort(): Promise<number> {
  */
 export async function startConsoleServer(
   extraEnv: Record<string, string> = {},
+  options: { onOutput?: (text: string) => void } = {},
 ): Promise<ConsoleServer> {
   if (!fs.existsSync(path.join(root, ".next", "BUILD_ID"))) {
     throw new Error("The console is not built: run `npx next build` first (npm test does).");
@@ -74,8 +75,12 @@ export async function startConsoleServer(
       ],
       { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
     );
-    child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      options.onOutput?.(output);
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
     const exited = new Promise<never>((_, reject) =>
       child?.once("exit", (code) => reject(new Error(`console exited with ${code}:\n${output}`))),
     );
@@ -116,7 +121,8 @@ export async function startConsoleServer(
   };
 }
 
-async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+// A first start (PGlite creating its database) on a busy shared machine can take over a minute.
+async function waitForHttp(url: string, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -10,6 +10,7 @@ export type SandboxServer = {
   /** e.g. http://127.0.0.1:41234 */
   origin: string;
   appId: string;
+  /** The default application's token; empty when the server was left to generate its own. */
   token: string;
   /** `{origin}/sandbox/{appId}`: both the chat and the calls base URL. */
   baseUrl: string;
@@ -31,12 +32,15 @@ const root = path.resolve(import.meta.dirname, "../../..");
 /**
  * Starts `lib/sandbox-server.ts` as its own process on a free loopback port, with a
  * fresh PGlite directory, or a fresh schema of TEST_DATABASE_URL when that is set.
- * The process exits by itself if the test runner dies.
+ * The process exits by itself if the test runner dies. A variable given as undefined is left unset.
  */
 export async function startSandboxServer(
-  extraEnv: Record<string, string> = {},
+  extraEnv: Record<string, string | undefined> = {},
 ): Promise<SandboxServer> {
-  const token = extraEnv.SANDBOX_API_TOKEN ?? `test_${randomBytes(16).toString("hex")}`;
+  const token =
+    "SANDBOX_API_TOKEN" in extraEnv
+      ? (extraEnv.SANDBOX_API_TOKEN ?? "")
+      : `test_${randomBytes(16).toString("hex")}`;
   const appId = extraEnv.SANDBOX_APP_ID ?? "local";
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-sandbox-"));
   const databaseUrl = process.env.TEST_DATABASE_URL;
@@ -64,9 +68,10 @@ export async function startSandboxServer(
     });
     const from = output.length;
     return new Promise<string>((resolve, reject) => {
+      // A first start (PGlite creating its database) on a busy machine can take over a minute.
       const timer = setTimeout(
         () => reject(new Error(`sandbox did not start:\n${output}`)),
-        60_000,
+        180_000,
       );
       const onData = (chunk: Buffer) => {
         output += chunk.toString();

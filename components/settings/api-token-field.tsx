@@ -73,9 +73,8 @@ export function ApiTokenField({ appId, maskedToken }: ApiTokenFieldProps) {
           }
           confirmLabel="Rotate token"
           onConfirm={async () => {
-            const message = await rotateToken();
-            if (message === null) setRevealed(null);
-            return message;
+            await rotateToken();
+            setRevealed(null);
           }}
           trigger={
             <Button variant="ghost" size="sm" aria-label={`Rotate API token of ${appId}`}>

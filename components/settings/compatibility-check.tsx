@@ -5,7 +5,7 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Table } from "@/components/ui/table";
-import { actionErrorMessage } from "@/lib/actions/action-result";
+import { unwrap } from "@/lib/actions/action-result";
 import { checkCompatibility } from "@/lib/actions/settings";
 import type { CompatibilityOutcome } from "@/lib/conformance/compatibility";
 
@@ -24,11 +24,7 @@ const outcomeBadge: Record<
  */
 export function CompatibilityCheck() {
   const check = useMutation({
-    mutationFn: async () => {
-      const result = await checkCompatibility({});
-      if (!("data" in result)) throw new Error(actionErrorMessage(result) ?? "The check failed.");
-      return result.data;
-    },
+    mutationFn: () => unwrap(checkCompatibility({})),
   });
   const failed = check.data?.filter((row) => row.outcome === "fail").length ?? 0;
 

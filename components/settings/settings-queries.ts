@@ -1,7 +1,8 @@
 "use client";
 
 import { queryOptions, useQueryClient } from "@tanstack/react-query";
-import { actionErrorMessage } from "@/lib/actions/action-result";
+import { unwrap } from "@/lib/actions/action-result";
+import { readJson } from "@/lib/client/read-json";
 import { deleteSandboxApplication, rotateSandboxApiToken } from "@/lib/actions/settings";
 import type { ConnectionCheck } from "@/lib/platform/target";
 
@@ -16,18 +17,11 @@ export const settingsKeys = {
   apiToken: (appId: string) => ["settings", "applications", appId, "token"] as const,
 };
 
-async function getJson<T>(url: string): Promise<T> {
-  const response = await fetch(url, { cache: "no-store" });
-  const body = (await response.json().catch(() => ({}))) as T & { error?: string };
-  if (!response.ok) throw new Error(body.error ?? `The console answered HTTP ${response.status}.`);
-  return body;
-}
-
 /** Run on demand (the Check connection button), never in the background. */
 export function connectionCheckQuery() {
   return queryOptions({
     queryKey: settingsKeys.connection(),
-    queryFn: () => getJson<ConnectionCheck>("/settings/connection"),
+    queryFn: ({ signal }) => readJson<ConnectionCheck>("/settings/connection", { signal }),
     enabled: false,
     retry: false,
     gcTime: 0,
@@ -38,10 +32,11 @@ export function connectionCheckQuery() {
 export function apiTokenQuery(appId: string) {
   return queryOptions({
     queryKey: settingsKeys.apiToken(appId),
-    queryFn: async () =>
+    queryFn: async ({ signal }) =>
       (
-        await getJson<{ apiToken: string }>(
+        await readJson<{ apiToken: string }>(
           `/settings/applications/${encodeURIComponent(appId)}/token`,
+          { signal },
         )
       ).apiToken,
     staleTime: 0,
@@ -50,20 +45,12 @@ export function apiTokenQuery(appId: string) {
   });
 }
 
-/** Rotate and delete, each answering an error message for the confirm dialog (null when done). */
+/** Rotate and delete, for the confirm dialogs: each fails with the sentence to show. */
 export function useApplicationMutations(appId: string) {
   const queryClient = useQueryClient();
   const forgetToken = () => queryClient.removeQueries({ queryKey: settingsKeys.apiToken(appId) });
   return {
-    rotateToken: async () => {
-      const message = actionErrorMessage(await rotateSandboxApiToken({ appId }));
-      forgetToken();
-      return message;
-    },
-    deleteApplication: async () => {
-      const message = actionErrorMessage(await deleteSandboxApplication({ appId }));
-      forgetToken();
-      return message;
-    },
+    rotateToken: () => unwrap(rotateSandboxApiToken({ appId })).finally(forgetToken),
+    deleteApplication: () => unwrap(deleteSandboxApplication({ appId })).finally(forgetToken),
   };
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState, type ReactNode } from "react";
+import { failureSentence } from "@/lib/actions/action-result";
 import { Alert } from "./alert";
 import { AlertDialogFrame } from "./alert-dialog-frame";
 
@@ -11,8 +12,11 @@ export type ConfirmDialogProps = {
   description: ReactNode;
   confirmLabel: string;
   tone?: "danger" | "primary";
-  /** Resolves to an error message to show, or null when done (the dialog then closes). */
-  onConfirm: () => Promise<string | null>;
+  /**
+   * Done when it resolves (the dialog then closes); a failure (an ActionFailed from `unwrap`)
+   * keeps the dialog open with its sentence.
+   */
+  onConfirm: () => Promise<unknown>;
 };
 
 /** Asks before something that cannot be undone; keeps itself open and shows why if it fails. */
@@ -24,8 +28,9 @@ export function ConfirmDialog({ tone = "danger", onConfirm, ...frame }: ConfirmD
   async function confirm() {
     setPending(true);
     setError(null);
-    const message = await onConfirm().catch(
-      () => "The request did not reach the server. Try again.",
+    const message = await onConfirm().then(
+      () => null,
+      (error: unknown) => failureSentence(error),
     );
     setPending(false);
     if (message) setError(message);

@@ -163,14 +163,7 @@ export function DeliveryLog({ allCategories }: DeliveryLogProps) {
               description={`Every delivery this filter selects (${selectedCount.toLocaleString("en")}) is sent again as a new delivery, with the same payload, to the endpoint configured now; those of a category no longer subscribed are not.`}
               confirmLabel={`Send ${selectedCount.toLocaleString("en")} again`}
               tone="primary"
-              onConfirm={async () => {
-                try {
-                  await resendSelected.mutateAsync(filter);
-                  return null;
-                } catch (error) {
-                  return error instanceof Error ? error.message : "Sending again failed.";
-                }
-              }}
+              onConfirm={() => resendSelected.mutateAsync(filter)}
             />
           )}
           {resendSelected.data && (

@@ -6,7 +6,8 @@ import {
   useQuery,
   useQueryClient,
 } from "@tanstack/react-query";
-import { actionErrorMessage, type ActionResult } from "@/lib/actions/action-result";
+import { unwrap, type ActionResult } from "@/lib/actions/action-result";
+import { readJson } from "@/lib/client/read-json";
 import {
   playSandboxDirectCall,
   playSandboxGroupCall,
@@ -28,32 +29,12 @@ import type { WebhookSettingsView } from "@/lib/webhooks/reads";
  * mutations through server actions, each mutation invalidating the reads it changes.
  */
 
-/** The data of a successful result; a failed one becomes an Error with the sentence to show. */
-export async function unwrap<T>(result: Promise<ActionResult<T>>): Promise<T> {
-  const settled = await result;
-  if ("data" in settled) return settled.data;
-  throw new Error(actionErrorMessage(settled) ?? "The request failed.");
-}
-
-/** GET one of the page's route handlers; a refusal becomes an Error with its sentence. */
-async function read<T>(
+/** GET one of the page's route handlers. */
+const read = <T>(
   path: string,
   query: Record<string, string | number | undefined> = {},
   signal?: AbortSignal,
-): Promise<T> {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query))
-    if (value !== undefined && value !== "") params.set(key, String(value));
-  const search = params.size > 0 ? `?${params}` : "";
-  const response = await fetch(`/webhooks/${path}${search}`, { signal, cache: "no-store" });
-  // A signed-out browser is redirected to the sign-in page, which is not JSON.
-  if (!(response.headers.get("content-type") ?? "").includes("application/json")) {
-    throw new Error("Your session has ended. Sign in again to continue.");
-  }
-  const body = (await response.json()) as { error?: string };
-  if (!response.ok) throw new Error(body.error ?? `The console answered HTTP ${response.status}.`);
-  return body as T;
-}
+) => readJson<T>(`/webhooks/${path}`, { query, signal });
 
 export const DELIVERY_PAGE_SIZE = 25;
 

@@ -8,6 +8,9 @@ export type ValidationErrors = {
   fieldErrors: Record<string, string[] | undefined>;
 };
 
+/** What a signed-out caller is told, by server actions and by the console's reads alike. */
+export const signedOutMessage = "Your session has ended. Sign in again to continue.";
+
 export const genericErrorMessage =
   "Something went wrong on our side. Try again; if it keeps failing, check the server log.";
 
@@ -21,6 +24,39 @@ export function actionErrorMessage(result: ActionResult<unknown>): string | null
     return first ?? "Some values are not valid.";
   }
   return null;
+}
+
+/** The sentence for an action that never reached the console (a lost connection). */
+export const unreachedMessage = "The request did not reach the console. Try again.";
+
+/** A failed action, carrying the sentence to show. */
+export class ActionFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ActionFailed";
+  }
+}
+
+/**
+ * The one way, outside forms, to turn an action's result into UI: its data, or an ActionFailed
+ * with the sentence to show (a refusal's, or `unreachedMessage` when the call itself failed).
+ * React Query's mutations show `error.message`; ConfirmDialog shows it in the dialog. Forms use
+ * `applyActionResult` instead, to put each message beside its field.
+ */
+export async function unwrap<T>(call: Promise<ActionResult<T>>): Promise<T> {
+  let result: ActionResult<T>;
+  try {
+    result = await call;
+  } catch {
+    throw new ActionFailed(unreachedMessage);
+  }
+  if ("data" in result) return result.data;
+  throw new ActionFailed(actionErrorMessage(result) ?? "The request failed.");
+}
+
+/** The sentence for any error a mutation ended with. */
+export function failureSentence(error: unknown): string {
+  return error instanceof ActionFailed ? error.message : unreachedMessage;
 }
 
 type SetError = (name: never, error: { type: string; message: string }) => void;

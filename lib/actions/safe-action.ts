@@ -5,12 +5,17 @@ import { getAdminSession, type AdminSession } from "@/lib/auth/session";
 import { PlatformError } from "@/lib/platform";
 import { findUnstorableText, unstorableTextMessage } from "@/lib/schemas/text-values";
 import { ActionError } from "./action-error";
-import { genericErrorMessage, type ActionResult, type ValidationErrors } from "./action-result";
+import {
+  genericErrorMessage,
+  signedOutMessage,
+  type ActionResult,
+  type ValidationErrors,
+} from "./action-result";
 
 export { ActionError } from "./action-error";
 export type { ActionResult } from "./action-result";
 
-export const signedOutMessage = "Your session has ended. Sign in again to continue.";
+export { signedOutMessage } from "./action-result";
 
 type Handler<S extends z.ZodType, T, C> = (input: z.output<S>, context: C) => Promise<T>;
 

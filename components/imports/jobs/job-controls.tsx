@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog, type ConfirmDialogProps } from "@/components/ui/confirm-dialog";
 import { useSingleFlight } from "@/components/ui/use-single-flight";
-import { actionErrorMessage } from "@/lib/actions/action-result";
+import { unwrap } from "@/lib/actions/action-result";
 import { controlImportJob, newJobFromRowsNotDone } from "@/lib/actions/imports";
 import type { JobProgress } from "@/lib/imports/jobs";
 import { importJobKeys, useJobCommand, type JobCommand } from "./job-queries";
@@ -47,11 +47,8 @@ export function JobControls({ progress, target }: JobControlsProps) {
     </Button>
   );
   /** A confirmed command: the dialog stays open with the reason when it is refused. */
-  const confirmed = async (command: "run" | "cancel") => {
-    const message = actionErrorMessage(await controlImportJob({ jobId, command }));
-    await refresh();
-    return message;
-  };
+  const confirmed = (command: "run" | "cancel") =>
+    unwrap(controlImportJob({ jobId, command })).finally(refresh);
   const over = progress.status === "cancelled" || progress.status === "completed";
 
   return (
@@ -101,11 +98,8 @@ export function JobControls({ progress, target }: JobControlsProps) {
             }
             confirmLabel="Make the new job"
             onConfirm={async () => {
-              const result = await newJobFromRowsNotDone({ jobId });
-              if (!("data" in result))
-                return actionErrorMessage(result) ?? "The new job could not be made.";
-              router.push(`/imports/${result.data.jobId}`);
-              return null;
+              const made = await unwrap(newJobFromRowsNotDone({ jobId }));
+              router.push(`/imports/${made.jobId}`);
             }}
             trigger={<Button variant="secondary">New job from the rows not done</Button>}
           />
@@ -145,7 +139,7 @@ function JobActionDialog({ action, variant, disabled, ...dialog }: JobActionDial
 type DialogProps = {
   progress: JobProgress;
   disabled: boolean;
-  onConfirm: () => Promise<string | null>;
+  onConfirm: () => Promise<unknown>;
 };
 
 function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { target: RunTarget }) {

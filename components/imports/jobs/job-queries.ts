@@ -1,8 +1,9 @@
 "use client";
 
-import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { actionErrorMessage, type ActionResult } from "@/lib/actions/action-result";
+import { failureSentence, unwrap } from "@/lib/actions/action-result";
+import { readJson } from "@/lib/client/read-json";
 import { controlImportJob, planImportJob, rehearseImportJob } from "@/lib/actions/imports";
 import type { JobProgress, ReportRow, RowRequests } from "@/lib/imports/jobs";
 import type { RowState } from "@/lib/imports/types";
@@ -20,13 +21,6 @@ export const importJobKeys = {
     ["imports", jobId, "requests", rowNumber] as const,
 };
 
-async function getJson<T>(url: string): Promise<T> {
-  const response = await fetch(url, { cache: "no-store" });
-  const body = (await response.json().catch(() => ({}))) as T & { error?: string };
-  if (!response.ok) throw new Error(body.error ?? `The console answered HTTP ${response.status}.`);
-  return body;
-}
-
 const isBusy = (progress: JobProgress | undefined) =>
   progress?.status === "planning" ||
   progress?.status === "running" ||
@@ -37,7 +31,7 @@ const isBusy = (progress: JobProgress | undefined) =>
 export function jobProgressQuery(jobId: string, initialData?: JobProgress) {
   return queryOptions({
     queryKey: importJobKeys.progress(jobId),
-    queryFn: () => getJson<JobProgress>(`/imports/${jobId}/progress`),
+    queryFn: ({ signal }) => readJson<JobProgress>(`/imports/${jobId}/progress`, { signal }),
     initialData,
     staleTime: 0,
     refetchInterval: (query) => (isBusy(query.state.data) ? 1000 : false),
@@ -51,13 +45,12 @@ export function jobRowsQuery(
   after: number,
   version: string,
 ) {
-  const query = new URLSearchParams({ after: String(after), limit: "100" });
-  if (state !== "all") query.set("state", state);
+  const query = { after, limit: 100, state: state === "all" ? undefined : state };
+  type Page = { rows: ReportRow[]; nextAfter: number | null };
   return queryOptions({
     queryKey: [...importJobKeys.rows(jobId, state), after, version],
-    placeholderData: (previous) => previous,
-    queryFn: () =>
-      getJson<{ rows: ReportRow[]; nextAfter: number | null }>(`/imports/${jobId}/rows?${query}`),
+    queryFn: ({ signal }) => readJson<Page>(`/imports/${jobId}/rows`, { query, signal }),
+    placeholderData: keepPreviousData,
   });
 }
 
@@ -65,9 +58,10 @@ export function jobRowsQuery(
 export function rowRequestsQuery(jobId: string, rowNumber: string | null) {
   return queryOptions({
     queryKey: importJobKeys.requests(jobId, rowNumber ?? ""),
-    queryFn: () =>
-      getJson<RowRequests>(
+    queryFn: ({ signal }) =>
+      readJson<RowRequests>(
         `/imports/${jobId}/rows/${encodeURIComponent(rowNumber ?? "")}/requests`,
+        { signal },
       ),
     enabled: rowNumber !== null,
     retry: false,
@@ -81,13 +75,16 @@ export function useJobCommand(jobId: string) {
   const queryClient = useQueryClient();
   const [error, setError] = useState<string | null>(null);
   const mutation = useMutation({
-    mutationFn: async (command: JobCommand): Promise<ActionResult<unknown>> => {
-      if (command === "plan") return planImportJob({ jobId });
-      if (command === "rehearse") return rehearseImportJob({ jobId });
-      return controlImportJob({ jobId, command });
-    },
-    onSuccess: (result) => setError(actionErrorMessage(result)),
-    onError: () => setError("The console could not be reached. Try again."),
+    mutationFn: (command: JobCommand): Promise<unknown> =>
+      unwrap<unknown>(
+        command === "plan"
+          ? planImportJob({ jobId })
+          : command === "rehearse"
+            ? rehearseImportJob({ jobId })
+            : controlImportJob({ jobId, command }),
+      ),
+    onSuccess: () => setError(null),
+    onError: (error) => setError(failureSentence(error)),
     onSettled: () => queryClient.invalidateQueries({ queryKey: importJobKeys.all(jobId) }),
   });
   return { ...mutation, error };

@@ -1,5 +1,4 @@
-import type { ActionResult } from "@/lib/actions/action-result";
-import { actionErrorMessage } from "@/lib/actions/action-result";
+import { failureSentence, unwrap, type ActionResult } from "@/lib/actions/action-result";
 import type { ColumnMapping } from "@/lib/imports/fields";
 import type { ColumnTransforms } from "@/lib/imports/transforms";
 import type { PreviewClient } from "@/lib/imports/parse/preview-client";
@@ -59,14 +58,14 @@ export async function uploadRows(
   onProgress: (state: UploadState) => void,
 ): Promise<string> {
   let current = { ...state };
+  // Each call's refusal (or lost connection) stops the upload where it stands, to resume from.
+  const step = <T>(call: Promise<ActionResult<T>>) =>
+    unwrap(call).catch((error: unknown) => {
+      throw new UploadFailed(failureSentence(error), current);
+    });
   if (current.jobId === null) {
-    const created = await actions.createImportJob({ ...job, totalRows: current.total });
-    if (!("data" in created))
-      throw new UploadFailed(
-        actionErrorMessage(created) ?? "The import could not be created.",
-        current,
-      );
-    current = { ...current, jobId: created.data.jobId };
+    const created = await step(actions.createImportJob({ ...job, totalRows: current.total }));
+    current = { ...current, jobId: created.jobId };
     onProgress(current);
   }
   const jobId = current.jobId!;
@@ -78,23 +77,10 @@ export async function uploadRows(
       maxBytes: UPLOAD_CHUNK_BYTES,
     });
     if (rows.length === 0) break;
-    let result: ActionResult<{ received: number }>;
-    try {
-      result = await actions.appendImportRows({ jobId, rows });
-    } catch {
-      throw new UploadFailed("The connection to the console was lost while sending rows.", current);
-    }
-    if (!("data" in result))
-      throw new UploadFailed(actionErrorMessage(result) ?? "Rows could not be sent.", current);
+    await step(actions.appendImportRows({ jobId, rows }));
     // Counted in rows, not indexes: blank lines have an index but are never sent.
     current = { ...current, sent: current.sent + rows.length };
     onProgress(current);
   }
-  const finished = await actions.finishImportUpload({ jobId });
-  if (!("data" in finished))
-    throw new UploadFailed(
-      actionErrorMessage(finished) ?? "The upload could not be finished.",
-      current,
-    );
-  return finished.data.jobId;
+  return (await step(actions.finishImportUpload({ jobId }))).jobId;
 }

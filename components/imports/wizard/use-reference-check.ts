@@ -1,6 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
+import { readJson } from "@/lib/client/read-json";
 import type { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { PreviewCounts } from "@/lib/imports/parse/protocol";
 import {
@@ -25,16 +26,9 @@ async function lookUpReferences(
   resource: ImportResource,
   batch: ReferenceLookup,
 ): Promise<MissingReferences> {
-  const response = await fetch("/imports/new/references", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ resource, ...batch }),
-    cache: "no-store",
+  const body = await readJson<Partial<MissingReferences>>("/imports/new/references", {
+    body: { resource, ...batch },
   });
-  const body = (await response.json().catch(() => ({}))) as Partial<MissingReferences> & {
-    error?: string;
-  };
-  if (!response.ok) throw new Error(body.error ?? `The console answered HTTP ${response.status}.`);
   return { channels: body.channels ?? [], users: body.users ?? [] };
 }
 

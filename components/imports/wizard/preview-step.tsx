@@ -1,18 +1,16 @@
 "use client";
 
-import { useId, useState, type FormEvent } from "react";
+import { useId, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { classNames, focusRing } from "@/components/ui/class-names";
-import { Input } from "@/components/ui/input";
-import { Label } from "@/components/ui/label";
-import { Select } from "@/components/ui/select";
 import type { ColumnMapping } from "@/lib/imports/fields";
 import type { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { PreviewCounts, RowFilter } from "@/lib/imports/parse/protocol";
 import type { ColumnTransforms } from "@/lib/imports/transforms";
 import type { ImportResource } from "@/lib/imports/types";
+import { FindReplaceForm } from "./find-replace-form";
 import { PreviewGrid } from "./preview-grid";
 import { ProgressBar } from "@/components/ui/progress-bar";
 import type { UploadState } from "./upload-rows";
@@ -189,22 +187,7 @@ type BulkActionsProps = Pick<
 /** Changes to many rows at once: every row with an error left out, or one value replaced in a column. */
 function BulkActions({ counts, columns, busy, onExcludeErrors, onReplace }: BulkActionsProps) {
   const [open, setOpen] = useState(false);
-  const [column, setColumn] = useState(0);
-  const [find, setFind] = useState("");
-  const [replacement, setReplacement] = useState("");
-  const [wholeCell, setWholeCell] = useState(false);
-  const [result, setResult] = useState<string | null>(null);
   const formId = useId();
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    const changed = await onReplace(column, find, replacement, wholeCell);
-    setResult(
-      changed === 0
-        ? `No cell of ${columns[column]} matches.`
-        : `Replaced in ${changed.toLocaleString("en-US")} ${changed === 1 ? "cell" : "cells"} of ${columns[column]}.`,
-    );
-  }
 
   return (
     <div className="space-y-3">
@@ -228,60 +211,9 @@ function BulkActions({ counts, columns, busy, onExcludeErrors, onReplace }: Bulk
         </Button>
       </div>
       {open && (
-        <form
-          id={formId}
-          aria-label="Find and replace in a column"
-          onSubmit={(event) => void submit(event)}
-          className="flex flex-wrap items-end gap-3 rounded-md border border-slate-200 bg-slate-50 p-3"
-        >
-          <div className="flex flex-col gap-1">
-            <Label htmlFor={`${formId}-column`}>Column</Label>
-            <Select
-              id={`${formId}-column`}
-              className="mt-0"
-              value={column}
-              onChange={(event) => setColumn(Number(event.target.value))}
-            >
-              {columns.map((name, position) => (
-                <option key={name} value={position}>
-                  {name}
-                </option>
-              ))}
-            </Select>
-          </div>
-          <div className="flex w-48 flex-col gap-1">
-            <Label htmlFor={`${formId}-find`}>Find</Label>
-            <Input
-              id={`${formId}-find`}
-              value={find}
-              onChange={(event) => setFind(event.target.value)}
-            />
-          </div>
-          <div className="flex w-48 flex-col gap-1">
-            <Label htmlFor={`${formId}-replace`}>Replace with</Label>
-            <Input
-              id={`${formId}-replace`}
-              value={replacement}
-              onChange={(event) => setReplacement(event.target.value)}
-            />
-          </div>
-          <label className="flex h-9 items-center gap-2 text-sm text-slate-700">
-            <input
-              type="checkbox"
-              checked={wholeCell}
-              onChange={(event) => setWholeCell(event.target.checked)}
-            />
-            Match whole cells only (empty matches empty cells)
-          </label>
-          <Button type="submit" size="sm" disabled={busy || (find === "" && !wholeCell)}>
-            Replace all
-          </Button>
-          {result && (
-            <p role="status" className="basis-full text-sm text-slate-700">
-              {result}
-            </p>
-          )}
-        </form>
+        <div id={formId}>
+          <FindReplaceForm columns={columns} busy={busy} onReplace={onReplace} />
+        </div>
       )}
     </div>
   );

@@ -1,7 +1,7 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useState } from "react";
+import { useReducer } from "react";
 import { Controller, useForm, useWatch, type Control } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -10,7 +10,7 @@ import { Label } from "@/components/ui/label";
 import { Switch } from "@/components/ui/switch";
 import { TextField } from "@/components/ui/text-field";
 import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
-import { applyActionResult } from "@/lib/actions/action-result";
+import { applyActionResult, unreachedMessage } from "@/lib/actions/action-result";
 import type { WebhookSettingsView } from "@/lib/webhooks/reads";
 import {
   ALL_WEBHOOK_EVENTS,
@@ -19,25 +19,16 @@ import {
 } from "@/lib/schemas/webhooks";
 import {
   diffWebhookSettings,
-  initialChoices,
   isPlainHttp,
   nothingDeliveredReason,
   resolveStale,
   staleFields,
-  type SettingsField,
-  type StaleChoice,
   type WebhookSettingsValues,
 } from "@/lib/webhooks/settings-diff";
+import { reviewFlowReducer, startReviewFlow, type Review } from "@/lib/webhooks/review-flow";
 import { CategoryPicker } from "./category-picker";
 import { SaveSettingsDialog } from "./save-settings-dialog";
 import { fetchFreshSettings, fetchUrlWarning, useSaveWebhookSettings } from "./webhook-queries";
-
-/** What the platform held when Save was pressed, and what the guard thinks of the URL. */
-type Review = {
-  now: WebhookSettingsValues;
-  nowCategories: string[];
-  urlWarning: { warning: string; allowed: boolean } | null;
-};
 
 export type WebhookSettingsFormProps = { view: WebhookSettingsView };
 
@@ -49,15 +40,9 @@ const isAllEvents = (events: readonly string[]) =>
 /** The webhook configuration: edit, review the change as a diff, save, show the platform's answer. */
 export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
   const { allCategories } = view;
-  // The values the form was made from. Not the live query: a refetch on focus must not move the
-  // base under the administrator's edits, or a stale save would look like a fresh one.
-  const [settings, setSettings] = useState(view.settings);
+  const [flow, dispatch] = useReducer(reviewFlowReducer, view.settings, startReviewFlow);
+  const { base: settings, review, choices, answer } = flow;
   const save = useSaveWebhookSettings();
-  const [confirming, setConfirming] = useState(false);
-  const [reviewing, setReviewing] = useState(false);
-  const [review, setReview] = useState<Review | null>(null);
-  const [choices, setChoices] = useState<Partial<Record<SettingsField, StaleChoice>>>({});
-  const [answer, setAnswer] = useState<WebhookSettingsValues | null>(null);
   const formRef = useHydratedMarker<HTMLFormElement>();
   const form = useForm<WebhookSettingsInput>({
     // Not the sandbox's schema: the platform judges the categories it listed, `["*"]` included.
@@ -84,38 +69,26 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
 
   const startReview = form.handleSubmit(async (submitted) => {
     save.reset();
-    setReviewing(true);
+    dispatch({ type: "review-started" });
     try {
       const [fresh, urlCheck] = await Promise.all([
         fetchFreshSettings(),
         submitted.url ? fetchUrlWarning(submitted.url).catch(() => null) : Promise.resolve(null),
       ]);
-      const reviewed: Review = {
+      const review: Review = {
         now: fresh.settings,
         nowCategories: fresh.allCategories,
         urlWarning: urlCheck?.warning
           ? { warning: urlCheck.warning, allowed: urlCheck.allowed }
           : null,
       };
-      setReview(reviewed);
-      setChoices(
-        initialChoices(
-          staleFields(
-            settings,
-            reviewed.now,
-            { ...settings, ...submitted },
-            reviewed.nowCategories,
-          ),
-        ),
-      );
-      setConfirming(true);
+      dispatch({ type: "review-ready", review, submitted });
     } catch (error) {
+      dispatch({ type: "review-failed" });
       form.setError("root.server", {
         type: "server",
         message: `The platform's current settings could not be read, so nothing was saved: ${error instanceof Error ? error.message : "unknown error"}`,
       });
-    } finally {
-      setReviewing(false);
     }
   });
 
@@ -123,19 +96,16 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
     const submitted = review
       ? resolveStale(form.getValues(), review.now, choices)
       : form.getValues();
-    const result = await save.mutateAsync(submitted).catch(() => ({
-      serverError: "The request did not reach the server. Try again.",
-    }));
+    const result = await save
+      .mutateAsync(submitted)
+      .catch(() => ({ serverError: unreachedMessage }));
     if (applyActionResult(result, form.setError, fieldNames)) {
-      setAnswer(result.data.settings);
-      setSettings(result.data.settings);
+      dispatch({ type: "saved", settings: result.data.settings });
       form.reset(result.data.settings);
-      setConfirming(false);
-      setReview(null);
       return;
     }
     // Field errors are shown beside their fields once the dialog is gone.
-    setConfirming(false);
+    dispatch({ type: "save-refused" });
   }
 
   return (
@@ -245,7 +215,7 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
       )}
 
       <div className="flex gap-2">
-        <Button type="submit" pending={reviewing}>
+        <Button type="submit" pending={flow.phase === "reading"}>
           Review and save
         </Button>
         <Button
@@ -253,7 +223,7 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
           disabled={!isDirty}
           onClick={() => {
             form.reset(settings);
-            setAnswer(null);
+            dispatch({ type: "discarded" });
           }}
         >
           Discard changes
@@ -261,14 +231,16 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
       </div>
 
       <SaveSettingsDialog
-        open={confirming}
-        onOpenChange={setConfirming}
+        open={flow.phase === "confirming"}
+        onOpenChange={(open) => {
+          if (!open) dispatch({ type: "dialog-closed" });
+        }}
         diff={diff}
         warning={warning}
         urlWarning={review?.urlWarning ?? null}
         stale={stale}
         choices={choices}
-        onChoose={(field, choice) => setChoices((previous) => ({ ...previous, [field]: choice }))}
+        onChoose={(field, choice) => dispatch({ type: "chosen", field, choice })}
         pending={save.isPending}
         onConfirm={confirm}
       />

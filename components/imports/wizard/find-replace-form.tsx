@@ -14,17 +14,15 @@ import {
 } from "@/lib/imports/find-replace";
 import { counted } from "@/lib/text/counted";
 
-export type FindReplaceFormProps = {
-  columns: string[];
-  busy: boolean;
-  /** Replaces in every row of the file; answers how many cells changed. */
-  onReplace: (
-    column: number,
-    find: string,
-    replacement: string,
-    wholeCell: boolean,
-  ) => Promise<number>;
-};
+/** Replaces in every row of the file; resolves with the number of cells changed. */
+export type ReplaceInColumn = (
+  column: number,
+  find: string,
+  replacement: string,
+  wholeCell: boolean,
+) => Promise<number>;
+
+export type FindReplaceFormProps = { columns: string[]; busy: boolean; onReplace: ReplaceInColumn };
 
 /** One value replaced in one column, in every row of the file (not only those shown). */
 export function FindReplaceForm({ columns, busy, onReplace }: FindReplaceFormProps) {

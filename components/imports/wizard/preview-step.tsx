@@ -10,7 +10,7 @@ import type { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { PreviewCounts, RowFilter } from "@/lib/imports/parse/protocol";
 import type { ColumnTransforms } from "@/lib/imports/transforms";
 import type { ImportResource } from "@/lib/imports/types";
-import { FindReplaceForm } from "./find-replace-form";
+import { FindReplaceForm, type ReplaceInColumn } from "./find-replace-form";
 import { PreviewGrid } from "./preview-grid";
 import { ProgressBar } from "@/components/ui/progress-bar";
 import type { UploadState } from "./upload-rows";
@@ -30,13 +30,7 @@ export type PreviewStepProps = {
   onEdit: (index: number, column: number, value: string) => Promise<void>;
   onExclude: (index: number, excluded: boolean) => Promise<void>;
   onExcludeErrors: () => Promise<void>;
-  /** Resolves with the number of cells changed. */
-  onReplace: (
-    column: number,
-    find: string,
-    replacement: string,
-    wholeCell: boolean,
-  ) => Promise<number>;
+  onReplace: ReplaceInColumn;
   onEditorOpen: (open: boolean) => void;
   busy: boolean;
   problem: string | null;

@@ -32,16 +32,25 @@ export function ExportForecast({ forecast }: { forecast: Forecast }) {
             ) : (
               <ul className="mt-1 space-y-1 text-sm">
                 {lines.map((line) => (
-                  <li key={line.key} data-testid={`forecast-${line.key}`}>
-                    <span className="font-medium tabular-nums">
+                  <li
+                    key={line.key}
+                    data-testid={`forecast-${line.key}`}
+                    className="grid grid-cols-[4.5rem_minmax(0,1fr)] gap-x-3"
+                  >
+                    <span
+                      className="text-right font-semibold tabular-nums"
+                      data-testid="forecast-count"
+                    >
                       {line.count.toLocaleString("en-US")}
-                    </span>{" "}
-                    {forecastTexts[line.key]}
-                    {line.example && (
-                      <span className="block truncate text-xs text-slate-500">
-                        e.g. {line.example}
-                      </span>
-                    )}
+                    </span>
+                    <span>
+                      {forecastTexts[line.key]}
+                      {line.example && (
+                        <span className="block truncate text-xs text-slate-500">
+                          e.g. {line.example}
+                        </span>
+                      )}
+                    </span>
                   </li>
                 ))}
               </ul>

@@ -270,10 +270,11 @@ export class ExportConverter {
       }))
       .filter((reaction) => reaction.user_ids.length > 0 || reaction.count > 0);
     for (const reaction of reactions) {
-      const reactionExample = example(`:${reaction.key}: on “${clip(text, 40)}”`);
+      const emoji = /^[\w+-]+$/.test(reaction.key) ? `:${reaction.key}:` : reaction.key;
+      const reactionExample = example(`${emoji} on “${clip(text, 40)}”`);
       count.add(
         THREAD_COLUMNS_MAPPED ? "exact" : "lost",
-        "reactions",
+        THREAD_COLUMNS_MAPPED ? "reactions" : "reactionsUnmapped",
         reactionExample,
         reaction.user_ids.length,
       );

@@ -60,6 +60,8 @@ export const forecastTexts = {
   slackPrivateFiles:
     "files keep Slack's private URL, which opens only for someone signed in to that Slack",
   emptyMessages: "messages have no text and no file and are left out",
+  reactionsUnmapped:
+    "reactions are not sent yet: the messages import's reactions column is not mapped in this version",
   reactionsUnnamed:
     "reactions are counted by the export without saying who reacted, and cannot be carried",
   problems: "problems in the export (each listed in the summary) left out what they name",

@@ -129,7 +129,7 @@ test("the migration overview shows the imports an export made, and a ZIP that is
   await page
     .getByLabel("Export to import")
     .setInputFiles({ name: "photos.zip", mimeType: "application/zip", buffer: Buffer.from(zip) });
-  await expect(page.getByRole("alert")).toContainText(
+  await expect(page.getByRole("alert").filter({ hasText: "That did not work" })).toContainText(
     "photos.zip is a ZIP archive, but not a Slack workspace export",
   );
   await expect(page.getByTestId("export-drop-zone")).toBeVisible();

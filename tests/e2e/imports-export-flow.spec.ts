@@ -61,12 +61,12 @@ for (const format of ["slack", "discord", "mattermost"] as const) {
     // (a) The community.
     const summary = page.getByTestId("community-summary");
     await expect(summary).toBeVisible({ timeout: 30_000 });
-    await expect(summary.getByText("People", { exact: true }).locator("..")).toContainText(
-      `${people}${counts.people.active} active, ${counts.people.bots} bot`,
-    );
-    await expect(summary.getByText("Messages", { exact: true }).locator("..")).toContainText(
-      `${counts.messages}${counts.replies} repl`,
-    );
+    await expect(
+      summary.locator("dl").getByText("People", { exact: true }).locator(".."),
+    ).toContainText(`${people}${counts.people.active} active, ${counts.people.bots} bot`);
+    await expect(
+      summary.locator("dl").getByText("Messages", { exact: true }).locator(".."),
+    ).toContainText(`${counts.messages}${counts.replies} repl`);
     await expect(page.getByTestId("summary-kind-public")).toContainText(
       `Public channels${counts.conversations.public}`,
     );

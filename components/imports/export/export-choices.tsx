@@ -22,6 +22,8 @@ export type ExportChoicesProps = {
   onChange: () => void;
   onForecast: (choices: Choices) => void;
   pending: boolean;
+  /** The imports are being or have been created: the choices are settled. */
+  locked: boolean;
 };
 
 function Choice({
@@ -49,6 +51,7 @@ export function ExportChoices({
   onChange,
   onForecast,
   pending,
+  locked,
 }: ExportChoicesProps) {
   const id = useId();
   const form = useForm<Choices>({
@@ -173,7 +176,7 @@ export function ExportChoices({
           ])}
         </Choice>
       </ul>
-      <Button type="submit" pending={pending}>
+      <Button type="submit" pending={pending} disabled={locked}>
         Show the forecast
       </Button>
     </form>

@@ -259,7 +259,8 @@ export function ExportFlow({ actions }: ExportFlowProps) {
             <ExportChoices
               format={result.format}
               defaults={state.choices}
-              pending={state.forecasting || state.step !== "read"}
+              pending={state.forecasting}
+              locked={state.step !== "read"}
               onChange={() => dispatch({ type: "choices-changed" })}
               onForecast={forecast}
             />

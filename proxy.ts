@@ -51,7 +51,7 @@ const sessionGated =
   /^\/(?!sign-in|healthz$|sandbox\/|sandbox$|_next\/|favicon\.ico|.*\.(?:svg|png|jpg|ico|txt|webmanifest)$)/;
 
 /** The pages under /imports/ whose address is not a job's. */
-const importPages = new Set(["new", "migration"]);
+const importPages = new Set(["new", "migration", "export"]);
 
 /**
  * A job's page renders inside the console's loading boundary, whose fallback has already sent

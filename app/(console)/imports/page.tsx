@@ -27,6 +27,12 @@ export default async function ImportsPage() {
               The migration at a glance
             </Link>
             <Link
+              href="/imports/export"
+              className="inline-flex h-9 items-center rounded-md border border-slate-300 bg-white px-3.5 text-sm font-medium text-slate-800 shadow-sm hover:bg-slate-50"
+            >
+              Import an export
+            </Link>
+            <Link
               href="/imports/new"
               className="inline-flex h-9 items-center rounded-md bg-indigo-600 px-3.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500"
             >

@@ -1,15 +1,22 @@
+import type { ExportChoices } from "../export-flow";
+import { exportForecastSchema, type ExportForecast } from "../export-flow/forecast";
 import {
   exportProgressSchema,
   exportReadResultSchema,
+  rowsBatchSchema,
   type ExportProgress,
   type ExportReadResult,
+  type ExportRequest,
   type ExportWorkerInbound,
   type ExportWorkerOutbound,
+  type RowsBatch,
 } from "./export-protocol";
 
 /**
- * The page's side of the export worker: `read` resolves with the summary and samples (checked
- * against their schemas, as anything crossing from the worker), `cancel` stops it.
+ * The page's side of the export worker: `read` resolves with the summary and samples,
+ * `forecast` with what the choices make of the export, `rows` with the imports' next chunk
+ * (each checked against its schema, as anything crossing from the worker); `cancel` stops the
+ * reading under way.
  */
 export class ExportReaderClient {
   private readonly worker: Worker;
@@ -17,7 +24,7 @@ export class ExportReaderClient {
   private readonly pending = new Map<
     number,
     {
-      resolve: (value: ExportReadResult) => void;
+      resolve: (value: unknown) => void;
       reject: (error: Error) => void;
       onProgress: (progress: ExportProgress) => void;
     }
@@ -37,7 +44,7 @@ export class ExportReaderClient {
         return;
       }
       this.pending.delete(message.id);
-      if (message.ok) waiting.resolve(exportReadResultSchema.parse(message.result));
+      if (message.ok) waiting.resolve(message.result);
       else waiting.reject(new Error(message.message));
     });
     this.worker.addEventListener("error", () => {
@@ -49,15 +56,33 @@ export class ExportReaderClient {
     });
   }
 
-  read(files: File[], onProgress: (progress: ExportProgress) => void): Promise<ExportReadResult> {
+  private request(
+    request: Exclude<ExportRequest, { type: "cancel" }>,
+    onProgress: (progress: ExportProgress) => void = () => {},
+  ): Promise<unknown> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onProgress });
-      this.worker.postMessage({
-        id,
-        request: { type: "read", files },
-      } satisfies ExportWorkerInbound);
+      this.worker.postMessage({ id, request } satisfies ExportWorkerInbound);
     });
+  }
+
+  async read(
+    files: File[],
+    onProgress: (progress: ExportProgress) => void,
+  ): Promise<ExportReadResult> {
+    return exportReadResultSchema.parse(await this.request({ type: "read", files }, onProgress));
+  }
+
+  async forecast(choices: ExportChoices): Promise<ExportForecast> {
+    return exportForecastSchema.parse(await this.request({ type: "forecast", choices }));
+  }
+
+  async rows(
+    choices: ExportChoices,
+    options: { restart: boolean; maxRows: number; maxBytes: number },
+  ): Promise<RowsBatch> {
+    return rowsBatchSchema.parse(await this.request({ type: "rows", choices, ...options }));
   }
 
   cancel(): void {

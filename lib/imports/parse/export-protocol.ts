@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { exportForecastSchema, flowResources, type ExportChoices } from "../export-flow";
 import {
   channelRecordSchema,
   communitySummarySchema,
@@ -39,14 +40,34 @@ export const exportProgressSchema = z.object({
 });
 export type ExportProgress = z.infer<typeof exportProgressSchema>;
 
+/** A chunk of one import's rows, numbered from 0 within that import. */
+export const rowsBatchSchema = z.object({
+  batch: z
+    .object({
+      resource: z.enum(flowResources),
+      rows: z.array(z.object({ index: z.number(), values: z.array(z.string()) })),
+    })
+    .nullable(),
+  /** Null until the last batch has been taken; then the forecast of what was made. */
+  forecast: exportForecastSchema.nullable(),
+});
+export type RowsBatch = z.infer<typeof rowsBatchSchema>;
+
 export type ExportRequest =
   | { type: "read"; files: File[] }
+  /** Reads the export last read again with the choices, counting what the imports would hold. */
+  | { type: "forecast"; choices: ExportChoices }
+  /**
+   * The next chunk of rows of the export last read (`restart`: from its beginning), within
+   * `maxRows` and `maxBytes`; the reading pauses between requests, so the page sets the pace.
+   */
+  | { type: "rows"; choices: ExportChoices; restart: boolean; maxRows: number; maxBytes: number }
   /** Stops the reading under way; its request then fails with "Reading the export was cancelled." */
   | { type: "cancel" };
 
 export type ExportWorkerInbound = { id: number; request: ExportRequest };
 
 export type ExportWorkerOutbound =
-  | { kind: "result"; id: number; ok: true; result: ExportReadResult }
+  | { kind: "result"; id: number; ok: true; result: unknown }
   | { kind: "result"; id: number; ok: false; message: string }
   | { kind: "progress"; id: number; progress: ExportProgress };

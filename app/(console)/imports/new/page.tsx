@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { ImportWizard } from "@/components/imports/wizard/import-wizard";
 import { PageHeader } from "@/components/shell/page-header";
 import { appendImportRows, createImportJob, finishImportUpload } from "@/lib/actions/imports";
@@ -25,6 +26,13 @@ export default async function NewImportPage() {
         title="New import"
         description="Bring users, channels and their message history over from another chat system. Nothing is sent until you have seen the plan."
       />
+      <p className="text-sm text-slate-700">
+        Leaving Slack, Discord or Mattermost?{" "}
+        <Link href="/imports/export" className="font-medium text-indigo-700 underline">
+          Import an export
+        </Link>{" "}
+        as it is: its people, conversations and messages become the three imports at once.
+      </p>
       <ImportWizard
         actions={{ createImportJob, appendImportRows, finishImportUpload }}
         usersImports={usersImports}

@@ -1,0 +1,136 @@
+import { expect, test, type Page } from "@playwright/test";
+import { strToU8, zipSync } from "fflate";
+import { expected, fixtureFiles, fixtureZip, type ExportFixture } from "../fixtures/exports/build";
+import { gotoHydrated } from "./support/console";
+
+/**
+ * The export flow as an administrator runs it (issue 24, item 2): drop an export, read its
+ * summary, keep the default choices, read the forecast, create the three imports, and find
+ * each planned with the counts the forecast promised. One export per format, each dropped the
+ * way people hold it: Slack's ZIP, Discord's JSON files, Mattermost's JSONL.
+ */
+
+type Dropped = { name: string; mimeType: string; buffer: Buffer };
+
+function droppedFiles(format: ExportFixture): Dropped[] {
+  if (format === "slack")
+    return [
+      {
+        name: "Acme Slack export.zip",
+        mimeType: "application/zip",
+        buffer: Buffer.from(fixtureZip("slack")),
+      },
+    ];
+  const files = [...fixtureFiles(format)].filter(([path]) =>
+    format === "discord" ? path.endsWith(".json") : path.endsWith(".jsonl"),
+  );
+  return files.map(([path, text]) => ({
+    name: path,
+    mimeType: "application/json",
+    buffer: Buffer.from(text),
+  }));
+}
+
+const openFlow = (page: Page) =>
+  gotoHydrated(page, "/imports/export", '[data-testid="export-flow"]');
+
+/** The number a job's plan shows for rows to create, once the plan is made. */
+async function plannedToCreate(page: Page, href: string): Promise<string> {
+  await page.goto(href);
+  const create = page.getByTestId("plan-create");
+  await expect(create).toBeVisible({ timeout: 45_000 });
+  return (await create.textContent()) ?? "";
+}
+
+/** A forecast line's count. */
+const lineCount = (page: Page, key: string) =>
+  page.getByTestId(`forecast-${key}`).getByTestId("forecast-count");
+
+for (const format of ["slack", "discord", "mattermost"] as const) {
+  test(`a ${format} export: summary, choices, forecast, the three imports created and planned`, async ({
+    page,
+  }) => {
+    test.setTimeout(150_000);
+    const counts = expected(format);
+    const people = counts.people.listed + counts.people.fromMessages;
+    const conversations = Object.values(counts.conversations).reduce((sum, n) => sum + n, 0);
+
+    await openFlow(page);
+    await page.getByLabel("Export to import").setInputFiles(droppedFiles(format));
+
+    // (a) The community.
+    const summary = page.getByTestId("community-summary");
+    await expect(summary).toBeVisible({ timeout: 30_000 });
+    await expect(
+      summary.locator("dl").getByText("People", { exact: true }).locator(".."),
+    ).toContainText(`${people}${counts.people.active} active, ${counts.people.bots} bot`);
+    await expect(
+      summary.locator("dl").getByText("Messages", { exact: true }).locator(".."),
+    ).toContainText(`${counts.messages}${counts.replies} repl`);
+    await expect(page.getByTestId("summary-kind-public")).toContainText(
+      `Public channels${counts.conversations.public}`,
+    );
+    await expect(page.getByTestId("summary-kind-dm")).toContainText(
+      `DMs${counts.conversations.dm}`,
+    );
+    await expect(page.getByTestId("summary-first")).toHaveText(counts.firstMessageAt.slice(0, 10));
+
+    // (b) The choices, with their defaults and sentences.
+    const choices = page.getByRole("form", { name: "Choices" });
+    await expect(choices.getByLabel("Over 100 members: a supergroup")).toBeChecked();
+    await expect(choices.getByLabel("Deactivate them at the end")).toBeChecked();
+    await expect(choices.getByLabel("Join, leave and topic notices")).toHaveValue("admin");
+    await expect(
+      choices.getByText(/Each DM becomes a distinct 1-to-1 group channel/),
+    ).toBeVisible();
+
+    // (c) The forecast, before anything is sent.
+    await choices.getByRole("button", { name: "Show the forecast" }).click();
+    const forecast = page.getByTestId("export-forecast");
+    await expect(forecast.getByTestId("forecast-rows")).toContainText(
+      `a users import of ${people} rows, a group channels import of ${conversations} rows and a messages import of ${counts.messages} rows`,
+    );
+    await expect(lineCount(page, "edits")).toHaveText(String(counts.edited));
+    await expect(page.getByTestId("forecast-edits")).toContainText("keep their final text");
+    await expect(lineCount(page, "supergroups")).toHaveText("1");
+    await expect(lineCount(page, "noticesAsAdmin")).toHaveText(String(counts.notices));
+    await expect(lineCount(page, "frozen")).toHaveText(String(counts.archived));
+
+    // (d) The imports, created and planned with what the forecast said.
+    await page.getByRole("button", { name: "Create the imports" }).click();
+    const made = page.getByRole("region", { name: "The imports are created" });
+    await expect(made).toBeVisible({ timeout: 60_000 });
+    const href = async (name: string) =>
+      (await made.getByRole("link", { name }).getAttribute("href")) ?? "";
+    const jobs = {
+      users: await href("Users import"),
+      channels: await href("Group channels import"),
+      messages: await href("Messages import"),
+    };
+    await page.screenshot({ path: `test-results/export-flow-${format}.png`, fullPage: true });
+    expect(await plannedToCreate(page, jobs.users)).toBe(String(people));
+    expect(await plannedToCreate(page, jobs.channels)).toBe(String(conversations));
+    expect(await plannedToCreate(page, jobs.messages)).toBe(String(counts.messages));
+    await expect(page.getByTestId("plan-invalid")).toHaveText("0");
+  });
+}
+
+test("the migration overview shows the imports an export made, and a ZIP that is no export is named so", async ({
+  page,
+}) => {
+  test.setTimeout(60_000);
+  await page.goto("/imports/migration");
+  await expect(page.getByTestId("stage-users")).toContainText("people");
+  await expect(page.getByTestId("stage-channels")).toContainText("conversations");
+  await expect(page.getByTestId("stage-messages")).toContainText("messages");
+
+  await openFlow(page);
+  const zip = zipSync({ "notes/readme.txt": strToU8("hello"), "data.csv": strToU8("a,b\n1,2\n") });
+  await page
+    .getByLabel("Export to import")
+    .setInputFiles({ name: "photos.zip", mimeType: "application/zip", buffer: Buffer.from(zip) });
+  await expect(page.getByRole("alert").filter({ hasText: "That did not work" })).toContainText(
+    "photos.zip is a ZIP archive, but not a Slack workspace export",
+  );
+  await expect(page.getByTestId("export-drop-zone")).toBeVisible();
+});

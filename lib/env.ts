@@ -91,7 +91,7 @@ export type Env = z.infer<typeof envSchema>;
 let cached: Env | undefined;
 
 /** The configuration `source` describes, or an error that names every bad variable. */
-export function parseEnv(source: NodeJS.ProcessEnv): Env {
+export function parseEnv(source: Record<string, string | undefined>): Env {
   const parsed = envSchema.safeParse(source);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseEnv } from "@/lib/env";
 
 /** The message a bad `variables` stop the process with. */
-function refusal(variables: NodeJS.ProcessEnv): string {
+function refusal(variables: Record<string, string>): string {
   try {
     parseEnv(variables);
   } catch (error) {

@@ -11,7 +11,8 @@ const { values } = parseArgs({
   options: { hostname: { type: "string", short: "H" }, port: { type: "string", short: "p" } },
 });
 const hostname = values.hostname ?? "127.0.0.1";
-const port = Number(values.port ?? process.env.PORT ?? 3000);
+// `--port` is PORT given on the command line: validated with it (lib/env.ts), and it wins over .env.
+if (values.port !== undefined) process.env.PORT = values.port;
 // Set before Next.js loads, as `next start` does.
 Object.assign(process.env, { NODE_ENV: "production" });
 
@@ -21,6 +22,8 @@ loadEnvConfig(process.cwd());
 // A bad configuration ends the process with a message naming the variable, before anything is built.
 const { checkConfigurationOrExit, openDatabaseEarly } = await import("@/lib/startup");
 checkConfigurationOrExit();
+const { env } = await import("@/lib/env");
+const port = env().PORT;
 // PGlite is compiled, started and, after a crash, recovered while Next.js loads.
 openDatabaseEarly();
 const { getSandboxApp, sandboxRequestListener } = await import("@/lib/sandbox");

@@ -30,7 +30,29 @@ const addressRanges = z.string().transform((value, ctx) => {
   return ranges;
 });
 
+/** A TCP port; 0 asks the system for a free one (the tests' servers do). */
+const portNumber = z
+  .string()
+  .regex(/^\d{1,5}$/, "must be a port number from 0 to 65535")
+  .transform(Number)
+  .refine((port) => port <= 65535, "must be a port number from 0 to 65535");
+
+/** Where a server listens: an IP address, or a host name such as localhost. */
+const listenHost = z
+  .string()
+  .refine(
+    (host) =>
+      ipaddr.isValid(host) ||
+      /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(
+        host,
+      ),
+    "must be an IP address or a host name",
+  );
+
 const envSchema = z.object({
+  PORT: portNumber.default(3000),
+  SANDBOX_PORT: portNumber.default(3001),
+  SANDBOX_HOST: listenHost.default("127.0.0.1"),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
@@ -60,19 +82,25 @@ const envSchema = z.object({
   IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   TRUSTED_PROXIES: addressRanges.default([]),
   PLATFORM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  IMPORT_WORKER_EXIT_WHEN_IDLE: booleanFlag.default(false),
+  SANDBOX_EXIT_WITH_PARENT: booleanFlag.default(false),
 });
 
 export type Env = z.infer<typeof envSchema>;
 
 let cached: Env | undefined;
 
-export function env(): Env {
-  if (cached) return cached;
-  const parsed = envSchema.safeParse(process.env);
+/** The configuration `source` describes, or an error that names every bad variable. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const parsed = envSchema.safeParse(source);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new Error(`Invalid environment configuration:\n${lines.join("\n")}`);
   }
-  cached = parsed.data;
+  return parsed.data;
+}
+
+export function env(): Env {
+  cached ??= parseEnv(process.env);
   return cached;
 }

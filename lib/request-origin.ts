@@ -1,3 +1,5 @@
+import { env } from "@/lib/env";
+
 type HeaderReader = { get(name: string): string | null };
 
 /**
@@ -27,5 +29,5 @@ export async function consoleOrigin(): Promise<string> {
   } catch {
     // Outside a request (background jobs, tests).
   }
-  return `http://127.0.0.1:${process.env.PORT ?? 3000}`;
+  return `http://127.0.0.1:${env().PORT}`;
 }

@@ -2,17 +2,17 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { closeDatabase } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { startServer } from "@/lib/startup";
 import { getSandboxApp, sandboxRequestListener, stopSandboxWebhookWorker } from "@/lib/sandbox";
 
 // `npm run sandbox`: the embedded platform on its own port, for speed and for teams who
 // point their own scripts at it. It must not share the console's PGlite directory.
 process.env.DATA_DIR ??= path.join(".data", "sandbox-standalone");
-const port = Number(process.env.SANDBOX_PORT ?? 3001);
-const hostname = process.env.SANDBOX_HOST ?? "127.0.0.1";
 
 // Configuration, database and webhook worker, or exit 1 naming the cause, before listening.
 const application = await startServer("sandbox");
+const { SANDBOX_PORT: port, SANDBOX_HOST: hostname, SANDBOX_EXIT_WITH_PARENT } = env();
 const app = getSandboxApp();
 
 const server = http.createServer(sandboxRequestListener(app, hostname));
@@ -32,7 +32,7 @@ async function shutdown() {
 }
 process.on("SIGINT", shutdown);
 // Test servers stop by themselves when the process that started them is gone.
-if (process.env.SANDBOX_EXIT_WITH_PARENT === "1") {
+if (SANDBOX_EXIT_WITH_PARENT) {
   const parent = process.ppid;
   setInterval(() => {
     try {

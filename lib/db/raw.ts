@@ -1,3 +1,4 @@
+import { escapeLiteral } from "pg";
 import type { Database } from "./client";
 
 type PgPoolLike = {
@@ -24,7 +25,8 @@ type PreparedSet = Set<string>;
  * Runs one statement on the driver under Drizzle, for the few hot paths where building the
  * query through Drizzle costs more than the database's own work; the statement is parsed and
  * planned once. On PostgreSQL it is a named prepared statement (once per connection). On
- * PGlite it is PREPAREd once and run as `EXECUTE name(literals)` through the simple protocol:
+ * PGlite it is PREPAREd once and run as `EXECUTE name(literals)` through the simple protocol
+ * (the literals written by `pg`'s `escapeLiteral`, never by hand):
  * PGlite's extended protocol parses and plans every time and copies its type-parser table per
  * query, which cost ~40 % more per statement (measured). `text` must be a constant for a given
  * `name`; values are strings, numbers, booleans or null.
@@ -35,6 +37,9 @@ export async function preparedQuery<Row>(
   text: string,
   values: Array<string | number | boolean | null>,
 ): Promise<Row[]> {
+  // PostgreSQL refuses NUL in text, through a parameter as well: both drivers say so alike.
+  if (values.some((value) => typeof value === "string" && value.includes("\0")))
+    throw new RangeError("A text value cannot contain NUL (U+0000)");
   const client = (db as unknown as { $client: PgPoolLike | PgliteLike }).$client;
   if (!("listen" in client)) return (await client.query({ name, text, values })).rows as Row[];
 
@@ -53,12 +58,20 @@ export async function preparedQuery<Row>(
   return (result?.rows ?? []) as Row[];
 }
 
-/** A value as an SQL literal (standard_conforming_strings is on: only quotes are doubled). */
+/**
+ * A value as an SQL literal for `EXECUTE` on PGlite, which the simple protocol it is sent
+ * through cannot pass as a parameter. Strings are quoted by `pg`'s `escapeLiteral` (libpq's
+ * rules: quotes doubled, and an `E'…'` string with doubled backslashes when there are any, so
+ * the literal means the same whatever `standard_conforming_strings` says). A NUL never gets
+ * here (preparedQuery refuses it): it would end the query string early.
+ */
 function literal(value: string | number | boolean | null): string {
   if (value === null) return "null";
-  if (typeof value === "string") return `'${value.replaceAll("'", "''")}'`;
+  if (typeof value === "string") return escapeLiteral(value);
   if (typeof value === "number" && !Number.isFinite(value))
     throw new RangeError(`Not a finite number: ${value}`);
+  if (typeof value !== "number" && typeof value !== "boolean")
+    throw new TypeError(`Not a string, number, boolean or null: ${typeof value}`);
   return String(value);
 }
 

@@ -18,8 +18,7 @@ import {
   waitForJob,
 } from "./imports-harness";
 import { startSandboxServer, type SandboxServer } from "./support/sandbox-server";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep, waitFor } from "../support/wait";
 
 describe("import jobs: retries that meet 400202, channels, refusals", () => {
   const sandbox = sharedSandbox();
@@ -177,19 +176,35 @@ describe("import jobs under a write limit of 50/s", () => {
       pollMs: 100,
       log: () => {},
     });
+    const created = () => rowCounts(handle.db, planned.id).then((counts) => counts.created);
     try {
-      await sleep(1500);
+      await waitFor(created, (n) => n > 20, {
+        deadline: Date.now() + 20_000,
+        intervalMs: 50,
+        failure: (n) => `${n} rows created, not more than 20`,
+      });
       await controlJob(handle.db, planned.id, "pause");
-      await sleep(1500); // in-flight requests finish and are recorded
+      // In-flight requests finish and are recorded: the count stops moving.
+      let before = -1;
+      await waitFor(
+        async () => [before, (before = await created())] as const,
+        ([previous, now]) => previous === now,
+        { deadline: Date.now() + 20_000, intervalMs: 300, failure: "the count never settles" },
+      );
       const paused = await rowCounts(handle.db, planned.id);
       expect(paused.created).toBeGreaterThan(20);
       expect(paused.pending).toBeGreaterThan(0);
-      await sleep(1000);
-      expect((await rowCounts(handle.db, planned.id)).created).toBe(paused.created);
+      // Unpaused, the runner would create 25 users in this time at 50 a second.
+      await sleep(500);
+      expect(await created()).toBe(paused.created);
 
       await controlJob(handle.db, planned.id, "resume");
       runner.nudge();
-      await sleep(1500);
+      await waitFor(created, (n) => n > paused.created + 20, {
+        deadline: Date.now() + 20_000,
+        intervalMs: 50,
+        failure: (n) => `${n} rows created after resuming, from ${paused.created}`,
+      });
       await controlJob(handle.db, planned.id, "cancel");
       await waitForJob(handle.db, planned.id, (job) => job.status === "cancelled", {
         timeoutMs: 20_000,

@@ -7,8 +7,11 @@ import { openDatabase } from "@/lib/db/client";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { clientFor, createPlannedJob, openJobDatabase } from "./imports-harness";
 import { startSandboxServer, type SandboxServer } from "./support/sandbox-server";
+import { sized } from "../support/test-size";
 import { doneRows, retrying, startWorker } from "./support/worker-process";
-const USERS = 5000;
+
+/** 1,500 users put about 75 failures and 15 unanswered requests on either side of the kill. */
+const USERS = sized(1_500, 5_000);
 
 /**
  * `npm run worker` against a sandbox that fails 5% of requests and leaves 1% unanswered
@@ -23,7 +26,7 @@ describe("import reliability under faults and a crash", () => {
       SANDBOX_FAULTS: "error_rate=0.05,hang_rate=0.01",
       // Paced to the write limit, the run lasts at least five seconds however fast the machine,
       // so the worker (which reports progress every second) is killed in the middle of it.
-      SANDBOX_RATE_LIMIT: "write=1000",
+      SANDBOX_RATE_LIMIT: `write=${Math.ceil(USERS / 5)}`,
     });
   });
   afterAll(async () => {

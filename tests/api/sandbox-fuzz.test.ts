@@ -3,15 +3,19 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostileString as hostileStringOf, wrongValue as wrongValueOf } from "../fixtures/hostile";
 import { startSandboxServer, type SandboxServer } from "./support/sandbox-server";
+import { sized } from "../support/test-size";
 
 /**
  * Property-based fuzzing of every sandbox operation (issue 8): wrong types, hostile strings,
  * odd JSON and odd paths. Whatever comes in, no answer is a 5xx, every refusal has the
  * platform's JSON error body, and a refused write leaves the state as it was (read back).
- * About 3,000 requests per run; FUZZ_SEED replays a failure.
+ * About 1,000 requests per run of `npm test`, 3,000 in `npm run test:slow`; FUZZ_SEED replays a
+ * failure.
  */
 
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
+/** A third of each property's cases in `npm test` (a new seed each run), all in `npm run test:slow`. */
+const runs = (full: number) => sized(Math.ceil(full / 3), full);
 const run = randomBytes(3).toString("hex");
 let server: SandboxServer;
 let requests = 0;
@@ -436,7 +440,7 @@ describe("sandbox fuzz", () => {
           `${operation.method} ${operation.target.slice(0, 120)} ${operation.body?.slice(0, 200) ?? ""}`,
         );
       }),
-      { numRuns: 1800, seed },
+      { numRuns: runs(1800), seed },
     );
   }, 120_000);
 
@@ -470,7 +474,7 @@ describe("sandbox fuzz", () => {
           }
         },
       ),
-      { numRuns: 300, seed },
+      { numRuns: runs(300), seed },
     );
   }, 120_000);
 
@@ -514,7 +518,7 @@ describe("sandbox fuzz", () => {
           }
         },
       ),
-      { numRuns: 200, seed },
+      { numRuns: runs(200), seed },
     );
   }, 120_000);
 
@@ -567,7 +571,7 @@ describe("sandbox fuzz", () => {
           }
         },
       ),
-      { numRuns: 200, seed },
+      { numRuns: runs(200), seed },
     );
   }, 120_000);
 
@@ -617,7 +621,7 @@ describe("sandbox fuzz", () => {
           expect(await total()).toBe(sent.status >= 400 ? before : before + 1);
         },
       ),
-      { numRuns: 150, seed },
+      { numRuns: runs(150), seed },
     );
   }, 120_000);
 
@@ -668,7 +672,7 @@ describe("sandbox fuzz", () => {
           if (reacted.status >= 400) expect((await reactions()).body).toEqual(beforeReactions.body);
         },
       ),
-      { numRuns: 150, seed },
+      { numRuns: runs(150), seed },
     );
   }, 120_000);
 

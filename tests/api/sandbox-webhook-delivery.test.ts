@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { topLevelKeys } from "@/lib/schemas/webhook-payloads";
 import { webhookCategories } from "@/lib/schemas/webhooks";
-import { sleep, waitFor } from "../support/wait";
+import { waitFor } from "../support/wait";
 import { call, expectPlatformError } from "./support/http";
 import { useWebhookSandbox } from "./support/webhook-sandbox";
 
@@ -101,6 +101,7 @@ describe("sandbox webhook delivery", () => {
 
   it("does not deliver an unsubscribed category, nor anything while disabled", async () => {
     await hooks.subscribe(["direct_call:end"]);
+    const since = Date.now();
     const unsubscribed = await call<{ delivered: boolean }>(
       hooks.sandbox,
       "POST",
@@ -123,7 +124,13 @@ describe("sandbox webhook delivery", () => {
       },
     );
     expect(disabled.body.delivered).toBe(false);
-    await sleep(800);
+    // Webhooks are sent from the outbox only, and neither event went into it.
+    const queued = await call<{ deliveries: Delivery[] }>(
+      hooks.sandbox,
+      "GET",
+      `/v1/sandbox/deliveries?since=${since}`,
+    );
+    expect(queued.body.deliveries).toEqual([]);
     expect(hooks.receiver.received).toHaveLength(0);
   });
 
@@ -139,8 +146,9 @@ describe("sandbox webhook delivery", () => {
       expect(attempt.status).toBeNull();
       expect(attempt.error).toMatch(/no response within 300 ms/i);
     }
-    await sleep(1500);
-    expect(hooks.receiver.received).toHaveLength(3);
+    // The delivery is recorded as failed, which nothing claims again: the receiver has had, or
+    // is about to have, exactly the attempts recorded.
+    expect(await hooks.receiver.waitFor(3)).toHaveLength(3);
   });
 
   it("sends once to a receiver that answers 500: any response ends the attempts", async () => {
@@ -152,8 +160,8 @@ describe("sandbox webhook delivery", () => {
     const delivery = await deliveryOf(emitted.body.event_id, (d) => d.status !== "pending");
     expect(delivery.status).toBe("delivered");
     expect(delivery.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 500 })]);
-    await sleep(1500);
-    expect(hooks.receiver.received).toHaveLength(1);
+    // Recorded as delivered, which nothing claims again: the one attempt is all there is.
+    expect(await hooks.receiver.waitFor(1)).toHaveLength(1);
   });
 
   it("records an answer whose body holds a NUL character, and sends it only once", async () => {

@@ -3,6 +3,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { hostileString as hostileStringOf, wrongValue } from "../fixtures/hostile";
+import { sized } from "../support/test-size";
 import { request, type Answer } from "./support/request";
 import { signIn } from "./support/sign-in";
 
@@ -15,6 +16,8 @@ import { signIn } from "./support/sign-in";
 
 const { origin } = inject("console");
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
+/** A third of each property's cases in `npm test` (a new seed each run), all in `npm run test:slow`. */
+const runs = (full: number) => sized(Math.ceil(full / 3), full);
 const root = path.resolve(import.meta.dirname, "../..");
 let requests = 0;
 let cookie = "";
@@ -267,7 +270,7 @@ describe("server actions and route handlers, fuzzed", () => {
           );
         },
       ),
-      { numRuns: 400, seed },
+      { numRuns: runs(400), seed },
     );
   }, 300_000);
 
@@ -337,7 +340,7 @@ describe("server actions and route handlers, fuzzed", () => {
           ).toBeLessThan(500);
         },
       ),
-      { numRuns: 400, seed },
+      { numRuns: runs(400), seed },
     );
   }, 300_000);
 });

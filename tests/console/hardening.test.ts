@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { freeFailuresPerMinute } from "@/lib/auth/sign-in-throttle";
 import { freePort, startConsoleServer, type ConsoleServer } from "../support/console-server";
+import { waitFor } from "../support/wait";
 import { request, type Answer } from "./support/request";
 import { serverActionId } from "./support/server-actions";
 
@@ -102,16 +103,27 @@ describe("sign-in throttling", () => {
 
   it("lets the administrator sign in from a clean address while other addresses flood", async () => {
     let flooding = true;
+    let answered = 0;
     const flood = (from: string) =>
       (async () => {
         let sent = 0;
         while (flooding) {
           await signIn(`guess-${sent++}`, from);
+          answered += 1;
         }
         return sent;
       })();
     const floods = ["127.0.0.4", "127.0.0.5", "127.0.0.6"].map(flood);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The flood is on: every flooding address has had answers.
+    await waitFor(
+      async () => answered,
+      (n) => n >= 6,
+      {
+        deadline: Date.now() + 30_000,
+        intervalMs: 20,
+        failure: (n) => `the flood had ${n} answers`,
+      },
+    );
     const outcomes = [];
     for (let i = 0; i < 3; i++) outcomes.push(await signIn(adminPassword, "127.0.0.3"));
     flooding = false;
@@ -177,10 +189,29 @@ describe("a sign-in flood from thousands of addresses", () => {
       }
     });
     // Until the overall bound is at work (the free failures are spent), then some more.
-    while (counts.busy === 0 && Date.now() - started < 60_000)
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(
+      async () => counts.busy,
+      (busy) => busy > 0,
+      {
+        deadline: started + 60_000,
+        intervalMs: 100,
+        failure: () => `the bound never answered busy: ${JSON.stringify(counts)}`,
+      },
+    );
     expect(counts.busy, JSON.stringify(counts)).toBeGreaterThan(0);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const flood = (more: number, what: string) => {
+      const from = sent;
+      return waitFor(
+        async () => sent,
+        (n) => n >= from + more,
+        {
+          deadline: Date.now() + 60_000,
+          intervalMs: 50,
+          failure: (n) => `${what}: ${n - from} sign-ins, not ${more}`,
+        },
+      );
+    };
+    await flood(300, "the flood under the bound");
 
     // What any request waits during the flood, for comparison with the administrator's sign-in.
     const pageStarted = Date.now();
@@ -193,7 +224,7 @@ describe("a sign-in flood from thousands of addresses", () => {
       before.browserCookie,
     );
     const adminMs = Date.now() - adminStarted;
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await flood(300, "the flood after the administrator's sign-in");
     flooding = false;
     await Promise.all(flooders);
     const seconds = (Date.now() - started) / 1000;

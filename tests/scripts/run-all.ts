@@ -1,16 +1,18 @@
 /**
- * `npm test`: everything CI runs, in order. Lint, the format check, typecheck, unit tests, API tests on PGlite
- * and on PostgreSQL, a production build, the console's HTTP tests on both databases, and
- * the browser tests. A failing step does not stop the others, so one run shows every
- * failure; only the steps that serve the build are left out when the build fails.
+ * `npm test`: everything CI runs, in order. Lint, the format check and typecheck side by side,
+ * unit tests, API tests on PGlite and, for the files whose behaviour can depend on the database
+ * (tests/support/database-suites.ts), on PostgreSQL, a production build, the console's HTTP
+ * tests the same way, and the browser tests. A failing step does not stop the others, so one
+ * run shows every failure; only the steps that serve the build are left out when the build fails.
  *
  * SKIP_POSTGRES=1 leaves out the PostgreSQL runs on a machine without a server
  * (CI always has one). TEST_DATABASE_URL overrides the server to use.
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { postgresFiles } from "../support/database-suites";
 
 const postgresUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const skipPostgres = process.env.SKIP_POSTGRES === "1";
@@ -24,15 +26,21 @@ type Step = {
   report?: "vitest" | "playwright";
   /** Serves the production build, so it cannot run when the build failed. */
   needsBuild?: boolean;
+  /**
+   * Runs at the same time as the steps next to it with the same `beside` (their output is
+   * printed whole as each ends). Lint, format and typecheck each keep one core busy for most
+   * of their time: side by side they take as long as the slowest (measured in docs/testing.md).
+   */
+  beside?: string;
 };
 
 const withoutPostgres = { TEST_DATABASE_URL: "" };
 const onPostgres = { TEST_DATABASE_URL: postgresUrl };
 
 const steps: Step[] = [
-  { name: "lint", command: ["npx", "eslint", "."] },
-  { name: "format", command: ["npx", "prettier", "--check", "."] },
-  { name: "typecheck", command: ["npx", "tsc", "--noEmit"] },
+  { name: "lint", command: ["npx", "eslint", "."], beside: "static" },
+  { name: "format", command: ["npx", "prettier", "--check", "."], beside: "static" },
+  { name: "typecheck", command: ["npx", "tsc", "--noEmit"], beside: "static" },
   { name: "unit tests", command: ["npx", "vitest", "run", "--project", "unit"], report: "vitest" },
   {
     name: "API tests (PGlite)",
@@ -45,7 +53,7 @@ const steps: Step[] = [
     : [
         {
           name: "API tests (PostgreSQL)",
-          command: ["npx", "vitest", "run", "--project", "api"],
+          command: ["npx", "vitest", "run", "--project", "api", ...postgresFiles("tests/api")],
           env: onPostgres,
           report: "vitest" as const,
         },
@@ -63,7 +71,14 @@ const steps: Step[] = [
     : [
         {
           name: "console HTTP tests (PostgreSQL)",
-          command: ["npx", "vitest", "run", "--project", "console"],
+          command: [
+            "npx",
+            "vitest",
+            "run",
+            "--project",
+            "console",
+            ...postgresFiles("tests/console"),
+          ],
           env: onPostgres,
           report: "vitest" as const,
           needsBuild: true,
@@ -80,11 +95,30 @@ const steps: Step[] = [
 
 const started = Date.now();
 const failedSteps: string[] = [];
-for (const [index, step] of steps.entries()) {
+for (let index = 0; index < steps.length;) {
+  const step = steps[index]!;
+  const together = steps
+    .slice(index)
+    .findIndex((next) => !step.beside || next.beside !== step.beside);
+  const batch = step.beside
+    ? steps.slice(index, together === -1 ? undefined : index + together)
+    : [step];
+  const batchStarted = Date.now();
+  await Promise.all(batch.map((each, offset) => runStep(each, index + offset, batch.length > 1)));
+  if (batch.length > 1)
+    console.log(
+      `=== ${batch.map((each) => each.name).join(", ")} side by side took ${seconds(batchStarted)}s`,
+    );
+  index += batch.length;
+}
+if (failedSteps.length > 0) console.error(`\nFailed steps: ${failedSteps.join(", ")}`);
+finish(failedSteps.length > 0 ? 1 : 0);
+
+async function runStep(step: Step, index: number, besideOthers: boolean): Promise<void> {
   if (step.needsBuild && failedSteps.includes("build")) {
     console.log(`\n=== ${step.name}: not run, the build failed`);
     failedSteps.push(step.name);
-    continue;
+    return;
   }
   const reportFile = path.join(reportDir, `${index}.json`);
   const args = [...step.command.slice(1)];
@@ -95,22 +129,33 @@ for (const [index, step] of steps.entries()) {
     args.push("--reporter=list,json");
     env.PLAYWRIGHT_JSON_OUTPUT_FILE = reportFile;
   }
-  console.log(`\n=== ${step.name}: ${[step.command[0], ...args].join(" ")}`);
+  const commandLine = `=== ${step.name}: ${[step.command[0], ...args].join(" ")}`;
+  if (!besideOthers) console.log(`\n${commandLine}`);
   const stepStarted = Date.now();
-  const result = spawnSync(step.command[0]!, args, { stdio: "inherit", env });
+  // Beside other steps, the output is kept and printed whole at the end, not interleaved.
+  const child = spawn(step.command[0]!, args, {
+    stdio: besideOthers ? ["ignore", "pipe", "pipe"] : "inherit",
+    env,
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const status = await new Promise<number | string>((resolve) =>
+    child.on("close", (code, signal) => resolve(code ?? signal ?? "unknown")),
+  );
+  if (besideOthers) console.log(`\n${commandLine}\n${output.trimEnd()}`);
   if (step.report) addCounts(step.report, reportFile);
-  const seconds = ((Date.now() - stepStarted) / 1000).toFixed(0);
-  if (result.status === 0) {
-    console.log(`=== ${step.name} passed in ${seconds}s`);
+  if (status === 0) {
+    console.log(`=== ${step.name} passed in ${seconds(stepStarted)}s`);
   } else {
-    console.error(
-      `\n=== ${step.name} FAILED (exit ${result.status ?? result.signal}) after ${seconds}s`,
-    );
+    console.error(`\n=== ${step.name} FAILED (exit ${status}) after ${seconds(stepStarted)}s`);
     failedSteps.push(step.name);
   }
 }
-if (failedSteps.length > 0) console.error(`\nFailed steps: ${failedSteps.join(", ")}`);
-finish(failedSteps.length > 0 ? 1 : 0);
+
+function seconds(since: number): string {
+  return ((Date.now() - since) / 1000).toFixed(0);
+}
 
 function addCounts(kind: "vitest" | "playwright", file: string) {
   if (!fs.existsSync(file)) return;
@@ -128,7 +173,7 @@ function addCounts(kind: "vitest" | "playwright", file: string) {
 
 function finish(code: number): never {
   fs.rmSync(reportDir, { recursive: true, force: true });
-  console.log(`\nAll steps took ${((Date.now() - started) / 1000).toFixed(0)}s.`);
+  console.log(`\nAll steps took ${seconds(started)}s.`);
   // The plain closing line CI reads.
   console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
   process.exit(code);

@@ -18,13 +18,20 @@ describe("inProcessTransport", () => {
 
   it("gives up when the caller's signal fires, and passes the request through", async () => {
     const seen: Request[] = [];
+    // The caller's timeout fires once the sandbox has the request (a 20 ms timer could fire
+    // first on a busy machine, and the request would rightly never be passed on).
+    const caller = new AbortController();
     const hanging = {
-      fetch: (request: Request) => (seen.push(request), new Promise<Response>(() => {})),
+      fetch: (request: Request) => {
+        seen.push(request);
+        caller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
+        return new Promise<Response>(() => {});
+      },
     } as unknown as SandboxApp;
     const transport = inProcessTransport(() => hanging);
     const request = transport("http://sandbox.internal/v3/users/u1", {
       method: "GET",
-      signal: AbortSignal.timeout(20),
+      signal: caller.signal,
     });
     await expect(request).rejects.toThrow(/timeout|aborted/i);
     expect(seen.map((r) => `${r.method} ${new URL(r.url).pathname}`)).toEqual(["GET /v3/users/u1"]);

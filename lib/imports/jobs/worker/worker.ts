@@ -8,6 +8,7 @@
  */
 import { inArray } from "drizzle-orm";
 import { closeDatabase } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { importJobs } from "@/lib/db/schema";
 import { startServer } from "@/lib/startup";
 import { stopImportJobs } from "./process-runner";
@@ -45,6 +46,6 @@ const progress = setInterval(() => {
       );
     }
     idleChecks = active.length === 0 ? idleChecks + 1 : 0;
-    if (process.env.IMPORT_WORKER_EXIT_WHEN_IDLE === "1" && idleChecks >= 2) await shutdown(0);
+    if (env().IMPORT_WORKER_EXIT_WHEN_IDLE && idleChecks >= 2) await shutdown(0);
   })().catch((error: unknown) => console.error("[imports] progress check failed:", error));
 }, 1000);

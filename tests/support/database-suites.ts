@@ -70,6 +70,8 @@ export const pgliteOnly: Record<string, string> = {
     "PGlite's own directory lock; skips itself on PostgreSQL (crash-restart there: console)",
   "tests/api/imports-control.test.ts":
     "the runner's retries and pauses; its job tables are PGlite in both runs",
+  "tests/api/imports-export-flow.test.ts":
+    "an export's imports planned and run; its job tables are PGlite in both runs",
   "tests/api/imports-messages-reliability.test.ts":
     "a worker's crash over a faulty platform; its job tables are PGlite in both runs",
   "tests/api/imports-messages-state.test.ts":

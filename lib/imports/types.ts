@@ -1,3 +1,5 @@
+import type { MessageReaction } from "./reactions";
+
 /**
  * The shared vocabulary of guided imports: what the browser prepares (parse, map, validate)
  * and what the server stores, plans and runs. Both sides import these types; neither side's
@@ -62,6 +64,10 @@ export type PreparedRow = {
   key: string | null;
   /** The old system's id of a channel without a channel_url, from which the plan derives one. */
   sourceId?: string;
+  /** A reply: the source id of its thread's root (`parent_id`); it is sent after its channel is migrated. */
+  parentSourceId?: string;
+  /** A message's reactions, added after its channel is migrated (group channels only). */
+  reactions?: MessageReaction[];
   /**
    * What the preview looks up (a message's sender; a channel's member lists and `strict`), those
    * fields read without an error of their own, kept when the row cannot be sent (no body).

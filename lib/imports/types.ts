@@ -158,6 +158,8 @@ export type MessagePlan = {
   missingChannels: string[];
   /** Senders that are neither users on the platform nor in a users import. */
   missingSenders: string[];
+  /** What the replies stage sends after the channels' messages are migrated. */
+  threads?: ThreadPlan;
   /** The channels with the most messages (at most 100 of them), largest first. */
   largestChannels: Array<{
     channelUrl: string;
@@ -166,6 +168,27 @@ export type MessagePlan = {
     first: number;
     last: number;
   }>;
+};
+
+/** The replies stage of a messages import, as planned. */
+export type ThreadPlan = {
+  /** Replies sent with the send API, each to its root. */
+  replies: number;
+  /** Roots in this file whose platform ids are found after migration. */
+  roots: number;
+  /** Distinct roots that earlier messages imports of this console created. */
+  rootsInEarlierImports: number;
+  /** Messages with reactions, and the reactions (one user's one key) added to them. */
+  reactedMessages: number;
+  reactions: number;
+  /** Channels with work in the stage. */
+  channels: number;
+  /** Replies to a reply, attached to their thread's root (warnings). */
+  flattened: number;
+  /** Replies refused because their root is nowhere. */
+  missingRoots: number;
+  /** Open channels whose messages had reactions, left out (at most 100 named). */
+  openChannelsWithReactions: string[];
 };
 
 /** A rehearsal's request and outcome, kept on the job (`import_jobs.rehearsal`). */

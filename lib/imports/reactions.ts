@@ -43,7 +43,8 @@ export function reactingUsers(reactions: readonly MessageReaction[] | null | und
   return [...new Set((reactions ?? []).flatMap((reaction) => reaction.user_ids))];
 }
 
-const FORMAT = 'write reactions as thumbsup:alice;bob|heart:carol, or as JSON [{"key":"thumbsup","user_ids":["alice"]}]';
+const FORMAT =
+  'write reactions as thumbsup:alice;bob|heart:carol, or as JSON [{"key":"thumbsup","user_ids":["alice"]}]';
 
 function fromText(text: string): ReactionsRead {
   const reactions: MessageReaction[] = [];
@@ -83,7 +84,9 @@ function fromJson(text: string): ReactionsRead {
       users.length === 0 ||
       !users.every((id) => typeof id === "string" && id.trim() !== "")
     ) {
-      return { error: `The reaction "${clip(key)}" needs "user_ids", a list of user ids: ${FORMAT}.` };
+      return {
+        error: `The reaction "${clip(key)}" needs "user_ids", a list of user ids: ${FORMAT}.`,
+      };
     }
     reactions.push({ key: key.trim(), user_ids: (users as string[]).map((id) => id.trim()) });
   }

@@ -36,8 +36,8 @@ export async function planThreads(
       plan_issues = r.plan_issues || jsonb_build_array(jsonb_build_object(
         'field', 'parent_id', 'severity', 'error', 'code', 400111,
         'message', case when p.resource_key is distinct from r.resource_key
-          then 'Thread root "' || r.parent_source_id || '" (row ' || (p.row_index + ${job.firstRow}) || ') is in channel "' || coalesce(p.resource_key, '') || '", not "' || coalesce(r.resource_key, '') || '": a reply stays in its root''s channel.'
-          else 'Thread root "' || r.parent_source_id || '" (row ' || (p.row_index + ${job.firstRow}) || ') is not sent (' || p.state || '), so the platform would refuse this reply.' end)))
+          then 'Thread root "' || r.parent_source_id || '" (row ' || (p.row_index + ${job.firstRow}::int)::text || ') is in channel "' || coalesce(p.resource_key, '') || '", not "' || coalesce(r.resource_key, '') || '": a reply stays in its root''s channel.'
+          else 'Thread root "' || r.parent_source_id || '" (row ' || (p.row_index + ${job.firstRow}::int)::text || ') is not sent (' || p.state || '), so the platform would refuse this reply.' end))
     from import_rows as p
     where r.job_id = ${jobId} and r.state = 'pending' and r.parent_source_id is not null
       and p.job_id = r.job_id and p.source_id = r.parent_source_id and p.parent_source_id is null
@@ -69,7 +69,9 @@ export async function planThreads(
     );
     for (const row of found) earlier.add(`${row.channel}\u0000${row.parent}`);
   }
-  const missingRoots = unresolved.filter((row) => !earlier.has(`${row.channel}\u0000${row.parent}`));
+  const missingRoots = unresolved.filter(
+    (row) => !earlier.has(`${row.channel}\u0000${row.parent}`),
+  );
   for (const batch of chunk(missingRoots, 1000)) {
     await db.execute(sql`
       update import_rows as r set state = 'invalid',

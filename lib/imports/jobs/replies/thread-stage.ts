@@ -88,30 +88,30 @@ export async function workThreadStage(options: ThreadStageOptions): Promise<bool
     options.log,
   );
 
-  let claiming: Promise<string | undefined> | null = null;
-  async function claimNext(): Promise<string | undefined> {
-    for (;;) {
-      candidates ??= await threadChannels(db, job.id, { claimable: true });
-      const next = candidates.shift();
-      if (next === undefined) return undefined;
-      if (held.has(next)) continue;
-      const [claimed] = await claimChannels(db, lease, [next]);
-      if (claimed) {
-        held.add(next);
-        return next;
+  /** Claims are made one after another, so no two lanes take the same channel. */
+  let claims: Promise<unknown> = Promise.resolve();
+  function claimNext(): Promise<string | undefined> {
+    const next = claims.then(async () => {
+      for (;;) {
+        candidates ??= await threadChannels(db, job.id, { claimable: true });
+        const channelUrl = candidates.shift();
+        if (channelUrl === undefined) return undefined;
+        if (held.has(channelUrl)) continue;
+        const [claimed] = await claimChannels(db, lease, [channelUrl]);
+        if (claimed) {
+          held.add(channelUrl);
+          return channelUrl;
+        }
       }
-    }
+    });
+    claims = next.catch(() => {});
+    return next;
   }
 
   async function lane() {
     while (keepGoing()) {
-      claiming ??= claimNext().finally(() => {
-        claiming = null;
-      });
-      const channelUrl = await claiming;
+      const channelUrl = await claimNext();
       if (channelUrl === undefined) return;
-      // Two lanes waiting on one claim: the second claims again.
-      if (!held.has(channelUrl)) continue;
       worked = true;
       let retryAt: string | null = null;
       try {

@@ -286,17 +286,7 @@ const messageFields: readonly ImportField[] = [
     label: "Thread root",
     kind: "text",
     required: false,
-    aliases: [
-      "parent",
-      "parentid",
-      "parentmessageid",
-      "root",
-      "rootid",
-      "threadroot",
-      "threadparent",
-      "inreplyto",
-      "replyto",
-    ],
+    aliases: ["parent", "parentmessageid", "threadroot", "threadparent", "inreplyto", "replyto"],
     hint: "The source id of the message this one replies to; replies are sent after their channel's messages are migrated.",
   },
   {

@@ -52,7 +52,7 @@ function fromText(text: string): ReactionsRead {
     const item = part.trim();
     if (item === "") continue;
     const colon = item.lastIndexOf(":");
-    if (colon <= 0) return { error: `"${clip(item)}" names no users: ${FORMAT}.` };
+    if (colon < 0) return { error: `"${clip(item)}" names no users: ${FORMAT}.` };
     const key = item.slice(0, colon).trim();
     const users = item
       .slice(colon + 1)

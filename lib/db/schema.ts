@@ -9,6 +9,7 @@ import type {
   RowIssue,
   RowState,
 } from "@/lib/imports/types";
+import type { MessageReaction } from "@/lib/imports/reactions";
 import type { MigratedFile, SortedMetaarray } from "@/lib/schemas/messages";
 import type { DeliveryAttempt } from "@/lib/schemas/sandbox-events";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
@@ -456,9 +457,24 @@ export const importRows = pgTable(
     lockedUntil: timestamp("locked_until", { withTimezone: true }),
     lockedBy: text("locked_by"),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
+    /** A reply (messages): the source id of its thread's root, the top one for a reply to a reply. */
+    parentSourceId: text("parent_source_id"),
+    /** A message's reactions, `[{key, user_ids}]`, added by the replies stage. */
+    reactions: jsonb("reactions").$type<MessageReaction[]>(),
+    /** The message's id on the platform, once the replies stage has found (a root) or sent (a reply) it. */
+    platformMessageId: bigint("platform_message_id", { mode: "number" }),
+    /**
+     * The replies stage (messages): null when nothing is sent after the message is migrated;
+     * pending (a root's id to find, a reply to send, reactions to add); done; failed.
+     */
+    threadState: text("thread_state").$type<"pending" | "done" | "failed">(),
   },
   (t) => [
     primaryKey({ columns: [t.jobId, t.rowIndex] }),
+    // The replies stage's work of a channel: few rows of the job, found without reading the rest.
+    index("import_rows_thread_pending")
+      .on(t.jobId, t.resourceKey, t.rowIndex)
+      .where(sql`${t.threadState} = 'pending'`),
     index("import_rows_state").on(t.jobId, t.state, t.rowIndex),
     // The runner's claims that look behind its place in the job (lib/imports/jobs/run/claims.ts):
     // created rows whose follow-ups remain, and rows waiting for a retry. Both are few, and

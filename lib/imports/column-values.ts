@@ -1,6 +1,7 @@
 import { isWebAddress } from "@/lib/schemas/web-address";
 import type { ImportField } from "./fields";
 import { readBoolean, readMessageType, splitIds } from "./prepare";
+import { readReactions } from "./reactions";
 import { parseTimestamp } from "./timestamps";
 import { transformText, type ColumnTransform } from "./transforms";
 
@@ -99,6 +100,8 @@ export function fitsField(field: ImportField, value: string, transform?: ColumnT
       return "ms" in parseTimestamp(text, transform?.unit);
     case "message-type":
       return readMessageType(text) !== undefined;
+    case "reactions":
+      return "reactions" in readReactions(text);
     case "id-list":
       return splitIds(text).every((item) =>
         field.shape === "url-list" ? isWebAddress(item) : !/^[[{]/.test(item),
@@ -130,6 +133,8 @@ function expected(field: ImportField): string {
       return "times the console can read";
     case "message-type":
       return "message types (MESG, FILE, ADMM, or text, file, admin)";
+    case "reactions":
+      return "reactions (thumbsup:alice;bob|heart:carol, or a JSON list)";
     case "id-list":
       return "ids separated by ; or |";
     default:

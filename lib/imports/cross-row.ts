@@ -40,6 +40,8 @@ type Identity = {
   sourceId?: string;
   excluded?: boolean;
   dedupId?: string;
+  /** A reply's thread root (messages). */
+  parentSourceId?: string;
 };
 
 /** A prepared row as the index sees it. */
@@ -55,6 +57,9 @@ export function identityOf(row: PreparedRow & { dedupId?: string }): Identity {
 export class CrossRowIndex {
   private readonly keys = new RowsByValue();
   private readonly sourceIds = new RowsByValue();
+  /** Messages: replies by their root's source id, and each message's channel and root. */
+  private readonly replies = new RowsByValue();
+  private readonly messages = new Map<number, { key: string | null; parentSourceId?: string }>();
 
   constructor(
     private readonly resource: ImportResource,
@@ -67,15 +72,95 @@ export class CrossRowIndex {
     return [
       ...this.keys.add(this.identity(row), row.index),
       ...this.sourceIds.add(row.sourceId, row.index),
+      ...this.addThread(row),
     ];
   }
 
   /** Forgets a row; returns the indexes of the rows that shared its key or source id. */
   remove(row: Identity): number[] {
     if (row.excluded) return [];
+    if (this.resource === "messages") {
+      this.messages.delete(row.index);
+      this.replies.remove(row.parentSourceId, row.index);
+    }
     return [
       ...this.keys.remove(this.identity(row), row.index),
       ...this.sourceIds.remove(row.sourceId, row.index),
+      ...this.repliesTo(row.sourceId),
+    ];
+  }
+
+  /** A message's thread: its replies' issues depend on its channel and its own root. */
+  private addThread(row: Identity): number[] {
+    if (this.resource !== "messages") return [];
+    this.messages.set(row.index, { key: row.key, parentSourceId: row.parentSourceId });
+    this.replies.add(row.parentSourceId, row.index);
+    return this.repliesTo(row.sourceId);
+  }
+
+  private repliesTo(sourceId: string | undefined): number[] {
+    return sourceId === undefined ? [] : this.replies.all(sourceId);
+  }
+
+  /**
+   * A reply's root: in this file and its channel, or a warning that the plan looks further;
+   * a reply to a reply goes to the top root, and is counted as a warning.
+   */
+  private threadIssues(row: Identity): RowIssue[] {
+    const parent = row.parentSourceId;
+    if (parent === undefined) return [];
+    const firstRow = this.options.firstRow ?? 1;
+    const rootIndex = this.sourceIds.first(parent);
+    // Replying to itself is the row's own error (`../prepare.ts`).
+    if (rootIndex === row.index) return [];
+    if (rootIndex === undefined) {
+      return [
+        {
+          field: "parent_id",
+          severity: "warning",
+          message: `Thread root "${parent}" is not a source id of this file: the plan looks for it among this channel's messages imported before, and refuses the reply if it is in neither.`,
+        },
+      ];
+    }
+    // Up the chain of replies to the top root; a loop has none.
+    let top = rootIndex;
+    const seen = new Set([row.index, top]);
+    for (;;) {
+      const above = this.messages.get(top)?.parentSourceId;
+      if (above === undefined) break;
+      const next = this.sourceIds.first(above);
+      if (next === undefined) break;
+      if (seen.has(next)) {
+        return [
+          {
+            field: "parent_id",
+            severity: "error",
+            code: 400111,
+            message: `Thread root "${parent}" (row ${rootIndex + firstRow}) leads back to this message through its own roots: a thread needs a root that replies to nothing.`,
+          },
+        ];
+      }
+      seen.add(next);
+      top = next;
+    }
+    const rootKey = this.messages.get(top)?.key ?? null;
+    if (rootKey !== null && row.key !== null && rootKey !== row.key) {
+      return [
+        {
+          field: "parent_id",
+          severity: "error",
+          code: 400111,
+          message: `Thread root "${parent}" (row ${top + firstRow}) is in channel "${rootKey}", not "${row.key}": a reply stays in its root's channel.`,
+        },
+      ];
+    }
+    if (top === rootIndex) return [];
+    return [
+      {
+        field: "parent_id",
+        severity: "warning",
+        message: `Replies to a reply (row ${rootIndex + firstRow}): the platform's threads are one level deep, so it is attached to the thread's root, row ${top + firstRow}.`,
+      },
     ];
   }
 
@@ -89,6 +174,7 @@ export class CrossRowIndex {
     if (row.excluded) return [];
     const issues: RowIssue[] = [];
     if (this.resource === "messages") {
+      issues.push(...this.threadIssues(row));
       const first = this.keys.firstOther(this.identity(identityOf(row)), row.index);
       if (first !== undefined) {
         issues.push({
@@ -145,6 +231,16 @@ class RowsByValue {
     const indexes = value === null || value === undefined ? undefined : this.rows.get(value);
     if (!indexes || indexes.length < 2) return undefined;
     return indexes[0] === index ? undefined : indexes[0];
+  }
+
+  /** The first row holding `value`. */
+  first(value: string): number | undefined {
+    return this.rows.get(value)?.[0];
+  }
+
+  /** Every row holding `value`. */
+  all(value: string): number[] {
+    return [...(this.rows.get(value) ?? [])];
   }
 
   /** Registers row `index` under `value`; returns the other rows holding it. */

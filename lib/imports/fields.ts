@@ -19,7 +19,9 @@ export type ImportFieldKind =
   /** A point in time: milliseconds, seconds or ISO 8601 (`./timestamps.ts`). */
   | "timestamp"
   /** A message type: the platform's MESG/FILE/ADMM or words such as text, file, admin. */
-  | "message-type";
+  | "message-type"
+  /** Reactions: `thumbsup:alice;bob|heart:carol`, or a JSON array (`./reactions.ts`). */
+  | "reactions";
 
 /**
  * What a text field's values look like, beyond how they are read: the mapping step matches
@@ -278,6 +280,22 @@ const messageFields: readonly ImportField[] = [
     required: false,
     aliases: ["filedata"],
     hint: "Free text stored with a file message.",
+  },
+  {
+    key: "parent_id",
+    label: "Thread root",
+    kind: "text",
+    required: false,
+    aliases: ["parent", "parentmessageid", "threadroot", "threadparent", "inreplyto", "replyto"],
+    hint: "The source id of the message this one replies to; replies are sent after their channel's messages are migrated.",
+  },
+  {
+    key: "reactions",
+    label: "Reactions",
+    kind: "reactions",
+    required: false,
+    aliases: ["reaction", "emojis", "emoji"],
+    hint: 'thumbsup:alice;bob|heart:carol, or JSON [{"key":"thumbsup","user_ids":["alice"]}]. Group channels only.',
   },
   {
     key: "is_silent",

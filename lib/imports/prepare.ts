@@ -26,6 +26,7 @@ import {
   type ColumnMapping,
   type ImportField,
 } from "./fields";
+import { readReactions, type MessageReaction } from "./reactions";
 import { parseTimestamp } from "./timestamps";
 import { transformText, type ColumnTransform, type ColumnTransforms } from "./transforms";
 import {
@@ -145,6 +146,16 @@ function prepareMessage(
   const { issues } = row;
   const channel = typeof input.channel_url === "string" ? input.channel_url : null;
   delete input.channel_url;
+  const parent = typeof input.parent_id === "string" ? input.parent_id : undefined;
+  let reactions = input.reactions as MessageReaction[] | undefined;
+  if (parent !== undefined && parent === row.sourceId) {
+    issues.push({
+      field: "parent_id",
+      severity: "error",
+      code: 400111,
+      message: "A message cannot reply to itself: its thread root is its own source id.",
+    });
+  }
   if (channel === null) {
     issues.push({
       field: "channel_url",
@@ -165,6 +176,14 @@ function prepareMessage(
       message: "Admin messages have no sender: the sender is left out.",
     });
   }
+  if (type === "ADMM" && reactions !== undefined) {
+    issues.push({
+      field: "reactions",
+      severity: "warning",
+      message: "Admin messages take no reactions on the platform: the reactions are left out.",
+    });
+    reactions = undefined;
+  }
   // Only the fields of the message's own shape are sent.
   const shape = messageSchemas[type].shape as Record<string, unknown>;
   for (const key of Object.keys(input)) if (!(key in shape)) delete input[key];
@@ -175,7 +194,16 @@ function prepareMessage(
       content: [type, input.user_id ?? "", input.message ?? "", input.url ?? "", input.timestamp],
     });
   }
+  // How the replies stage finds the message on the platform, whose migration answers no ids
+  // (docs/imports-jobs.md, "Replies and reactions").
+  if (typeof input.dedup_id === "string") input.sorted_metaarray = importDedupMeta(input.dedup_id);
   validate("messages", input, issues);
+  // A reply goes through the send API: its time is `created_at`, and it carries no
+  // `timestamp`, so the migration never sends it.
+  if (parent !== undefined) {
+    input.created_at = input.timestamp;
+    delete input.timestamp;
+  }
   const hasError = issues.some((issue) => issue.severity === "error");
   const prepared: PreparedRow = {
     index: row.index,
@@ -186,8 +214,17 @@ function prepareMessage(
     issues,
   };
   if (row.sourceId !== undefined) prepared.sourceId = row.sourceId;
+  if (parent !== undefined) prepared.parentSourceId = parent;
+  if (reactions !== undefined) prepared.reactions = reactions;
   if (prepared.body === null) keepLookup(prepared, input, ["user_id"]);
   return prepared;
+}
+
+/** The `sorted_metaarray` item every imported message carries: its dedup id. */
+export const IMPORT_DEDUP_KEY = "import_dedup_id";
+
+export function importDedupMeta(dedupId: string): Array<{ key: string; value: string[] }> {
+  return [{ key: IMPORT_DEDUP_KEY, value: [dedupId] }];
 }
 
 const MESSAGE_TYPE_WORDS: Record<string, MessageType> = {
@@ -300,6 +337,12 @@ function readValue(
       code: 400100,
       message: `${field.label}: ${parsed.error}`,
     });
+    return undefined;
+  }
+  if (field.kind === "reactions") {
+    const read = readReactions(raw);
+    if ("reactions" in read) return read.reactions.length > 0 ? read.reactions : undefined;
+    issues.push({ field: field.key, severity: "error", code: 400100, message: read.error });
     return undefined;
   }
   if (field.kind === "message-type") {

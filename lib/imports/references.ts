@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { reactingUsers } from "./reactions";
 import type { FollowUps, ImportResource, PreparedRow, RowIssue } from "./types";
 
 /**
@@ -59,7 +60,7 @@ export type RowReferences = {
 
 export function rowReferences(
   resource: ImportResource,
-  row: Pick<PreparedRow, "key" | "body" | "followUps" | "lookup">,
+  row: Pick<PreparedRow, "key" | "body" | "followUps" | "lookup" | "reactions">,
 ): RowReferences | undefined {
   if (resource === "users") return undefined;
   // Looked up even when another cell keeps the row from being sent.
@@ -67,6 +68,7 @@ export function rowReferences(
   if (resource === "messages") {
     const sender = body?.user_id;
     const users = typeof sender === "string" ? [{ id: sender, field: "user_id" }] : [];
+    for (const id of reactingUsers(row.reactions)) users.push({ id, field: "reactions" });
     if (row.key === null && users.length === 0) return undefined;
     return { ...(row.key !== null ? { channel: row.key } : {}), users };
   }
@@ -106,12 +108,21 @@ export function referenceIssues(
   }
   const missing = references.users.filter((user) => known.users.get(user.id) === false);
   if (resource === "messages") {
-    for (const user of missing) {
+    for (const user of missing.filter((user) => user.field === "user_id")) {
       issues.push({
         field: user.field,
         severity: "error",
         code: 400201,
         message: `No user "${user.id}" on the platform or in a users import of this console: import the users first, or fix the sender.`,
+      });
+    }
+    const reactors = missing.filter((user) => user.field === "reactions").map((user) => user.id);
+    if (reactors.length > 0) {
+      issues.push({
+        field: "reactions",
+        severity: "error",
+        code: 400201,
+        message: `${reactors.length === 1 ? "Reacting user" : `${reactors.length} reacting users,`} ${quoteSome(reactors)}, on neither the platform nor a users import of this console: the platform would refuse the reaction. Import the users first, or fix the reactions.`,
       });
     }
     return issues;

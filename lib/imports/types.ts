@@ -1,3 +1,5 @@
+import type { MessageReaction } from "./reactions";
+
 /**
  * The shared vocabulary of guided imports: what the browser prepares (parse, map, validate)
  * and what the server stores, plans and runs. Both sides import these types; neither side's
@@ -62,6 +64,10 @@ export type PreparedRow = {
   key: string | null;
   /** The old system's id of a channel without a channel_url, from which the plan derives one. */
   sourceId?: string;
+  /** A reply: the source id of its thread's root (`parent_id`); it is sent after its channel is migrated. */
+  parentSourceId?: string;
+  /** A message's reactions, added after its channel is migrated (group channels only). */
+  reactions?: MessageReaction[];
   /**
    * What the preview looks up (a message's sender; a channel's member lists and `strict`), those
    * fields read without an error of their own, kept when the row cannot be sent (no body).
@@ -152,6 +158,8 @@ export type MessagePlan = {
   missingChannels: string[];
   /** Senders that are neither users on the platform nor in a users import. */
   missingSenders: string[];
+  /** What the replies stage sends after the channels' messages are migrated. */
+  threads?: ThreadPlan;
   /** The channels with the most messages (at most 100 of them), largest first. */
   largestChannels: Array<{
     channelUrl: string;
@@ -160,6 +168,27 @@ export type MessagePlan = {
     first: number;
     last: number;
   }>;
+};
+
+/** The replies stage of a messages import, as planned. */
+export type ThreadPlan = {
+  /** Replies sent with the send API, each to its root. */
+  replies: number;
+  /** Roots in this file whose platform ids are found after migration. */
+  roots: number;
+  /** Distinct roots that earlier messages imports of this console created. */
+  rootsInEarlierImports: number;
+  /** Messages with reactions, and the reactions (one user's one key) added to them. */
+  reactedMessages: number;
+  reactions: number;
+  /** Channels with work in the stage. */
+  channels: number;
+  /** Replies to a reply, attached to their thread's root (warnings). */
+  flattened: number;
+  /** Replies refused because their root is nowhere. */
+  missingRoots: number;
+  /** Open channels whose messages had reactions, left out (at most 100 named). */
+  openChannelsWithReactions: string[];
 };
 
 /** A rehearsal's request and outcome, kept on the job (`import_jobs.rehearsal`). */

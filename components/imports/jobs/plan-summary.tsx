@@ -106,6 +106,23 @@ function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }
           `, sent from ${minute(plan.firstTimestamp)} to ${minute(plan.lastTimestamp)} UTC`}
         . Every message carries a dedup id, so running the file again adds nothing.
       </p>
+      {plan.threads && (plan.threads.replies > 0 || plan.threads.reactions > 0) && (
+        <p data-testid="thread-plan">
+          Then, once each channel is migrated: {n(plan.threads.replies)} replies to{" "}
+          {n(plan.threads.roots + plan.threads.rootsInEarlierImports)} roots sent as replies at
+          their original time, and {n(plan.threads.reactions)} reactions on{" "}
+          {n(plan.threads.reactedMessages)} messages, in {n(plan.threads.channels)} channels
+          {plan.threads.flattened > 0 &&
+            ` (${n(plan.threads.flattened)} replies to a reply attached to their thread's root)`}
+          .
+          {plan.threads.missingRoots > 0 &&
+            ` ${n(plan.threads.missingRoots)} replies have no root and are left out.`}
+        </p>
+      )}
+      <MissingList
+        label="Open channels whose messages had reactions (the platform has none there: left out)"
+        items={plan.threads?.openChannelsWithReactions ?? []}
+      />
       <MissingList
         label="Channels neither on the platform nor in a channel import (their messages are left out)"
         items={plan.missingChannels}

@@ -46,6 +46,7 @@ export class PreviewSession {
   private crossIssues: (RowIssue[] | undefined)[] = [];
   private keys: (string | null)[] = [];
   private sourceIds: (string | undefined)[] = [];
+  private parentSourceIds: (string | undefined)[] = [];
   /** Messages only: each row's dedup id, unique per channel. */
   private dedupIds: (string | undefined)[] = [];
   private cross: CrossRowIndex;
@@ -146,6 +147,7 @@ export class PreviewSession {
     this.crossIssues = new Array(total);
     this.keys = new Array(total);
     this.sourceIds = new Array(total);
+    this.parentSourceIds = new Array(total);
     this.dedupIds = new Array(total);
     this.references = new Array(total);
     this.cross = new CrossRowIndex(this.resource, {
@@ -158,12 +160,7 @@ export class PreviewSession {
     for (let at = 0; at < rows; at++) {
       const index = this.indexes[at]!;
       this.prepare(index);
-      this.cross.add({
-        index,
-        key: this.keys[index]!,
-        sourceId: this.sourceIds[index],
-        dedupId: this.dedupIds[index],
-      });
+      this.cross.add(this.identity(index));
       if (at % batch === batch - 1) onProgress(at + 1, rows);
     }
     for (const index of this.indexes) this.refreshCross(index);
@@ -183,6 +180,7 @@ export class PreviewSession {
     this.ownIssues[index] = row.issues.length > 0 ? row.issues : undefined;
     this.keys[index] = row.key;
     this.sourceIds[index] = row.sourceId;
+    this.parentSourceIds[index] = row.parentSourceId;
     const dedupId = row.body?.dedup_id;
     this.dedupIds[index] = typeof dedupId === "string" ? dedupId : undefined;
     this.references[index] = rowReferences(this.resource, row);
@@ -200,6 +198,7 @@ export class PreviewSession {
       key: this.keys[index]!,
       sourceId: this.sourceIds[index],
       dedupId: this.dedupIds[index],
+      parentSourceId: this.parentSourceIds[index],
       body: this.crossBodies.get(index) ?? null,
       followUps: {},
       issues: [],
@@ -220,6 +219,7 @@ export class PreviewSession {
       key: this.keys[index]!,
       sourceId: this.sourceIds[index],
       dedupId: this.dedupIds[index],
+      parentSourceId: this.parentSourceIds[index],
       excluded: (this.flags[index]! & EXCLUDED) !== 0,
     };
   }

@@ -32,20 +32,29 @@ export async function channelExists(
   channelUrl: string,
   count: () => void = () => {},
 ): Promise<boolean> {
-  const lookups: Array<(url: string) => Promise<unknown>> = [
-    client.openChannels.get,
-    client.groupChannels.get,
+  return (await channelKindOnPlatform(client, channelUrl, count)) !== null;
+}
+
+/** Whether a channel on the platform is open or group (null: on neither). */
+export async function channelKindOnPlatform(
+  client: PlatformClient,
+  channelUrl: string,
+  count: () => void = () => {},
+): Promise<"open_channels" | "group_channels" | null> {
+  const lookups: Array<["open_channels" | "group_channels", (url: string) => Promise<unknown>]> = [
+    ["open_channels", client.openChannels.get],
+    ["group_channels", client.groupChannels.get],
   ];
-  for (const get of lookups) {
+  for (const [kind, get] of lookups) {
     count();
     try {
       await withRetries(() => get(channelUrl), platformRetries());
-      return true;
+      return kind;
     } catch (error) {
       if (!isPlatformError(error, 400201)) throw error;
     }
   }
-  return false;
+  return null;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   usersOnPlatform,
 } from "./lookups";
 import { importedKeys, type ImportedKey, type ImportJob } from "../store/jobs";
+import { planThreads } from "./thread-plan";
 
 export type { MessagePlan };
 
@@ -85,11 +86,15 @@ export async function planMessages(
   });
   const missingChannels = toLookUp.filter((url) => absent.has(url));
 
-  // Senders.
+  // Senders, and the users who reacted: both must be users (a reaction by no user is refused).
   const senders = rowsOf<{ id: string }>(
     await db.execute(sql`
-      select distinct body ->> 'user_id' as id from import_rows
-      where job_id = ${job.id} and state = 'pending' and body ? 'user_id'`),
+      select body ->> 'user_id' as id from import_rows
+      where job_id = ${job.id} and state = 'pending' and body ? 'user_id'
+      union
+      select u.id from import_rows as r, jsonb_array_elements(r.reactions) as e,
+        jsonb_array_elements_text(e -> 'user_ids') as u(id)
+      where r.job_id = ${job.id} and r.state = 'pending' and r.reactions is not null`),
   ).map((row) => row.id);
   const importedUsers = await importedUserSources(db, senders);
   const unfinishedSenders = senders.filter((id) => {
@@ -134,6 +139,17 @@ export async function planMessages(
     after:
       "is neither a user on the platform nor in a users import: the platform would refuse the message.",
   });
+  await markReactors(db, job.id, missingSenders, {
+    severity: "error",
+    code: 400201,
+    after:
+      "is neither a user on the platform nor in a users import: the platform would refuse the reaction. Import the user first, or fix the reactions.",
+  });
+  await markReactors(db, job.id, unfinishedSenders, {
+    severity: "warning",
+    after: "comes from a users import that has not completed: run that import first.",
+  });
+  const threads = await planThreads(db, client, job, () => requests++);
   await markRows(db, job.id, "resource_key", unfinishedChannels, {
     field: "channel_url",
     severity: "warning",
@@ -151,7 +167,7 @@ export async function planMessages(
     requests,
     missing: missingSenders.length,
     orderChecks: [...orderChecks.values()],
-    summary: await summarize(db, job.id, missingChannels, missingSenders),
+    summary: { ...(await summarize(db, job.id, missingChannels, missingSenders)), threads },
   };
 }
 
@@ -161,10 +177,19 @@ async function summarize(
   missingChannels: string[],
   missingSenders: string[],
 ): Promise<MessagePlan> {
-  const perChannel = rowsOf<{ channel: string; messages: number; first: string; last: string }>(
+  // A reply's time is its `created_at`: it goes through the send API, not the migration.
+  const sentAt = sql`coalesce(body ->> 'timestamp', body ->> 'created_at')::bigint`;
+  const perChannel = rowsOf<{
+    channel: string;
+    messages: number;
+    migrated: number;
+    first: string;
+    last: string;
+  }>(
     await db.execute(sql`
       select resource_key as channel, count(*)::int as messages,
-        min((body ->> 'timestamp')::bigint)::text as first, max((body ->> 'timestamp')::bigint)::text as last
+        (count(*) filter (where body ? 'timestamp'))::int as migrated,
+        min(${sentAt})::text as first, max(${sentAt})::text as last
       from import_rows where job_id = ${jobId} and state = 'pending'
       group by resource_key order by count(*) desc, resource_key`),
   );
@@ -179,7 +204,7 @@ async function summarize(
   let first: number | null = null;
   let last: number | null = null;
   for (const channel of perChannel) {
-    requests += Math.ceil(channel.messages / MIGRATION_MESSAGES_MAX);
+    requests += Math.ceil(channel.migrated / MIGRATION_MESSAGES_MAX);
     first = first === null ? Number(channel.first) : Math.min(first, Number(channel.first));
     last = last === null ? Number(channel.last) : Math.max(last, Number(channel.last));
   }
@@ -194,7 +219,7 @@ async function summarize(
     largestChannels: perChannel.slice(0, SHOWN).map((channel) => ({
       channelUrl: channel.channel,
       messages: channel.messages,
-      requests: Math.ceil(channel.messages / MIGRATION_MESSAGES_MAX),
+      requests: Math.ceil(channel.migrated / MIGRATION_MESSAGES_MAX),
       first: Number(channel.first),
       last: Number(channel.last),
     })),
@@ -207,6 +232,30 @@ async function pendingChannelRefs(db: Database, jobId: string): Promise<string[]
     select distinct resource_key as ref from import_rows
     where job_id = ${jobId} and state = 'pending' and resource_key is not null`);
   return rowsOf<{ ref: string }>(result).map((row) => row.ref);
+}
+
+/** Adds one issue to the pending rows with a reaction by one of `users`, naming the user. */
+async function markReactors(
+  db: Database,
+  jobId: string,
+  users: string[],
+  issue: { severity: "error" | "warning"; code?: number; after: string },
+) {
+  for (const batch of chunk(users, 1000)) {
+    await db.execute(sql`
+      update import_rows as r set
+        plan_issues = r.plan_issues || jsonb_build_array(jsonb_strip_nulls(jsonb_build_object(
+          'field', 'reactions', 'severity', ${issue.severity}::text, 'code', ${issue.code ?? null}::int,
+          'message', 'Reacting user "' || m.id || '" ' || ${issue.after}::text))),
+        state = ${issue.severity === "error" ? sql`'invalid'` : sql`r.state`}
+      from (select r2.row_index, min(u.id) as id
+        from import_rows as r2, jsonb_array_elements(r2.reactions) as e,
+          jsonb_array_elements_text(e -> 'user_ids') as u(id)
+        where r2.job_id = ${jobId} and r2.state = 'pending' and r2.reactions is not null
+          and u.id in (select jsonb_array_elements_text(${JSON.stringify(batch)}::jsonb))
+        group by r2.row_index) as m
+      where r.job_id = ${jobId} and r.row_index = m.row_index and r.state = 'pending'`);
+  }
 }
 
 /**

@@ -153,7 +153,13 @@ async function startFromUpload(db: Database, jobId: string) {
   for (let from = 0; from <= (last?.rowIndex ?? -1); from += RESET_ROWS) {
     await db
       .update(importRows)
-      .set({ state: "pending", planIssues: [], existedBefore: false, followUpState: null })
+      .set({
+        state: "pending",
+        planIssues: [],
+        existedBefore: false,
+        followUpState: null,
+        threadState: null,
+      })
       .where(
         and(
           eq(importRows.jobId, jobId),

@@ -36,6 +36,16 @@ export async function finishCancelling(db: Database, jobId: string): Promise<voi
   }
 }
 
+/** Replies, roots' ids or reactions the replies stage has still to handle. */
+async function threadWorkLeft(db: Database, jobId: string): Promise<boolean> {
+  const [left] = await db
+    .select({ rowIndex: importRows.rowIndex })
+    .from(importRows)
+    .where(and(eq(importRows.jobId, jobId), eq(importRows.threadState, "pending")))
+    .limit(1);
+  return left !== undefined;
+}
+
 async function followUpsLeft(db: Database, jobId: string): Promise<boolean> {
   const [left] = await db
     .select({ rowIndex: importRows.rowIndex })
@@ -54,7 +64,10 @@ async function followUpsLeft(db: Database, jobId: string): Promise<boolean> {
 /** Rows still to send: a messages job's, per channel past its `sent_through` place. */
 async function rowsLeft(db: Database, job: ImportJob): Promise<boolean> {
   if (job.resource === "messages")
-    return (await channelsWithMessages(db, job.id, { claimable: false })).length > 0;
+    return (
+      (await channelsWithMessages(db, job.id, { claimable: false })).length > 0 ||
+      (await threadWorkLeft(db, job.id))
+    );
   const [left] = await db
     .select({ rowIndex: importRows.rowIndex })
     .from(importRows)

@@ -19,6 +19,9 @@ export type RowUpdate = {
   finished?: boolean;
   /** Release this worker's claim. */
   release?: boolean;
+  /** The replies stage (messages): where the row's thread work stands, and its message id. */
+  threadState?: string | null;
+  platformMessageId?: number | null;
 };
 
 const columns: Array<[keyof RowUpdate, string, string]> = [
@@ -29,6 +32,8 @@ const columns: Array<[keyof RowUpdate, string, string]> = [
   ["resultCode", "result_code", "integer"],
   ["resultMessage", "result_message", "text"],
   ["nextAttemptAt", "next_attempt_at", "timestamptz"],
+  ["threadState", "thread_state", "text"],
+  ["platformMessageId", "platform_message_id", "bigint"],
 ];
 
 /**
@@ -60,6 +65,8 @@ export async function applyRowUpdates(
     next_attempt_at: update.nextAttemptAt ?? null,
     finished: update.finished ?? false,
     release: update.release ?? false,
+    thread_state: update.threadState ?? null,
+    platform_message_id: update.platformMessageId ?? null,
   }));
   const assignments = columns.map(([key, column]) =>
     sql.raw(`${column} = case when v.has ? '${key}' then v.${column} else r.${column} end`),
@@ -75,7 +82,8 @@ export async function applyRowUpdates(
     from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as v(
       row_index integer, has jsonb, state text, plan_issues jsonb, existed_before boolean,
       follow_up_state text, result_code integer, result_message text, attempts_delta integer,
-      rate_limited_tries_delta integer, next_attempt_at timestamptz, finished boolean, release boolean
+      rate_limited_tries_delta integer, next_attempt_at timestamptz, finished boolean, release boolean,
+      thread_state text, platform_message_id bigint
     )
     where r.job_id = ${jobId} and r.row_index = v.row_index
       ${only.lockedBy ? sql`and r.locked_by = ${only.lockedBy}` : sql``}

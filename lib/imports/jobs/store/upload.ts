@@ -166,20 +166,24 @@ export async function appendRows(
       body,
       follow_ups: prepared.followUps,
       issues: prepared.issues,
+      parent_source_id: prepared.parentSourceId ?? null,
+      reactions: prepared.reactions ?? null,
     };
   });
   // One jsonb parameter rather than ten per row: 5,000 rows insert about 4 times faster so
   // (measured on PGlite: 110 ms against 420 ms), and far below the 65,535-parameter limit.
   await db.execute(sql`
-    insert into import_rows (job_id, row_index, values, excluded, state, resource_key, source_id, body, follow_ups, issues)
-    select job_id, row_index, values, excluded, state, resource_key, source_id, body, follow_ups, issues
+    insert into import_rows (job_id, row_index, values, excluded, state, resource_key, source_id, body, follow_ups, issues, parent_source_id, reactions)
+    select job_id, row_index, values, excluded, state, resource_key, source_id, body, follow_ups, issues, parent_source_id, reactions
     from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as uploaded(
       job_id text, row_index integer, values jsonb, excluded boolean, state text,
-      resource_key text, source_id text, body jsonb, follow_ups jsonb, issues jsonb)
+      resource_key text, source_id text, body jsonb, follow_ups jsonb, issues jsonb,
+      parent_source_id text, reactions jsonb)
     on conflict (job_id, row_index) do update set
       values = excluded.values, excluded = excluded.excluded, state = excluded.state,
       resource_key = excluded.resource_key, source_id = excluded.source_id, body = excluded.body,
-      follow_ups = excluded.follow_ups, issues = excluded.issues`);
+      follow_ups = excluded.follow_ups, issues = excluded.issues,
+      parent_source_id = excluded.parent_source_id, reactions = excluded.reactions`);
   return { received: rows.length };
 }
 

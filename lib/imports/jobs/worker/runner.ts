@@ -7,6 +7,7 @@ import { importJobs } from "@/lib/db/schema";
 import type { PlatformClient, ResponseInfo } from "@/lib/platform";
 import { completeIfDone, finishCancelling } from "../run/completion";
 import { workMessageJob } from "../run/message-runner";
+import { workThreadStage } from "../replies/thread-stage";
 import { Pacer } from "../run/pacer";
 import { workRows } from "../run/row-work";
 import type { Pacers } from "../run/send-row";
@@ -108,20 +109,15 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       return false;
     }
     const client = await options.createClient({ onResponse, rateLimitRetries: 0 });
+    const limits = { maxAttempts, freeRateLimitedTries: options.freeRateLimitedTries };
+    const stage = { db, client, job, workerId, leaseMs, concurrency, limits, log };
+    const running = () => loop.running;
+    // A messages job: the migration of each channel, then (once a channel is migrated) its
+    // replies and reactions; channels still migrating wait for the next tick.
     const worked =
       job.resource === "messages"
-        ? await workMessageJob({
-            db,
-            client,
-            job,
-            pacer: pacers.migration,
-            workerId,
-            leaseMs,
-            concurrency,
-            limits: { maxAttempts, freeRateLimitedTries: options.freeRateLimitedTries },
-            running: () => loop.running,
-            log,
-          })
+        ? (await workMessageJob({ ...stage, pacer: pacers.migration, running })) ||
+          (await workThreadStage({ ...stage, pacers, running }))
         : await work(db, client, job);
     await completeIfDone(db, job, log);
     return worked;

@@ -1,0 +1,192 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import type { Database } from "@/lib/db/client";
+import { channelResources, type ThreadPlan } from "@/lib/imports/types";
+import type { PlatformClient } from "@/lib/platform";
+import { chunk, rowsOf } from "../shared/rows";
+import { rowStateSql } from "../store/row-state";
+import { importedKeys, type ImportJob } from "../store/jobs";
+import { channelKindOnPlatform } from "./lookups";
+
+/** Replies pointing at a reply are moved up one level per pass: deeper than this is a loop. */
+const MAX_DEPTH = 50;
+const SHOWN = 100;
+
+/**
+ * The plan of what the replies stage sends after a channel's messages are migrated
+ * (`../replies/`): each reply's root found (the top one for a reply to a reply), in this file
+ * or among the same channel's messages an earlier import of this console created, and in the
+ * reply's own channel; reactions left out where the platform has none (open channels). A
+ * reply whose root is missing, refused or elsewhere is invalid: the platform would refuse it.
+ * Runs after the channel and user checks, so a root they refuse takes its replies with it.
+ */
+export async function planThreads(
+  db: Database,
+  client: PlatformClient,
+  job: ImportJob,
+  onRequest: () => void,
+): Promise<ThreadPlan> {
+  const jobId = job.id;
+  const flattened = await attachToTopRoots(db, jobId);
+  const openChannels = await reactionsInOpenChannels(db, client, jobId, onRequest);
+
+  // Roots in this file: a reply to a root in another channel, or to a root that is not sent.
+  await db.execute(sql`
+    update import_rows as r set state = 'invalid',
+      plan_issues = r.plan_issues || jsonb_build_array(jsonb_build_object(
+        'field', 'parent_id', 'severity', 'error', 'code', 400111,
+        'message', case when p.resource_key is distinct from r.resource_key
+          then 'Thread root "' || r.parent_source_id || '" (row ' || (p.row_index + ${job.firstRow}::int)::text || ') is in channel "' || coalesce(p.resource_key, '') || '", not "' || coalesce(r.resource_key, '') || '": a reply stays in its root''s channel.'
+          else 'Thread root "' || r.parent_source_id || '" (row ' || (p.row_index + ${job.firstRow}::int)::text || ') is not sent (' || p.state || '), so the platform would refuse this reply.' end))
+    from import_rows as p
+    where r.job_id = ${jobId} and r.state = 'pending' and r.parent_source_id is not null
+      and p.job_id = r.job_id and p.source_id = r.parent_source_id and p.parent_source_id is null
+      and (p.resource_key is distinct from r.resource_key or p.state <> 'pending')
+      -- A root given twice (the second refused as a duplicate) is sent once: not missing.
+      and not exists (select 1 from import_rows as q where q.job_id = r.job_id
+        and q.source_id = r.parent_source_id and q.parent_source_id is null
+        and q.resource_key = r.resource_key and q.state = 'pending')`);
+
+  // Roots not in this file: an earlier messages import of this console to the same channel
+  // must have created them; the stage finds their ids on the platform as it finds this file's.
+  const unresolved = rowsOf<{ channel: string; parent: string }>(
+    await db.execute(sql`
+      select distinct r.resource_key as channel, r.parent_source_id as parent from import_rows as r
+      where r.job_id = ${jobId} and r.state = 'pending' and r.parent_source_id is not null
+        and not exists (select 1 from import_rows as p
+          where p.job_id = r.job_id and p.source_id = r.parent_source_id and p.parent_source_id is null)`),
+  );
+  const earlier = new Set<string>();
+  for (const batch of chunk(unresolved, 1000)) {
+    const found = rowsOf<{ channel: string; parent: string }>(
+      await db.execute(sql`
+        select distinct o.resource_key as channel, o.source_id as parent
+        from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as v(channel text, parent text)
+        join import_rows as o on o.resource_key = v.channel and o.source_id = v.parent
+        join import_jobs as j on j.id = o.job_id
+        where j.resource = 'messages' and o.job_id <> ${jobId} and o.parent_source_id is null
+          and o.body ? 'timestamp' and ${sql.raw(rowStateSql("o"))} = 'created'`),
+    );
+    for (const row of found) earlier.add(`${row.channel}\u0000${row.parent}`);
+  }
+  const missingRoots = unresolved.filter(
+    (row) => !earlier.has(`${row.channel}\u0000${row.parent}`),
+  );
+  for (const batch of chunk(missingRoots, 1000)) {
+    await db.execute(sql`
+      update import_rows as r set state = 'invalid',
+        plan_issues = r.plan_issues || jsonb_build_array(jsonb_build_object(
+          'field', 'parent_id', 'severity', 'error', 'code', 400201,
+          'message', 'Thread root "' || r.parent_source_id || '" is neither a message of this file nor one an earlier messages import of this console created in "' || r.resource_key || '": the reply has no root to go to.'))
+      from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as v(channel text, parent text)
+      where r.job_id = ${jobId} and r.state = 'pending' and r.resource_key = v.channel
+        and r.parent_source_id = v.parent`);
+  }
+
+  // What the stage has to do: replies to send, roots' ids to find, reactions to add.
+  const notOpen = sql`r.resource_key not in (select jsonb_array_elements_text(${JSON.stringify(openChannels)}::jsonb))`;
+  const rootsSql = sql`(r.resource_key, r.source_id) in (select c.resource_key, c.parent_source_id
+    from import_rows as c where c.job_id = ${jobId} and c.state = 'pending' and c.parent_source_id is not null)`;
+  await db.execute(sql`
+    update import_rows as r set thread_state = 'pending'
+    where r.job_id = ${jobId} and r.state = 'pending'
+      and (r.parent_source_id is not null or ${rootsSql}
+        or (r.reactions is not null and ${notOpen}))`);
+
+  const [counts] = rowsOf<{
+    replies: number;
+    roots: number;
+    reacted: number;
+    reactions: number;
+    channels: number;
+  }>(
+    await db.execute(sql`
+      select count(*) filter (where parent_source_id is not null)::int as replies,
+        count(*) filter (where parent_source_id is null and ${rootsSql})::int as roots,
+        count(*) filter (where reactions is not null and ${notOpen})::int as reacted,
+        coalesce(sum((select count(*) from jsonb_array_elements(r.reactions) as e,
+          jsonb_array_elements(e -> 'user_ids') as u)) filter (where ${notOpen}), 0)::int as reactions,
+        count(distinct resource_key)::int as channels
+      from import_rows as r where r.job_id = ${jobId} and r.thread_state = 'pending'`),
+  );
+  return {
+    replies: counts?.replies ?? 0,
+    roots: counts?.roots ?? 0,
+    rootsInEarlierImports: earlier.size,
+    reactedMessages: counts?.reacted ?? 0,
+    reactions: counts?.reactions ?? 0,
+    channels: counts?.channels ?? 0,
+    flattened,
+    missingRoots: missingRoots.length,
+    openChannelsWithReactions: openChannels.slice(0, SHOWN),
+  };
+}
+
+/**
+ * A reply to a reply goes to its thread's top root (the platform's threads are one level
+ * deep), with a warning; one pass per level. A chain that never reaches a root is a loop.
+ */
+async function attachToTopRoots(db: Database, jobId: string): Promise<number> {
+  const warned = sql.raw(`'[{"field":"parent_id","severity":"warning"}]'::jsonb`);
+  let moved = 0;
+  for (let depth = 0; depth < MAX_DEPTH; depth++) {
+    const result = await db.execute(sql`
+      update import_rows as r set parent_source_id = p.parent_source_id,
+        plan_issues = case when r.plan_issues @> ${warned} then r.plan_issues
+          else r.plan_issues || jsonb_build_array(jsonb_build_object(
+            'field', 'parent_id', 'severity', 'warning',
+            'message', 'Replies to a reply ("' || r.parent_source_id || '"): the platform''s threads are one level deep, so it is attached to that thread''s root.')) end
+      from import_rows as p
+      where r.job_id = ${jobId} and r.state = 'pending' and r.parent_source_id is not null
+        and p.job_id = r.job_id and p.source_id = r.parent_source_id
+        and p.parent_source_id is not null and p.source_id <> p.parent_source_id
+      returning r.row_index`);
+    const rows = rowsOf<{ row_index: number }>(result).length;
+    if (rows === 0) return moved;
+    if (depth === 0) moved = rows;
+  }
+  await db.execute(sql`
+    update import_rows as r set state = 'invalid',
+      plan_issues = r.plan_issues || jsonb_build_array(jsonb_build_object(
+        'field', 'parent_id', 'severity', 'error', 'code', 400111,
+        'message', 'Thread root "' || r.parent_source_id || '" leads back to this message through replies: a thread needs a root that replies to nothing.'))
+    from import_rows as p
+    where r.job_id = ${jobId} and r.state = 'pending' and r.parent_source_id is not null
+      and p.job_id = r.job_id and p.source_id = r.parent_source_id and p.parent_source_id is not null`);
+  return moved;
+}
+
+/**
+ * The platform has no reactions in open channels: a message there is sent, and its reactions
+ * are left out with a warning (kept on the row, so a plan made again says the same). Returns
+ * the open channels that had some.
+ */
+async function reactionsInOpenChannels(
+  db: Database,
+  client: PlatformClient,
+  jobId: string,
+  onRequest: () => void,
+): Promise<string[]> {
+  const channels = rowsOf<{ url: string }>(
+    await db.execute(sql`select distinct resource_key as url from import_rows
+      where job_id = ${jobId} and state = 'pending' and reactions is not null and resource_key is not null`),
+  ).map((row) => row.url);
+  if (channels.length === 0) return [];
+  const imported = new Map(
+    (await importedKeys(db, channelResources, channels)).map((row) => [row.key, row.resource]),
+  );
+  const open: string[] = [];
+  for (const url of channels) {
+    const kind = imported.get(url) ?? (await channelKindOnPlatform(client, url, onRequest));
+    if (kind === "open_channels") open.push(url);
+  }
+  if (open.length === 0) return [];
+  await db.execute(sql`
+    update import_rows as r set
+      plan_issues = r.plan_issues || jsonb_build_array(jsonb_build_object(
+        'field', 'reactions', 'severity', 'warning',
+        'message', '"' || r.resource_key || '" is an open channel, where the platform has no reactions: the message is sent without them.'))
+    where r.job_id = ${jobId} and r.state = 'pending' and r.reactions is not null
+      and r.resource_key in (select jsonb_array_elements_text(${JSON.stringify(open)}::jsonb))`);
+  return open;
+}

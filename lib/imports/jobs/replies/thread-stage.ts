@@ -1,0 +1,407 @@
+import "server-only";
+import { keepRenewed } from "@/lib/background/lease";
+import type { Database } from "@/lib/db/client";
+import { IMPORT_DEDUP_KEY } from "@/lib/imports/prepare";
+import { channelResources } from "@/lib/imports/types";
+import { isPlatformError, type PlatformClient } from "@/lib/platform";
+import type { SendMessageBody } from "@/lib/platform/types";
+import { MESSAGE_LIST_LIMIT_MAX } from "@/lib/schemas/messages";
+import { channelKindOnPlatform } from "../plan/lookups";
+import { claimChannels, releaseChannels, renewChannelLeases } from "../run/message-channels";
+import type { Pacer } from "../run/pacer";
+import { gaveUpMessage, rowRetry, type RowRetryLimits } from "../run/row-retry";
+import { importedKeys, jobStatus, type ImportJob } from "../store/jobs";
+import { applyRowUpdates, type RowUpdate } from "../store/row-updates";
+import {
+  failUnmigrated,
+  finishFoundRoots,
+  reactedMessages,
+  repliesToSend,
+  rootsToFind,
+  threadChannels,
+  type ReactedMessage,
+  type ReplyToSend,
+  type RootToFind,
+} from "./thread-rows";
+
+export type ThreadStageOptions = {
+  db: Database;
+  client: PlatformClient;
+  job: ImportJob;
+  /** Lists go at the platform's read pace, sends and reactions at its write pace. */
+  pacers: { read: Pacer; write: Pacer };
+  workerId: string;
+  leaseMs: number;
+  /** Channels worked at once. */
+  concurrency: number;
+  limits: RowRetryLimits;
+  running: () => boolean;
+  log: (line: string) => void;
+};
+
+/** Replies or reacted messages read by one statement. */
+const READ_ROWS = 200;
+const STATUS_CHECK_MS = 1000;
+
+type ChannelKind = "open_channels" | "group_channels";
+
+/** A channel's work stopped for a transient failure: it is taken up again from this time. */
+class RetryLater extends Error {
+  constructor(readonly retryAt: string) {
+    super(`retry at ${retryAt}`);
+  }
+}
+
+/**
+ * The replies stage of a messages job (docs/imports-jobs.md, "Replies and reactions"). Once a
+ * channel's messages are all migrated, a lane takes its lease (import_channel_leases, as the
+ * migration does) and: finds the platform id of each root and reacted message by listing the
+ * channel with `with_sorted_meta_array` and matching the `import_dedup_id` every imported
+ * message carries; sends the replies with the send API (`parent_message_id`, their original
+ * time as `created_at`, their dedup ids); adds the reactions, listing a message's reactions
+ * first. Each outcome is written as it comes, so a worker killed at any point leaves rows that
+ * the next one resumes: a reply sent again answers the stored message (its dedup id), a
+ * reaction already there is not added again. Returns whether it did any work.
+ */
+export async function workThreadStage(options: ThreadStageOptions): Promise<boolean> {
+  const { db, job, workerId, leaseMs } = options;
+  const lease = { jobId: job.id, workerId, leaseMs };
+  let active = true;
+  let worked = false;
+  const held = new Set<string>();
+  let candidates: string[] | null = null;
+  const kinds = new Map<string, ChannelKind>();
+  const keepGoing = () => active && options.running();
+
+  const statusTimer = setInterval(() => {
+    void jobStatus(db, job.id)
+      .then((status) => {
+        if (status !== "running") active = false;
+      })
+      .catch(() => {});
+  }, STATUS_CHECK_MS);
+  const stopRenewing = keepRenewed(
+    async () => {
+      if (held.size > 0) await renewChannelLeases(db, lease, [...held]);
+    },
+    leaseMs,
+    options.log,
+  );
+
+  /** Claims are made one after another, so no two lanes take the same channel. */
+  let claims: Promise<unknown> = Promise.resolve();
+  function claimNext(): Promise<string | undefined> {
+    const next = claims.then(async () => {
+      for (;;) {
+        candidates ??= await threadChannels(db, job.id, { claimable: true });
+        const channelUrl = candidates.shift();
+        if (channelUrl === undefined) return undefined;
+        if (held.has(channelUrl)) continue;
+        const [claimed] = await claimChannels(db, lease, [channelUrl]);
+        if (claimed) {
+          held.add(channelUrl);
+          return channelUrl;
+        }
+      }
+    });
+    claims = next.catch(() => {});
+    return next;
+  }
+
+  async function lane() {
+    while (keepGoing()) {
+      const channelUrl = await claimNext();
+      if (channelUrl === undefined) return;
+      worked = true;
+      let retryAt: string | null = null;
+      try {
+        const kind = kinds.get(channelUrl) ?? (await channelKind(options, channelUrl));
+        kinds.set(channelUrl, kind);
+        await workChannel(options, channelUrl, kind, keepGoing);
+      } catch (error) {
+        if (error instanceof RetryLater) retryAt = error.retryAt;
+        else {
+          active = false;
+          throw error;
+        }
+      } finally {
+        await releaseChannels(db, lease, [{ channelUrl, retryAt }]).finally(() =>
+          held.delete(channelUrl),
+        );
+      }
+    }
+  }
+
+  const lanes = await Promise.allSettled(Array.from({ length: options.concurrency }, lane));
+  clearInterval(statusTimer);
+  stopRenewing();
+  const failed = lanes.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+  return worked;
+}
+
+/** Whether the channel is open or group: from its import here, or asked of the platform. */
+async function channelKind(options: ThreadStageOptions, channelUrl: string): Promise<ChannelKind> {
+  const [imported] = await importedKeys(options.db, channelResources, [channelUrl]);
+  if (imported) return imported.resource as ChannelKind;
+  await options.pacers.read.acquire();
+  return (await channelKindOnPlatform(options.client, channelUrl)) ?? "group_channels";
+}
+
+async function workChannel(
+  options: ThreadStageOptions,
+  channelUrl: string,
+  kind: ChannelKind,
+  keepGoing: () => boolean,
+): Promise<void> {
+  const { db, job } = options;
+  await failUnmigrated(db, job.id, channelUrl);
+  const roots = await rootsToFind(db, job.id, channelUrl);
+  if (roots.length > 0) await findRoots(options, channelUrl, kind, roots);
+  // Replies, in their time order, a page at a time.
+  for (;;) {
+    if (!keepGoing()) return;
+    const replies = await repliesToSend(db, job.id, channelUrl, READ_ROWS);
+    if (replies.length === 0) break;
+    for (const reply of replies) {
+      if (!keepGoing()) return;
+      await sendReply(options, channelUrl, kind, reply);
+    }
+  }
+  if (kind === "group_channels") {
+    for (;;) {
+      if (!keepGoing()) return;
+      const messages = await reactedMessages(db, job.id, channelUrl, READ_ROWS);
+      if (messages.length === 0) break;
+      for (const message of messages) {
+        if (!keepGoing()) return;
+        await addReactions(options, channelUrl, message);
+      }
+    }
+  }
+  await finishFoundRoots(db, job.id, channelUrl, { reactionsLeftOut: kind === "open_channels" });
+}
+
+/**
+ * Finds the platform ids of migrated messages: the migration answers none, so the channel is
+ * listed from the earliest of them, 200 at a time, and each listed message's
+ * `import_dedup_id` matched. Whatever is not found by the last of their times is failed.
+ */
+async function findRoots(
+  options: ThreadStageOptions,
+  channelUrl: string,
+  kind: ChannelKind,
+  roots: RootToFind[],
+): Promise<void> {
+  const { client, pacers } = options;
+  const wanted = new Map(roots.map((root) => [root.dedupId, root]));
+  const latest = Math.max(...roots.map((root) => root.timestamp));
+  const found = new Map<RootToFind, number>();
+  let from: { messageTs: number } | { messageId: number } = {
+    messageTs: Math.min(...roots.map((root) => root.timestamp)),
+  };
+  let refusal: string | null = null;
+  for (;;) {
+    await pacers.read.acquire();
+    const page = await transient(options, () =>
+      client.messages.list(kind, channelUrl, {
+        ...from,
+        include: "messageTs" in from,
+        prevLimit: 0,
+        nextLimit: MESSAGE_LIST_LIMIT_MAX,
+        withSortedMetaArray: true,
+      }),
+    ).catch((error: unknown) => {
+      if (error instanceof RetryLater) throw error;
+      refusal = error instanceof Error ? error.message : String(error);
+      return null;
+    });
+    if (!page) break;
+    for (const message of page.messages) {
+      const dedupId = message.sorted_metaarray?.find((item) => item.key === IMPORT_DEDUP_KEY)
+        ?.value[0];
+      const root = dedupId === undefined ? undefined : wanted.get(dedupId);
+      if (root && !found.has(root)) found.set(root, message.message_id);
+    }
+    const last = page.messages.at(-1);
+    if (
+      found.size === wanted.size ||
+      !last ||
+      page.messages.length < MESSAGE_LIST_LIMIT_MAX ||
+      last.created_at > latest
+    )
+      break;
+    from = { messageId: last.message_id };
+  }
+  // Written per job: a root may be an earlier import's row.
+  const byJob = new Map<string, RowUpdate[]>();
+  for (const root of roots) {
+    const messageId = found.get(root);
+    const updates = byJob.get(root.jobId) ?? [];
+    updates.push(
+      messageId === undefined
+        ? root.jobId === options.job.id
+          ? {
+              rowIndex: root.rowIndex,
+              threadState: "failed",
+              resultMessage:
+                refusal === null
+                  ? `Not found on the platform after migration: no message of "${channelUrl}" carries its ${IMPORT_DEDUP_KEY} "${root.dedupId}", so its replies and reactions were not sent.`
+                  : `Its replies and reactions were not sent: listing "${channelUrl}" to find it was refused: ${refusal}`,
+            }
+          : { rowIndex: root.rowIndex }
+        : { rowIndex: root.rowIndex, platformMessageId: messageId },
+    );
+    byJob.set(root.jobId, updates);
+  }
+  for (const [jobId, updates] of byJob) await applyRowUpdates(options.db, jobId, updates);
+}
+
+async function sendReply(
+  options: ThreadStageOptions,
+  channelUrl: string,
+  kind: ChannelKind,
+  reply: ReplyToSend,
+): Promise<void> {
+  const { db, job, client, pacers } = options;
+  if (reply.rootMessageId === null) {
+    await applyRowUpdates(db, job.id, [
+      {
+        rowIndex: reply.rowIndex,
+        state: "failed",
+        threadState: "failed",
+        resultMessage: `Not sent: its thread root "${reply.parentSourceId}" is not on the platform (not migrated, or not found after migration).`,
+        finished: true,
+      },
+    ]);
+    return;
+  }
+  try {
+    await pacers.write.acquire();
+    const sent = await client.messages.send(kind, channelUrl, {
+      ...reply.body,
+      parent_message_id: reply.rootMessageId,
+    } as SendMessageBody);
+    await applyRowUpdates(db, job.id, [
+      {
+        rowIndex: reply.rowIndex,
+        state: "created",
+        platformMessageId: sent.message_id,
+        threadState: reply.hasReactions && kind === "group_channels" ? "pending" : "done",
+        resultCode: null,
+        resultMessage: null,
+        nextAttemptAt: null,
+        attemptsDelta: 1,
+        finished: true,
+      },
+    ]);
+  } catch (error) {
+    await failedTry(options, reply, error, `the reply to "${reply.parentSourceId}"`, {
+      state: "failed",
+    });
+  }
+}
+
+/** Adds the message's reactions that are not there yet (listed first, so a rerun adds none). */
+async function addReactions(
+  options: ThreadStageOptions,
+  channelUrl: string,
+  message: ReactedMessage,
+): Promise<void> {
+  const { db, job, client, pacers } = options;
+  const refused: string[] = [];
+  try {
+    await pacers.read.acquire();
+    const present = (await client.reactions.list(channelUrl, message.messageId)).reactions;
+    for (const { key, user_ids: users } of message.reactions) {
+      const there = new Set(present[key] ?? []);
+      for (const userId of users) {
+        if (there.has(userId)) continue;
+        await pacers.write.acquire();
+        try {
+          await client.reactions.add(channelUrl, message.messageId, {
+            user_id: userId,
+            reaction: key,
+          });
+        } catch (error) {
+          if (!isPlatformError(error) || rowRetry(options.limits, triesOf(message), error).retry)
+            throw error;
+          refused.push(`${key} by "${userId}": ${error.message}`);
+        }
+      }
+    }
+  } catch (error) {
+    await failedTry(options, message, error, `the reactions of message ${message.messageId}`, {});
+    return;
+  }
+  await applyRowUpdates(db, job.id, [
+    refused.length === 0
+      ? { rowIndex: message.rowIndex, threadState: "done", resultMessage: null, resultCode: null }
+      : {
+          rowIndex: message.rowIndex,
+          threadState: "failed",
+          resultMessage: `${refused.length} reaction${refused.length === 1 ? "" : "s"} refused: ${refused.slice(0, 3).join("; ")}${refused.length > 3 ? "; …" : ""}`,
+        },
+  ]);
+}
+
+function triesOf(row: { attempts: number; rateLimitedTries: number }) {
+  return { attempt: row.attempts + 1, rateLimitedTries: row.rateLimitedTries };
+}
+
+/**
+ * A request of the stage failed: a transient failure is counted on the row and the channel
+ * is put back until it is due (RetryLater); a final one fails the row's thread work (and,
+ * given `state`, the row).
+ */
+async function failedTry(
+  options: ThreadStageOptions,
+  row: { rowIndex: number; attempts: number; rateLimitedTries: number },
+  error: unknown,
+  subject: string,
+  final: { state?: "failed" },
+): Promise<never | void> {
+  const reason = error instanceof Error ? error.message : String(error);
+  const code = isPlatformError(error) ? error.code : null;
+  const next = rowRetry(options.limits, triesOf(row), error);
+  if (next.retry) {
+    const retryAt = new Date(Date.now() + next.delayMs).toISOString();
+    await applyRowUpdates(options.db, options.job.id, [
+      {
+        rowIndex: row.rowIndex,
+        resultCode: code,
+        resultMessage: `Will try again: ${reason}`,
+        ...next.counts,
+        attemptsDelta: 1 + (next.counts.attemptsDelta ?? 0),
+      },
+    ]);
+    throw new RetryLater(retryAt);
+  }
+  options.log(`row ${row.rowIndex + options.job.firstRow}: ${subject} failed: ${reason}`);
+  await applyRowUpdates(options.db, options.job.id, [
+    {
+      rowIndex: row.rowIndex,
+      ...final,
+      threadState: "failed",
+      resultCode: code,
+      resultMessage:
+        next.reason === "permanent"
+          ? `Refused: ${subject}: ${reason}`
+          : gaveUpMessage(next, reason, subject),
+      ...next.counts,
+      attemptsDelta: 1 + (next.counts.attemptsDelta ?? 0),
+      finished: final.state !== undefined,
+    },
+  ]);
+}
+
+/** A list whose transient failure puts the channel back (its rows are untouched). */
+async function transient<T>(options: ThreadStageOptions, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    const next = rowRetry(options.limits, { attempt: 1, rateLimitedTries: 0 }, error);
+    if (next.retry) throw new RetryLater(new Date(Date.now() + next.delayMs).toISOString());
+    throw error;
+  }
+}

@@ -1,0 +1,175 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/lib/db/client";
+import type { JobPlan } from "@/lib/imports/jobs/plan/plan";
+import { listRows, rowCounts } from "@/lib/imports/jobs/store/jobs";
+import type { PlatformClient } from "@/lib/platform";
+import { threadsFile, threadsMapping, type ThreadsFile } from "@/tests/fixtures/imports";
+import { clientFor, createPlannedJob, runJob } from "./imports-harness";
+import { sharedSandbox } from "./support/http";
+import { useTestDatabase } from "./support/test-database";
+
+type Sandbox = ReturnType<typeof sharedSandbox>;
+
+/** Users and group channels with every user a member, on the sandbox. */
+export async function seedThreadTarget(client: PlatformClient, prefix: string, channels: number) {
+  const senders = Array.from({ length: 4 }, (_, n) => `${prefix}_u${n}`);
+  for (const id of senders)
+    await client.users.create({ user_id: id, nickname: id, profile_url: "" });
+  const urls = Array.from({ length: channels }, (_, n) => `${prefix}_c${n}`);
+  for (const url of urls)
+    await client.groupChannels.create({ channel_url: url, user_ids: senders });
+  return { senders, urls };
+}
+
+/** What the sandbox holds of the file's threads: each reply's root and each message's reactions. */
+export async function expectThreadsOnPlatform(
+  client: PlatformClient,
+  file: ThreadsFile,
+  channels: readonly string[],
+) {
+  let replies = 0;
+  let reactions = 0;
+  const sourceOf = new Map(file.rows.map((row) => [row[2]!, row[4]!]));
+  for (const url of channels) {
+    const bySource = new Map<
+      string,
+      { id: number; parent: number; reactions: Map<string, string[]> }
+    >();
+    for (let messageTs = 0, include = true; ; include = false) {
+      const page = await client.messages.list("group_channels", url, {
+        messageTs,
+        include,
+        prevLimit: 0,
+        nextLimit: 200,
+        includeReplyType: "all",
+        includeReactions: true,
+        withSortedMetaArray: true,
+      });
+      for (const message of page.messages) {
+        const id = sourceOf.get(message.message)!;
+        expect(bySource.has(id), `${id} stored twice`).toBe(false);
+        bySource.set(id, {
+          id: message.message_id,
+          parent: message.parent_message_id ?? 0,
+          reactions: new Map((message.reactions ?? []).map((r) => [r.key, [...r.user_ids].sort()])),
+        });
+      }
+      if (page.messages.length < 200) break;
+      messageTs = page.messages.at(-1)!.created_at;
+    }
+    for (const [id, entry] of bySource) {
+      const root = file.roots.get(id);
+      if (root === undefined) expect(entry.parent, id).toBe(0);
+      else {
+        expect(entry.parent, id).toBe(bySource.get(root)!.id);
+        replies++;
+      }
+      const expected = file.reactions.get(id);
+      const wanted = new Map([...(expected ?? [])].map(([key, users]) => [key, [...users].sort()]));
+      expect(entry.reactions, id).toEqual(wanted);
+      for (const users of wanted.values()) reactions += users.length;
+    }
+  }
+  return { replies, reactions };
+}
+
+describe("replies and reactions of a messages import", () => {
+  const sandbox: Sandbox = sharedSandbox();
+  const database = useTestDatabase();
+  const handle = () => ({ db: database.db }) as DatabaseHandle;
+
+  it("plans, sends each reply to its root and adds each reaction once, and a rerun adds nothing", async () => {
+    const prefix = `thr_${randomBytes(4).toString("hex")}`;
+    const client = clientFor(sandbox);
+    const { senders, urls } = await seedThreadTarget(client, prefix, 3);
+    const open = `${prefix}_open`;
+    await client.openChannels.create({ channel_url: open });
+    const file = threadsFile(
+      urls,
+      senders,
+      { messages: 40, replies: 12, roots: 4, reactions: 30 },
+      { prefix },
+    );
+    const valid = file.rows.length;
+    const bad = (channel: string, id: string, parent: string, reactions: string) => [
+      channel,
+      senders[0]!,
+      `bad ${id}`,
+      "1700000100",
+      `${prefix}-bad-${id}`,
+      parent,
+      reactions,
+    ];
+    file.rows.push(
+      bad(urls[0]!, "noroot", `${prefix}-nowhere`, ""),
+      bad(urls[1]!, "otherchannel", `${prefix}-0-0`, ""),
+      bad(urls[0]!, "ghost", "", `thumbsup:${prefix}_ghost`),
+      bad(urls[0]!, "longkey", "", `${"k".repeat(129)}:${senders[0]}`),
+      bad(urls[0]!, "malformed", "", "thumbsup"),
+      // Sent, without its reaction: open channels have none.
+      bad(open, "open", "", `heart:${senders[1]}`),
+    );
+
+    const planned = await createPlannedJob(handle(), sandbox, "messages", file, threadsMapping);
+    expect(planned.status).toBe("planned");
+    const plan = planned.plan as JobPlan;
+    expect(plan).toMatchObject({ toCreate: valid + 1, invalid: 5 });
+    expect(plan.messages?.threads).toMatchObject({
+      replies: 36,
+      roots: 12,
+      reactions: file.reactionCount,
+      flattened: 3,
+      missingRoots: 1,
+      openChannelsWithReactions: [open],
+    });
+    // Replies go through the send API, not the migration: 28 migrated messages per channel.
+    expect(plan.messages?.requests).toBe(4);
+    const issues = (await listRows(database.db, planned.id, { limit: valid + 10 }))
+      .filter((row) => row.rowIndex >= valid)
+      .map((row) =>
+        [...row.issues, ...row.planIssues]
+          .map((issue) => `${issue.field}: ${issue.message}`)
+          .join(" / "),
+      );
+    expect(issues[0]).toMatch(/parent_id: Thread root .* is neither a message of this file/);
+    expect(issues[1]).toMatch(/parent_id: Thread root .* is in channel .*_c0", not .*_c1"/);
+    expect(issues[2]).toMatch(/reactions: Reacting user ".*_ghost" is neither a user/);
+    expect(issues[3]).toMatch(
+      /reactions: The reaction key "k+…" is 129 characters long; the platform takes at most 128/,
+    );
+    expect(issues[4]).toMatch(/reactions: "thumbsup" names no users/);
+    expect(issues[5]).toMatch(/reactions: ".*_open" is an open channel/);
+
+    // A loaded machine (2 shared cores) sends a reaction in about 0.5 s.
+    const { job } = await runJob(handle(), sandbox, planned.id, {
+      concurrency: 4,
+      timeoutMs: 240_000,
+    });
+    expect(job.status).toBe("completed");
+    const counts = await rowCounts(database.db, job.id);
+    const failed = await listRows(database.db, job.id, { states: ["failed"], limit: 3 });
+    expect(counts, failed.map((row) => row.resultMessage).join("\n")).toMatchObject({
+      created: valid + 1,
+      invalid: 5,
+      failed: 0,
+      pending: 0,
+    });
+    const stored = await expectThreadsOnPlatform(client, file, urls);
+    expect(stored).toEqual({ replies: 36, reactions: file.reactionCount });
+
+    // The same file again: every message, reply and reaction is there already.
+    const again = await createPlannedJob(handle(), sandbox, "messages", file, threadsMapping);
+    const second = await runJob(handle(), sandbox, again.id, {
+      concurrency: 4,
+      timeoutMs: 240_000,
+    });
+    expect(second.job.status).toBe("completed");
+    expect(await rowCounts(database.db, again.id)).toMatchObject({ created: valid + 1, failed: 0 });
+    expect(await expectThreadsOnPlatform(client, file, urls)).toEqual(stored);
+    for (const url of urls) {
+      const { total } = await client.messages.totalCount("group_channels", url);
+      expect(total).toBe(40);
+    }
+  }, 600_000);
+});

@@ -8,7 +8,6 @@ import {
   flowResources,
   forecastCount,
   forecastRecords,
-  THREAD_COLUMNS_MAPPED,
   type ExportChoices,
   type ExportForecast,
   type FlowResource,
@@ -56,15 +55,15 @@ function fixtureRecords(format: ExportFixture): Promise<ExportRecord[]> {
 }
 
 describe("the imports' columns and mapping", () => {
-  it("are accepted as a file's would be, with the thread columns mapped only once the fields exist", () => {
+  it("are accepted as a file's would be, the thread columns mapped to their fields", () => {
     for (const resource of flowResources) {
       const columns = [...flowColumns[resource]];
       expect(mappingProblems(resource, columns, flowMapping(resource), {})).toEqual([]);
     }
     const mapping = flowMapping("messages");
     for (const field of ["parent_id", "reactions"]) {
-      expect(mapping[field]).toBe(THREAD_COLUMNS_MAPPED ? field : "");
-      if (THREAD_COLUMNS_MAPPED) expect(findField("messages", field)).toBeDefined();
+      expect(mapping[field]).toBe(field);
+      expect(findField("messages", field)).toBeDefined();
     }
   });
 
@@ -144,9 +143,7 @@ describe.each(formats)("a %s export's records become the three imports' rows", (
       counts.files.deleted + counts.files.hidden,
     );
     expect(forecastCount(forecast, "deactivatedAtEnd")).toBe(counts.people.deactivated);
-    expect(forecastCount(forecast, THREAD_COLUMNS_MAPPED ? "replies" : "repliesFlat")).toBe(
-      counts.replies,
-    );
+    expect(forecastCount(forecast, "replies")).toBe(counts.replies);
   });
 
   it("makes rows the import validates without an error", async () => {

@@ -10,7 +10,7 @@ import type {
 } from "@/lib/imports/sources/types";
 import type { ExportChoices } from "./choices";
 import { ForecastCounter, type ExportForecast } from "./forecast";
-import { flowRow, THREAD_COLUMNS_MAPPED, type FlowRow } from "./rows";
+import { flowRow, type FlowRow } from "./rows";
 
 /**
  * Records of an export in, rows of the three imports out (issue 24, item 2(d)), one record at
@@ -249,11 +249,7 @@ export class ExportConverter {
 
     const rootId = message.threadRootId ?? message.parentId;
     if (rootId !== null) {
-      count.add(
-        THREAD_COLUMNS_MAPPED ? "exact" : "changed",
-        THREAD_COLUMNS_MAPPED ? "replies" : "repliesFlat",
-        example(text),
-      );
+      count.add("exact", "replies", example(text));
       if (message.parentId !== null && message.parentId !== rootId)
         count.add("changed", "replyChains", example(text));
       if (message.alsoInChannel) count.add("changed", "broadcasts", example(text));
@@ -272,12 +268,7 @@ export class ExportConverter {
     for (const reaction of reactions) {
       const emoji = /^[\w+-]+$/.test(reaction.key) ? `:${reaction.key}:` : reaction.key;
       const reactionExample = example(`${emoji} on “${clip(text, 40)}”`);
-      count.add(
-        THREAD_COLUMNS_MAPPED ? "exact" : "lost",
-        THREAD_COLUMNS_MAPPED ? "reactions" : "reactionsUnmapped",
-        reactionExample,
-        reaction.user_ids.length,
-      );
+      count.add("exact", "reactions", reactionExample, reaction.user_ids.length);
       if (reaction.custom) count.add("changed", "customEmoji", reactionExample);
       if (reaction.count > reaction.user_ids.length)
         count.add(

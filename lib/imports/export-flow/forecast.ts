@@ -41,8 +41,6 @@ export const forecastTexts = {
   textCut: "messages longer than 5,000 characters are cut to 5,000",
   edits: "edited messages keep their final text; earlier versions are not kept",
   otherSubtypes: "messages of a kind the platform has no equivalent for arrive as plain messages",
-  repliesFlat:
-    "replies arrive as plain messages in their channel, in time order (the thread columns are not mapped yet)",
   replyChains: "replies to replies attach to the top of their thread",
   broadcasts: "replies also sent to the channel appear in their thread only",
   repliesFromNonMembers: "replies are written by someone no longer among the channel's members",
@@ -60,8 +58,6 @@ export const forecastTexts = {
   slackPrivateFiles:
     "files keep Slack's private URL, which opens only for someone signed in to that Slack",
   emptyMessages: "messages have no text and no file and are left out",
-  reactionsUnmapped:
-    "reactions are not sent yet: the messages import's reactions column is not mapped in this version",
   reactionsUnnamed:
     "reactions are counted by the export without saying who reacted, and cannot be carried",
   problems: "problems in the export (each listed in the summary) left out what they name",

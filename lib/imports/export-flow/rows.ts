@@ -14,15 +14,6 @@ export const flowResources = [
 ] as const satisfies readonly ImportResource[];
 export type FlowResource = (typeof flowResources)[number];
 
-/**
- * Whether the messages mapping has `parent_id` and `reactions` (DESIGN-migration.md, branch
- * `threads`). Until it does, the messages rows carry both columns unmapped: the job keeps the
- * cells (and its failures CSV shows them) but sends replies as flat messages and no reactions.
- * Flip to true once the fields exist; tests/unit/imports-export-flow.test.ts then checks the
- * mapping against the fields.
- */
-export const THREAD_COLUMNS_MAPPED = false;
-
 export const flowColumns = {
   users: ["user_id", "nickname", "profile_url", "is_active", "bot", "username"],
   group_channels: [
@@ -81,10 +72,6 @@ export function flowMapping(resource: FlowResource): ColumnMapping {
   }
   if (resource === "messages") {
     mapping.channel = "channel_url";
-    if (!THREAD_COLUMNS_MAPPED) {
-      mapping.parent_id = "";
-      mapping.reactions = "";
-    }
   }
   return mapping;
 }

@@ -21,6 +21,7 @@ export { jobFromRowsNotDone } from "./report/rows-not-done";
 // What the job pages show.
 export { jobOver, type JobProgress, type ReportRow, type RowRequests } from "./report/report";
 export type { MigrationStage, StageJob } from "./report/overview";
+export { outcomeWords, type OutcomeCounts } from "./report/outcome-words";
 
 // The jobs' workers in this process (the console's, or `npm run worker`'s).
 export { nudgeImportJobs, startImportJobs, stopImportJobs } from "./worker/process-runner";

@@ -90,7 +90,7 @@ test("users then group channels: previewed, fixed, planned, run, and exactly on 
   await expect(page.getByTestId("plan-create")).toHaveText("4");
   await expect(page.getByTestId("plan-existing")).toHaveText("1");
   await expect(page.getByTestId("plan-invalid")).toHaveText("2");
-  await expect(page.getByText("After creation: 1 deactivation")).toBeVisible();
+  await expect(page.getByText("last stage (Finish the migration, after the messages): 1 deactivation")).toBeVisible();
   await runToCompletion(page);
   await expect(page.getByTestId("report-counts")).toContainText(
     "4 created · 1 existed · 0 failed · 2 invalid · 0 excluded",
@@ -122,7 +122,7 @@ test("users then group channels: previewed, fixed, planned, run, and exactly on 
   await expect(page.getByTestId("count-valid")).toHaveText("3");
   await planAndRun(page);
   await expect(page.getByTestId("plan-create")).toHaveText("3");
-  await expect(page.getByText("After creation: 1 freeze")).toBeVisible();
+  await expect(page.getByText("last stage (Finish the migration, after the messages): 1 freeze")).toBeVisible();
   await runToCompletion(page);
   await expect(page.getByTestId("report-counts")).toContainText(
     "3 created · 0 existed · 0 failed · 0 invalid · 0 excluded",

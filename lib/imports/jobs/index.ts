@@ -17,6 +17,7 @@ export { requestPlan } from "./plan/plan";
 export { startRehearsal } from "./rehearse/rehearsal";
 export { controlJob, type JobCommand } from "./run/control";
 export { jobFromRowsNotDone } from "./report/rows-not-done";
+export { requestFinalStage, type FinalStage } from "./finish/steps";
 
 // What the job pages show.
 export { jobOver, type JobProgress, type ReportRow, type RowRequests } from "./report/report";

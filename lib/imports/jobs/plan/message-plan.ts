@@ -108,7 +108,20 @@ export async function planMessages(
       await report({ step: "members", done: usersLookedUp, total: sendersToLookUp.length });
     },
   });
-  const missingSenders = sendersToLookUp.filter((id) => !onPlatform.has(id));
+  const unknownSenders = sendersToLookUp.filter((id) => !onPlatform.has(id));
+  // Asked for: the unknown senders are created (and deactivated last) instead of left out.
+  const createSenders = job.options.createUnknownSenders ? unknownSenders : [];
+  const missingSenders = job.options.createUnknownSenders ? [] : unknownSenders;
+  // Senders deactivated on the platform send their history reactivated, and are deactivated
+  // again in the last stage: the platform does not say whether it migrates their messages.
+  const activeSenders = await usersOnPlatform(
+    client,
+    sendersToLookUp.filter((id) => onPlatform.has(id)),
+    { activeMode: "activated", onBatch: async () => void requests++ },
+  );
+  const reactivateSenders = sendersToLookUp.filter(
+    (id) => onPlatform.has(id) && !activeSenders.has(id),
+  );
   const senderJobs = new Set<string>();
   for (const id of unfinishedSenders) {
     const { jobId, fileName, status } = importedUsers.get(id)!;
@@ -134,6 +147,13 @@ export async function planMessages(
     after:
       "is neither a user on the platform nor in a users import: the platform would refuse the message.",
   });
+  await markRows(db, job.id, "sender", createSenders, {
+    field: "user_id",
+    severity: "warning",
+    prefix: "Sender",
+    after:
+      "is neither a user on the platform nor in a users import: created before the messages (nickname = the id) and deactivated in the last stage.",
+  });
   await markRows(db, job.id, "resource_key", unfinishedChannels, {
     field: "channel_url",
     severity: "warning",
@@ -151,7 +171,11 @@ export async function planMessages(
     requests,
     missing: missingSenders.length,
     orderChecks: [...orderChecks.values()],
-    summary: await summarize(db, job.id, missingChannels, missingSenders),
+    summary: {
+      ...(await summarize(db, job.id, missingChannels, missingSenders)),
+      reactivateSenders,
+      createSenders,
+    },
   };
 }
 

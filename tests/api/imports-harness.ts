@@ -10,7 +10,7 @@ import { startPlanner } from "@/lib/imports/jobs/worker/planner";
 import { startImportRunner, type RunnerOptions } from "@/lib/imports/jobs/worker/runner";
 import { requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store/jobs";
 import { appendRows, createJob } from "@/lib/imports/jobs/store/upload";
-import type { ImportResource } from "@/lib/imports/types";
+import type { ImportResource, JobOptions } from "@/lib/imports/types";
 import { createPlatformClient, type PlatformClientOptions } from "@/lib/platform/client";
 import { waitFor } from "../support/wait";
 import { call } from "./support/http";
@@ -55,7 +55,12 @@ export async function uploadJob(
   resource: ImportResource,
   file: ImportFile,
   mapping: Record<string, string>,
-  options: { excluded?: number[]; chunkRows?: number; totalRows?: number } = {},
+  options: {
+    excluded?: number[];
+    chunkRows?: number;
+    totalRows?: number;
+    jobOptions?: JobOptions;
+  } = {},
 ): Promise<ImportJob> {
   const { db } = handle;
   const totalRows = options.totalRows ?? file.rows.length;
@@ -65,6 +70,7 @@ export async function uploadJob(
     columns: file.columns,
     mapping,
     totalRows,
+    options: options.jobOptions,
   });
   const chunkRows = options.chunkRows ?? 2000;
   for (let start = 0; start < file.rows.length; start += chunkRows) {
@@ -85,7 +91,12 @@ export async function createPlannedJob(
   resource: ImportResource,
   file: ImportFile,
   mapping: Record<string, string>,
-  options: { excluded?: number[]; chunkRows?: number; clientTimeoutMs?: number } = {},
+  options: {
+    excluded?: number[];
+    chunkRows?: number;
+    clientTimeoutMs?: number;
+    jobOptions?: JobOptions;
+  } = {},
 ): Promise<ImportJob> {
   const job = await uploadJob(handle, resource, file, mapping, options);
   await requestPlan(handle.db, job.id);

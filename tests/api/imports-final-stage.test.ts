@@ -2,16 +2,14 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { finalStage, requestFinalStage } from "@/lib/imports/jobs/finish/steps";
 import { rowRequests } from "@/lib/imports/jobs/report/report";
-import { startImportRunner } from "@/lib/imports/jobs/worker/runner";
 import { messagesMapping, usersFile, usersMapping, type ImportFile } from "@/tests/fixtures/imports";
-import { waitFor } from "../support/wait";
 import {
   channelHistory,
   clientFor,
   createPlannedJob,
+  finishMigration,
   runJob,
   useJobDatabase,
-  type Target,
 } from "./imports-harness";
 import { call, sharedSandbox } from "./support/http";
 
@@ -24,27 +22,6 @@ import { call, sharedSandbox } from "./support/http";
 describe("the migration's last stage", () => {
   const sandbox = sharedSandbox();
   const jobs = useJobDatabase();
-
-  /** A runner of the test's own until the last stage has nothing pending. */
-  async function finish(target: Target) {
-    const { db } = jobs.handle;
-    await requestFinalStage(db);
-    const runner = startImportRunner({
-      getDb: async () => db,
-      createClient: async (hooks) => clientFor(target, { ...hooks, timeoutMs: 10_000 }),
-      pollMs: 50,
-      log: () => {},
-    });
-    try {
-      return await waitFor(
-        () => finalStage(db),
-        (stage) => stage.state !== "in progress",
-        { deadline: Date.now() + 30_000, intervalMs: 100, failure: () => "still finishing" },
-      );
-    } finally {
-      await runner.stop();
-    }
-  }
 
   const message = (channel: string, from: string, at: number, id: string) => [
     channel,
@@ -117,7 +94,7 @@ describe("the migration's last stage", () => {
     expect((await client.users.get(gone)).is_active).toBe(true);
     expect(await finalStage(db)).toMatchObject({ state: "ready", deactivate: { toDo: 3 } });
 
-    const finished = await finish(sandbox);
+    const finished = await finishMigration(jobs.handle, sandbox);
     expect(finished).toMatchObject({
       state: "done",
       deactivate: { toDo: 0, done: 3, failed: 0 },
@@ -181,7 +158,7 @@ describe("the migration's last stage", () => {
       profile_url: "",
       is_active: true,
     });
-    expect(await finish(sandbox)).toMatchObject({ state: "done", createdSenders: 1 });
+    expect(await finishMigration(jobs.handle, sandbox)).toMatchObject({ state: "done", createdSenders: 1 });
     expect((await client.users.get(ghost)).is_active).toBe(false);
     expect((await client.users.get(known)).is_active).toBe(true);
   });

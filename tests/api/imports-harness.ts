@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/client";
 import type { ImportFile } from "@/tests/fixtures/imports";
+import { finalStage, requestFinalStage } from "@/lib/imports/jobs/finish/steps";
 import { controlJob } from "@/lib/imports/jobs/run/control";
 import { requestPlan } from "@/lib/imports/jobs/plan/plan";
 import { startPlanner } from "@/lib/imports/jobs/worker/planner";
@@ -197,6 +198,30 @@ export async function runJob(
       },
     );
     return { job, runner, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    await runner.stop();
+  }
+}
+
+/**
+ * Asks for the migration's last stage (deferred deactivations and freezes) and runs a runner of
+ * the test's own until nothing of it is pending; returns the stage as it then stands.
+ */
+export async function finishMigration(handle: DatabaseHandle, target: Target) {
+  const { db } = handle;
+  await requestFinalStage(db);
+  const runner = startImportRunner({
+    getDb: async () => db,
+    createClient: async (hooks) => clientFor(target, { ...hooks, timeoutMs: 10_000 }),
+    pollMs: 50,
+    log: () => {},
+  });
+  try {
+    return await waitFor(
+      () => finalStage(db),
+      (stage) => stage.state !== "in progress",
+      { deadline: Date.now() + 30_000, intervalMs: 100, failure: () => "still finishing" },
+    );
   } finally {
     await runner.stop();
   }

@@ -16,6 +16,7 @@ import {
   channelHistory,
   clientFor,
   createPlannedJob,
+  finishMigration,
   runJob,
   startTestPlanner,
   useJobDatabase,
@@ -139,7 +140,8 @@ describe("the history of people who left", () => {
   it("keeps the messages of senders a users import created deactivated: planned, rehearsed and sent", async () => {
     const prefix = `gone_${randomBytes(4).toString("hex")}`;
     const client = clientFor(sandbox);
-    // Four people, two of whom left (rows 0 and 2 are inactive): the users import deactivates them.
+    // Four people, two of whom left (rows 0 and 2 are inactive): the users import, and its
+    // migration's last stage, deactivate them before these messages come.
     const users = await createPlannedJob(
       jobs.handle,
       sandbox,
@@ -148,6 +150,7 @@ describe("the history of people who left", () => {
       usersMapping,
     );
     await runJob(jobs.handle, sandbox, users.id);
+    await finishMigration(jobs.handle, sandbox);
     const gone = [`${prefix}_0`, `${prefix}_2`];
     const active = await client.users.list({ userIds: gone, limit: 10 });
     expect(active.users).toEqual([]);
@@ -177,7 +180,10 @@ describe("the history of people who left", () => {
     };
     const planned = await createPlannedJob(jobs.handle, sandbox, "messages", file, mapping);
     expect(planned.plan).toMatchObject({ toCreate: 40, invalid: 0 });
-    expect((planned.plan as JobPlan).messages).toMatchObject({ missingSenders: [] });
+    // Deactivated on the platform: reactivated for their messages, deactivated again last.
+    const { messages: messagePlan } = planned.plan as JobPlan;
+    expect(messagePlan?.missingSenders).toEqual([]);
+    expect(messagePlan?.reactivateSenders?.toSorted()).toEqual(gone);
 
     await startRehearsal(jobs.handle.db, planned.id);
     const planner = startTestPlanner(jobs.handle, sandbox);
@@ -194,5 +200,7 @@ describe("the history of people who left", () => {
     const history = await channelHistory(sandbox, "group_channels", group);
     expect(history).toHaveLength(40);
     expect(history.filter((message) => gone.includes(message.user!.user_id))).toHaveLength(20);
+    await finishMigration(jobs.handle, sandbox);
+    expect((await client.users.list({ userIds: gone, limit: 10 })).users).toEqual([]);
   });
 });

@@ -115,12 +115,16 @@ export async function finalStage(db: Database): Promise<FinalStage> {
   return stage;
 }
 
-/** An import not yet over (completed or cancelled), in words, or null when none is. */
+/**
+ * An import in progress (planned and not over), in words, or null when none is. A draft (an
+ * upload not finished, a plan that failed) is not: nothing of it is sent before it is planned,
+ * and a plan made after the last stage sees who is deactivated by then.
+ */
 async function unfinishedImport(db: Database): Promise<string | null> {
   const [job] = rowsOf<Pick<ImportJob, "fileName" | "status">>(
     await db.execute(sql`
       select file_name as "fileName", status from import_jobs
-      where status not in ('completed', 'cancelled') order by created_at limit 1`),
+      where status not in ('draft', 'completed', 'cancelled') order by created_at limit 1`),
   );
   return job ? `the import “${job.fileName}” is ${statusWords[job.status]}` : null;
 }

@@ -2,7 +2,12 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { finalStage, requestFinalStage } from "@/lib/imports/jobs/finish/steps";
 import { rowRequests } from "@/lib/imports/jobs/report/report";
-import { messagesMapping, usersFile, usersMapping, type ImportFile } from "@/tests/fixtures/imports";
+import {
+  messagesMapping,
+  usersFile,
+  usersMapping,
+  type ImportFile,
+} from "@/tests/fixtures/imports";
 import {
   channelHistory,
   clientFor,
@@ -72,7 +77,13 @@ describe("the migration's last stage", () => {
         message(channel, senders[at % senders.length]!, at, `${prefix}-${at}`),
       ),
     };
-    const messages = await createPlannedJob(jobs.handle, sandbox, "messages", file, messagesMapping);
+    const messages = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "messages",
+      file,
+      messagesMapping,
+    );
     expect(messages.plan).toMatchObject({
       toCreate: 40,
       invalid: 0,
@@ -110,9 +121,7 @@ describe("the migration's last stage", () => {
       "GET",
       `/v3/group_channels/${channel}?show_member=true`,
     );
-    expect(room.body.members.map((member) => member.user_id).sort()).toEqual(
-      [...senders].sort(),
-    );
+    expect(room.body.members.map((member) => member.user_id).sort()).toEqual([...senders].sort());
     // Asking again adds nothing and sends nothing.
     expect(await requestFinalStage(db)).toMatchObject({ state: "done", deactivate: { done: 3 } });
   });
@@ -142,9 +151,16 @@ describe("the migration's last stage", () => {
     const { controlJob } = await import("@/lib/imports/jobs/run/control");
     await controlJob(db, without.id, "cancel");
 
-    const planned = await createPlannedJob(jobs.handle, sandbox, "messages", file, messagesMapping, {
-      jobOptions: { createUnknownSenders: true },
-    });
+    const planned = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "messages",
+      file,
+      messagesMapping,
+      {
+        jobOptions: { createUnknownSenders: true },
+      },
+    );
     expect(planned.plan).toMatchObject({
       toCreate: 6,
       invalid: 0,
@@ -158,7 +174,10 @@ describe("the migration's last stage", () => {
       profile_url: "",
       is_active: true,
     });
-    expect(await finishMigration(jobs.handle, sandbox)).toMatchObject({ state: "done", createdSenders: 1 });
+    expect(await finishMigration(jobs.handle, sandbox)).toMatchObject({
+      state: "done",
+      createdSenders: 1,
+    });
     expect((await client.users.get(ghost)).is_active).toBe(false);
     expect((await client.users.get(known)).is_active).toBe(true);
   });

@@ -138,15 +138,15 @@ describe("followUpRequests", () => {
   });
 
   it("deactivates without leaving the channels, and freezes, in the last stage", () => {
-    expect(finalRequestsOfRow("users", "a b", { deactivate: true, metadata: { team: "x" } })).toEqual(
-      [
-        {
-          method: "PUT",
-          path: "/v3/users/a%20b",
-          body: { is_active: false, leave_all_when_deactivated: false },
-        },
-      ],
-    );
+    expect(
+      finalRequestsOfRow("users", "a b", { deactivate: true, metadata: { team: "x" } }),
+    ).toEqual([
+      {
+        method: "PUT",
+        path: "/v3/users/a%20b",
+        body: { is_active: false, leave_all_when_deactivated: false },
+      },
+    ]);
     expect(finalRequestsOfRow("group_channels", "c1", { freeze: true })).toEqual([
       { method: "PUT", path: "/v3/group_channels/c1/freeze", body: { freeze: true } },
     ]);

@@ -62,7 +62,9 @@ export function FinalStageCard({ stage }: FinalStageCardProps) {
         </p>
         {senders.length > 0 && <p className="text-slate-700">Among them: {senders.join("; ")}.</p>}
         {stage.state === "waiting" && stage.waitingFor && (
-          <p className="text-slate-600">Offered once no import is in progress: {stage.waitingFor}.</p>
+          <p className="text-slate-600">
+            Offered once no import is in progress: {stage.waitingFor}.
+          </p>
         )}
         {stage.failures.length > 0 && (
           <ul role="alert" className="list-disc pl-5 text-red-800">

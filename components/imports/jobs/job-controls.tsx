@@ -174,8 +174,7 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
               </li>
               {follow > 0 && (
                 <li>
-                  {n(follow)} follow-up requests (metadata, invitations), each right after its
-                  row
+                  {n(follow)} follow-up requests (metadata, invitations), each right after its row
                 </li>
               )}
               {last > 0 && (

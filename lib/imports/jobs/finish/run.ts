@@ -54,7 +54,13 @@ export async function workFinalSteps(work: FinalStepWork): Promise<boolean> {
       } catch (error) {
         const code = isPlatformError(error) ? error.code : null;
         const reason = error instanceof Error ? error.message : String(error);
-        await record(work, step, "failed", code, `${request.method} ${request.path} failed: ${reason}`);
+        await record(
+          work,
+          step,
+          "failed",
+          code,
+          `${request.method} ${request.path} failed: ${reason}`,
+        );
         work.log(`last stage: ${step.action} ${step.key} failed: ${reason}`);
       }
     });
@@ -65,9 +71,8 @@ export async function workFinalSteps(work: FinalStepWork): Promise<boolean> {
 /** Whether the last stage has steps to send (cheap: the runner asks whenever it is idle). */
 export async function finalStepsPending(db: Database): Promise<boolean> {
   return (
-    rowsOf(
-      await db.execute(sql`select 1 from import_final_steps where state = 'pending' limit 1`),
-    ).length > 0
+    rowsOf(await db.execute(sql`select 1 from import_final_steps where state = 'pending' limit 1`))
+      .length > 0
   );
 }
 

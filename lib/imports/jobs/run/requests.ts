@@ -79,7 +79,8 @@ export function finalRequestsOfRow(
   followUps: FollowUps | null,
 ): PlannedRequest[] {
   if (resource === "messages" || !followUps) return [];
-  if (resource === "users") return followUps.deactivate ? [finalRequest("deactivate", resource, key)] : [];
+  if (resource === "users")
+    return followUps.deactivate ? [finalRequest("deactivate", resource, key)] : [];
   return followUps.freeze ? [finalRequest("freeze", resource, key)] : [];
 }
 

@@ -6,11 +6,17 @@ import { finalRequestsOfRow, followUpRequests } from "@/lib/imports/jobs/run/req
 import { channelUrlSchema } from "@/lib/schemas/channels";
 
 describe("deriveChannelUrl", () => {
+  it("keeps a source id that is a valid channel URL", () => {
+    expect(deriveChannelUrl("group_channels", "legacy-42")).toBe("legacy-42");
+    expect(deriveChannelUrl("open_channels", "C024BE91L")).toBe("C024BE91L");
+  });
+
   it("is stable, valid per channelUrlSchema, and differs per source id and kind", () => {
-    const a = deriveChannelUrl("group_channels", "legacy-42");
-    expect(deriveChannelUrl("group_channels", "legacy-42")).toBe(a);
-    expect(deriveChannelUrl("group_channels", "legacy-43")).not.toBe(a);
-    expect(deriveChannelUrl("open_channels", "legacy-42")).not.toBe(a);
+    const a = deriveChannelUrl("group_channels", "legacy 42");
+    expect(a).toMatch(/^imp_[0-9a-f]{40}$/);
+    expect(deriveChannelUrl("group_channels", "legacy 42")).toBe(a);
+    expect(deriveChannelUrl("group_channels", "legacy 43")).not.toBe(a);
+    expect(deriveChannelUrl("open_channels", "legacy 42")).not.toBe(a);
     expect(channelUrlSchema.safeParse(a).success).toBe(true);
     expect(
       channelUrlSchema.safeParse(deriveChannelUrl("open_channels", "ünïcødé / spaces, commas"))

@@ -187,6 +187,8 @@ export type MessagePlan = {
   /** The channels with the most messages (at most 100 of them), largest first. */
   largestChannels: Array<{
     channelUrl: string;
+    /** Its name, from its import or the platform (absent in older plans). */
+    name?: string | null;
     messages: number;
     requests: number;
     first: number;

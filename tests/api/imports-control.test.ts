@@ -112,7 +112,8 @@ describe("import jobs: retries that meet 400202, channels, refusals", () => {
     expect(channel.body.freeze).toBe(false);
     await finishMigration(jobs.handle, sandbox);
     expect(
-      (await call<{ freeze: boolean }>(sandbox, "GET", `/v3/group_channels/${derived}`)).body.freeze,
+      (await call<{ freeze: boolean }>(sandbox, "GET", `/v3/group_channels/${derived}`)).body
+        .freeze,
     ).toBe(true);
     expect(channel.body.members.map((member) => member.user_id).sort()).toEqual([
       `${prefix}_0`,

@@ -35,7 +35,11 @@ describe("a messages import against the sandbox", () => {
       await client.users.create({ user_id: id, nickname: id, profile_url: "" });
     const group = `${prefix}_group`;
     const open = `${prefix}_open`;
-    await client.groupChannels.create({ channel_url: group, user_ids: senders });
+    await client.groupChannels.create({
+      channel_url: group,
+      name: "Sales floor",
+      user_ids: senders,
+    });
     await client.openChannels.create({ channel_url: open });
     // A channel imported here, named by the messages through its old system's id.
     const roomSource = `${prefix}-room`;
@@ -79,6 +83,10 @@ describe("a messages import against the sandbox", () => {
       missingChannels: [`${prefix}_nowhere`],
       missingSenders: [`${prefix}_ghost`],
     });
+    // The largest channels are shown with their names: the platform's, or their import's.
+    expect(plan.messages!.largestChannels.find((c) => c.channelUrl === group)?.name).toBe(
+      "Sales floor",
+    );
     expect(plan.messages!.largestChannels.map((channel) => channel.channelUrl).sort()).toEqual(
       [group, open, room].sort(),
     );

@@ -140,7 +140,10 @@ function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }
           <tbody>
             {plan.largestChannels.slice(0, 20).map((channel) => (
               <tr key={channel.channelUrl}>
-                <td className="pr-4 font-mono">{channel.channelUrl}</td>
+                <td className="pr-4">
+                  {channel.name && <span className="mr-2">{channel.name}</span>}
+                  <span className="font-mono text-slate-500">{channel.channelUrl}</span>
+                </td>
                 <td className="pr-4 tabular-nums">{n(channel.messages)}</td>
                 <td className="pr-4 tabular-nums">{n(channel.requests)}</td>
                 <td className="tabular-nums">

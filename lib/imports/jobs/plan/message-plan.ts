@@ -79,8 +79,12 @@ export async function planMessages(
   }
   let lookedUp = 0;
   await report({ step: "lookups", done: 0, total: toLookUp.length }, true);
+  // Names for the plan's table of the largest channels: the import's, or the platform's.
+  const names = new Map<string, string>();
+  for (const [url, row] of channelImports) if (row.name) names.set(url, row.name);
   const absent = await channelsMissing(client, toLookUp, {
     onRequest: () => requests++,
+    onFound: (url, name) => names.set(url, name),
     onChecked: () => report({ step: "lookups", done: ++lookedUp, total: toLookUp.length }),
   });
   const missingChannels = toLookUp.filter((url) => absent.has(url));
@@ -172,7 +176,7 @@ export async function planMessages(
     missing: missingSenders.length,
     orderChecks: [...orderChecks.values()],
     summary: {
-      ...(await summarize(db, job.id, missingChannels, missingSenders)),
+      ...(await summarize(db, job.id, missingChannels, missingSenders, names)),
       reactivateSenders,
       createSenders,
     },
@@ -184,6 +188,7 @@ async function summarize(
   jobId: string,
   missingChannels: string[],
   missingSenders: string[],
+  names: ReadonlyMap<string, string>,
 ): Promise<MessagePlan> {
   const perChannel = rowsOf<{ channel: string; messages: number; first: string; last: string }>(
     await db.execute(sql`
@@ -217,6 +222,7 @@ async function summarize(
     missingSenders: missingSenders.slice(0, SHOWN),
     largestChannels: perChannel.slice(0, SHOWN).map((channel) => ({
       channelUrl: channel.channel,
+      name: names.get(channel.channel) ?? null,
       messages: channel.messages,
       requests: Math.ceil(channel.messages / MIGRATION_MESSAGES_MAX),
       first: Number(channel.first),

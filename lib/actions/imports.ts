@@ -8,6 +8,7 @@ import {
   createJob,
   jobFromRowsNotDone,
   nudgeImportJobs,
+  requestFinalStage,
   requestPlan,
   startRehearsal,
 } from "@/lib/imports/jobs";
@@ -38,6 +39,7 @@ export const createImportJob = adminAction(
       ),
     /** The row a spreadsheet shows for the first data row (header row included). */
     firstRow: z.number().int().min(1).max(1_000_000).default(2),
+    options: z.object({ createUnknownSenders: z.boolean().optional() }).strict().default({}),
   }),
   async (input) => explained(async () => ({ jobId: (await createJob(await getDb(), input)).id })),
 );
@@ -100,5 +102,14 @@ export const newJobFromRowsNotDone = adminAction(jobRef, async ({ jobId }) =>
     const job = await jobFromRowsNotDone(await getDb(), jobId);
     nudgeImportJobs();
     return { jobId: job.id };
+  }),
+);
+
+/** The migration's last stage: the deferred deactivations and freezes, once every import is over. */
+export const finishMigration = adminAction(z.object({}), async () =>
+  explained(async () => {
+    const stage = await requestFinalStage(await getDb());
+    nudgeImportJobs();
+    return { state: stage.state };
   }),
 );

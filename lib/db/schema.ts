@@ -1,7 +1,11 @@
 import { sql } from "drizzle-orm";
 import type {
+  FinalAction,
+  FinalReason,
+  FinalStepState,
   FollowUps,
   ImportResource,
+  JobOptions,
   JobPlan,
   JobStatus,
   PlanProgress,
@@ -396,6 +400,8 @@ export const importJobs = pgTable(
      * by column; parsed with `columnTransformsSchema` where it is read.
      */
     transforms: jsonb("transforms").$type<Record<string, unknown>>().notNull().default({}),
+    /** The administrator's choices for the job beyond the mapping (`JobOptions`). */
+    options: jsonb("options").$type<JobOptions>().notNull().default({}),
     totalRows: integer("total_rows").notNull(),
     /** The row a spreadsheet shows for the first data row (header row included): row numbers everywhere count from it. */
     firstRow: integer("first_row").notNull().default(2),
@@ -493,6 +499,38 @@ export const importRows = pgTable(
     index("import_rows_pending_messages")
       .on(t.jobId, t.resourceKey, sql`(${t.body} -> 'timestamp')`, t.rowIndex)
       .where(sql`${t.state} = 'pending' and ${t.body} ? 'timestamp'`),
+  ],
+);
+
+/**
+ * The migration's last stage (lib/imports/jobs/finish): the deactivations and freezes deferred
+ * until every message that names those people or channels has been sent. One row per user or
+ * channel and job, so asking again adds nothing and a step done stays done.
+ */
+export const importFinalSteps = pgTable(
+  "import_final_steps",
+  {
+    jobId: text("job_id")
+      .notNull()
+      .references(() => importJobs.id, { onDelete: "cascade" }),
+    action: text("action").$type<FinalAction>().notNull(),
+    /** user_id, or the channel's channel_url. */
+    key: text("key").notNull(),
+    /** users, open_channels or group_channels: where the request goes. */
+    resource: text("resource").$type<Exclude<ImportResource, "messages">>().notNull(),
+    reason: text("reason").$type<FinalReason>().notNull(),
+    /** The file's row for a deactivation or freeze the file asked for; null for a sender. */
+    rowIndex: integer("row_index"),
+    state: text("state").$type<FinalStepState>().notNull(),
+    resultCode: integer("result_code"),
+    resultMessage: text("result_message"),
+    lockedBy: text("locked_by"),
+    lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.jobId, t.action, t.key] }),
+    index("import_final_steps_state").on(t.state),
   ],
 );
 

@@ -79,6 +79,31 @@ export type PreparedRow = {
   excluded?: boolean;
 };
 
+/** A job's options beyond its mapping. */
+export type JobOptions = {
+  /**
+   * Messages: a sender that is neither on the platform nor in a users import is created (its
+   * id as nickname, no profile image) before the messages and deactivated in the last stage,
+   * instead of its messages being left out.
+   */
+  createUnknownSenders?: boolean;
+};
+
+/** What the migration's last stage does to a user or a channel. */
+export type FinalAction = "deactivate" | "freeze";
+/**
+ * Why: the file marked the row inactive or frozen; the sender was deactivated on the platform
+ * before the job and was reactivated for its messages; the sender was unknown and created for
+ * its messages (`createUnknownSenders`).
+ */
+export type FinalReason = "file" | "reactivated" | "created_sender";
+/**
+ * `preparing`: a sender being reactivated or created before the messages (recorded first, so
+ * a crash never leaves one active without a step); `waiting`: for the last stage to be asked
+ * for; `pending`: asked for, to send; `done`; `failed`.
+ */
+export type FinalStepState = "preparing" | "waiting" | "pending" | "done" | "failed";
+
 /** Where one row stands in a job. */
 export type RowState =
   | "pending"
@@ -160,9 +185,18 @@ export type MessagePlan = {
   missingSenders: string[];
   /** What the replies stage sends after the channels' messages are migrated. */
   threads?: ThreadPlan;
+  /**
+   * Senders deactivated on the platform before the job: reactivated before its messages and
+   * deactivated again in the migration's last stage. All of them (absent in older plans).
+   */
+  reactivateSenders?: string[];
+  /** With `createUnknownSenders`: the missing senders, created before the messages and deactivated last. */
+  createSenders?: string[];
   /** The channels with the most messages (at most 100 of them), largest first. */
   largestChannels: Array<{
     channelUrl: string;
+    /** Its name, from its import or the platform (absent in older plans). */
+    name?: string | null;
     messages: number;
     requests: number;
     first: number;

@@ -12,6 +12,7 @@ import { call, sharedSandbox } from "./support/http";
 import {
   clientFor,
   createPlannedJob,
+  finishMigration,
   openJobDatabase,
   runJob,
   useJobDatabase,
@@ -99,13 +100,20 @@ describe("import jobs: retries that meet 400202, channels, refusals", () => {
       followUpsPending: 0,
     });
     const rows = await jobs.handle.db.select().from(importRows).where(eq(importRows.jobId, job.id));
+    // A source id that is a valid channel URL is kept as the channel's URL.
     const derived = rows.find((row) => row.rowIndex === 0)!.resourceKey!;
-    expect(derived).toMatch(/^imp_[0-9a-f]{40}$/);
+    expect(derived).toBe(`${prefix}-a`);
     const channel = await call<{
       freeze: boolean;
       members: Array<{ user_id: string; role: string }>;
     }>(sandbox, "GET", `/v3/group_channels/${derived}`);
-    expect(channel.body.freeze).toBe(true);
+    // Frozen in the migration's last stage, not right after its creation.
+    expect(channel.body.freeze).toBe(false);
+    await finishMigration(jobs.handle, sandbox);
+    expect(
+      (await call<{ freeze: boolean }>(sandbox, "GET", `/v3/group_channels/${derived}`)).body
+        .freeze,
+    ).toBe(true);
     expect(channel.body.members.map((member) => member.user_id).sort()).toEqual([
       `${prefix}_0`,
       `${prefix}_1`,

@@ -4,13 +4,14 @@ import path from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/client";
 import type { ImportFile } from "@/tests/fixtures/imports";
+import { finalStage, requestFinalStage } from "@/lib/imports/jobs/finish/steps";
 import { controlJob } from "@/lib/imports/jobs/run/control";
 import { requestPlan } from "@/lib/imports/jobs/plan/plan";
 import { startPlanner } from "@/lib/imports/jobs/worker/planner";
 import { startImportRunner, type RunnerOptions } from "@/lib/imports/jobs/worker/runner";
 import { requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store/jobs";
 import { appendRows, createJob } from "@/lib/imports/jobs/store/upload";
-import type { ImportResource } from "@/lib/imports/types";
+import type { ImportResource, JobOptions } from "@/lib/imports/types";
 import { createPlatformClient, type PlatformClientOptions } from "@/lib/platform/client";
 import { waitFor } from "../support/wait";
 import { call } from "./support/http";
@@ -55,7 +56,12 @@ export async function uploadJob(
   resource: ImportResource,
   file: ImportFile,
   mapping: Record<string, string>,
-  options: { excluded?: number[]; chunkRows?: number; totalRows?: number } = {},
+  options: {
+    excluded?: number[];
+    chunkRows?: number;
+    totalRows?: number;
+    jobOptions?: JobOptions;
+  } = {},
 ): Promise<ImportJob> {
   const { db } = handle;
   const totalRows = options.totalRows ?? file.rows.length;
@@ -65,6 +71,7 @@ export async function uploadJob(
     columns: file.columns,
     mapping,
     totalRows,
+    options: options.jobOptions,
   });
   const chunkRows = options.chunkRows ?? 2000;
   for (let start = 0; start < file.rows.length; start += chunkRows) {
@@ -85,7 +92,12 @@ export async function createPlannedJob(
   resource: ImportResource,
   file: ImportFile,
   mapping: Record<string, string>,
-  options: { excluded?: number[]; chunkRows?: number; clientTimeoutMs?: number } = {},
+  options: {
+    excluded?: number[];
+    chunkRows?: number;
+    clientTimeoutMs?: number;
+    jobOptions?: JobOptions;
+  } = {},
 ): Promise<ImportJob> {
   const job = await uploadJob(handle, resource, file, mapping, options);
   await requestPlan(handle.db, job.id);
@@ -186,6 +198,30 @@ export async function runJob(
       },
     );
     return { job, runner, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    await runner.stop();
+  }
+}
+
+/**
+ * Asks for the migration's last stage (deferred deactivations and freezes) and runs a runner of
+ * the test's own until nothing of it is pending; returns the stage as it then stands.
+ */
+export async function finishMigration(handle: DatabaseHandle, target: Target) {
+  const { db } = handle;
+  await requestFinalStage(db);
+  const runner = startImportRunner({
+    getDb: async () => db,
+    createClient: async (hooks) => clientFor(target, { ...hooks, timeoutMs: 10_000 }),
+    pollMs: 50,
+    log: () => {},
+  });
+  try {
+    return await waitFor(
+      () => finalStage(db),
+      (stage) => stage.state !== "in progress",
+      { deadline: Date.now() + 30_000, intervalMs: 100, failure: () => "still finishing" },
+    );
   } finally {
     await runner.stop();
   }

@@ -16,6 +16,7 @@ import {
   channelHistory,
   clientFor,
   createPlannedJob,
+  finishMigration,
   runJob,
   startTestPlanner,
   useJobDatabase,
@@ -34,7 +35,11 @@ describe("a messages import against the sandbox", () => {
       await client.users.create({ user_id: id, nickname: id, profile_url: "" });
     const group = `${prefix}_group`;
     const open = `${prefix}_open`;
-    await client.groupChannels.create({ channel_url: group, user_ids: senders });
+    await client.groupChannels.create({
+      channel_url: group,
+      name: "Sales floor",
+      user_ids: senders,
+    });
     await client.openChannels.create({ channel_url: open });
     // A channel imported here, named by the messages through its old system's id.
     const roomSource = `${prefix}-room`;
@@ -78,6 +83,10 @@ describe("a messages import against the sandbox", () => {
       missingChannels: [`${prefix}_nowhere`],
       missingSenders: [`${prefix}_ghost`],
     });
+    // The largest channels are shown with their names: the platform's, or their import's.
+    expect(plan.messages!.largestChannels.find((c) => c.channelUrl === group)?.name).toBe(
+      "Sales floor",
+    );
     expect(plan.messages!.largestChannels.map((channel) => channel.channelUrl).sort()).toEqual(
       [group, open, room].sort(),
     );
@@ -139,7 +148,8 @@ describe("the history of people who left", () => {
   it("keeps the messages of senders a users import created deactivated: planned, rehearsed and sent", async () => {
     const prefix = `gone_${randomBytes(4).toString("hex")}`;
     const client = clientFor(sandbox);
-    // Four people, two of whom left (rows 0 and 2 are inactive): the users import deactivates them.
+    // Four people, two of whom left (rows 0 and 2 are inactive): the users import, and its
+    // migration's last stage, deactivate them before these messages come.
     const users = await createPlannedJob(
       jobs.handle,
       sandbox,
@@ -148,6 +158,7 @@ describe("the history of people who left", () => {
       usersMapping,
     );
     await runJob(jobs.handle, sandbox, users.id);
+    await finishMigration(jobs.handle, sandbox);
     const gone = [`${prefix}_0`, `${prefix}_2`];
     const active = await client.users.list({ userIds: gone, limit: 10 });
     expect(active.users).toEqual([]);
@@ -177,7 +188,10 @@ describe("the history of people who left", () => {
     };
     const planned = await createPlannedJob(jobs.handle, sandbox, "messages", file, mapping);
     expect(planned.plan).toMatchObject({ toCreate: 40, invalid: 0 });
-    expect((planned.plan as JobPlan).messages).toMatchObject({ missingSenders: [] });
+    // Deactivated on the platform: reactivated for their messages, deactivated again last.
+    const { messages: messagePlan } = planned.plan as JobPlan;
+    expect(messagePlan?.missingSenders).toEqual([]);
+    expect(messagePlan?.reactivateSenders?.toSorted()).toEqual(gone);
 
     await startRehearsal(jobs.handle.db, planned.id);
     const planner = startTestPlanner(jobs.handle, sandbox);
@@ -194,5 +208,7 @@ describe("the history of people who left", () => {
     const history = await channelHistory(sandbox, "group_channels", group);
     expect(history).toHaveLength(40);
     expect(history.filter((message) => gone.includes(message.user!.user_id))).toHaveLength(20);
+    await finishMigration(jobs.handle, sandbox);
+    expect((await client.users.list({ userIds: gone, limit: 10 })).users).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import { readRecords } from "@/lib/imports/parse/read-file";
 import {
   clientFor,
   createPlannedJob,
+  finishMigration,
   runJob,
   useJobDatabase,
   waitForPlan,
@@ -59,8 +60,12 @@ describe("an import job against the sandbox", () => {
 
     const before = await call<{ nickname: string }>(sandbox, "GET", `/v3/users/${prefix}_3`);
     expect(before.body.nickname).toBe("Before"); // nothing overwritten
-    const inactive = await call<{ is_active: boolean }>(sandbox, "GET", `/v3/users/${prefix}_50`);
-    expect(inactive.body.is_active).toBe(false);
+    // Created active: the deactivation waits for the migration's last stage.
+    const inactive = async () =>
+      (await call<{ is_active: boolean }>(sandbox, "GET", `/v3/users/${prefix}_50`)).body;
+    expect((await inactive()).is_active).toBe(true);
+    await finishMigration(jobs.handle, sandbox);
+    expect((await inactive()).is_active).toBe(false);
     const active = await call<{ is_active: boolean }>(sandbox, "GET", `/v3/users/${prefix}_51`);
     expect(active.body.is_active).toBe(true);
     const excluded = await call(sandbox, "GET", `/v3/users/${prefix}_5`);
@@ -228,6 +233,7 @@ describe("an import job against the sandbox", () => {
     await requestPlan(db, job.id);
     await waitForPlan(jobs.handle, sandbox, job.id);
     await runJob(jobs.handle, sandbox, job.id);
+    await finishMigration(jobs.handle, sandbox);
     const bob = await call(sandbox, "GET", `/v3/users/slack-${prefix}2`);
     expect(bob.body).toMatchObject({ nickname: "Bob", is_active: false });
     const ann = await call(sandbox, "GET", `/v3/users/slack-${prefix}1`);

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { csv, flattenedTable, slackUsers } from "../fixtures/imports";
-import { openImportWizard, previewRow, revealApiToken } from "./support/console";
+import { finishMigration, openImportWizard, previewRow, revealApiToken } from "./support/console";
 
 /** The mapping step's row of one column of the file. */
 function mappingRow(page: Page, column: string) {
@@ -128,7 +128,9 @@ test("a Slack users.json flattened to CSV: the image is the profile image, never
     .click();
   await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 60_000 });
 
-  // The platform holds the users under their new ids; the deleted ones are deactivated.
+  // The platform holds the users under their new ids; the deleted ones are deactivated in
+  // the migration's last stage.
+  await finishMigration(page);
   await page.goto("/settings");
   const token = await revealApiToken(page, "local");
   const base = `${new URL(page.url()).origin}/sandbox/local/v3`;

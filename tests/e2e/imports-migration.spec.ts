@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { csv, usersCsv, type UserFixture } from "../fixtures/imports";
-import { openImportWizard, previewRow, revealApiToken } from "./support/console";
+import { finishMigration, openImportWizard, previewRow, revealApiToken } from "./support/console";
 
 /**
  * A whole migration as an administrator runs it: users first (with mistakes, one fixed in the
@@ -90,7 +90,9 @@ test("users then group channels: previewed, fixed, planned, run, and exactly on 
   await expect(page.getByTestId("plan-create")).toHaveText("4");
   await expect(page.getByTestId("plan-existing")).toHaveText("1");
   await expect(page.getByTestId("plan-invalid")).toHaveText("2");
-  await expect(page.getByText("After creation: 1 deactivation")).toBeVisible();
+  await expect(
+    page.getByText("last stage (Finish the migration, after the messages): 1 deactivation"),
+  ).toBeVisible();
   await runToCompletion(page);
   await expect(page.getByTestId("report-counts")).toContainText(
     "4 created · 1 existed · 0 failed · 2 invalid · 0 excluded",
@@ -99,7 +101,8 @@ test("users then group channels: previewed, fixed, planned, run, and exactly on 
   for (const id of [1, 3, 4, 5])
     expect((await api.get(`/users/${p}-${id}`)).status, `${p}-${id}`).toBe(200);
   expect((await api.get(`/users/${p}-5`)).body).toMatchObject({ nickname: "Barbara" });
-  expect((await api.get(`/users/${p}-4`)).body).toMatchObject({ is_active: false });
+  // Created active: the deactivation waits for the migration's last stage.
+  expect((await api.get(`/users/${p}-4`)).body).toMatchObject({ is_active: true });
   expect((await api.get(`/users/${p}-1`)).body).toMatchObject({
     is_active: true,
     metadata: { team: "red" },
@@ -122,7 +125,9 @@ test("users then group channels: previewed, fixed, planned, run, and exactly on 
   await expect(page.getByTestId("count-valid")).toHaveText("3");
   await planAndRun(page);
   await expect(page.getByTestId("plan-create")).toHaveText("3");
-  await expect(page.getByText("After creation: 1 freeze")).toBeVisible();
+  await expect(
+    page.getByText("last stage (Finish the migration, after the messages): 1 freeze"),
+  ).toBeVisible();
   await runToCompletion(page);
   await expect(page.getByTestId("report-counts")).toContainText(
     "3 created · 0 existed · 0 failed · 0 invalid · 0 excluded",
@@ -138,16 +143,28 @@ test("users then group channels: previewed, fixed, planned, run, and exactly on 
     `${p}-4`,
   ]);
   expect(general.members.find((member) => member.user_id === `${p}-1`)?.role).toBe("operator");
-  expect(general.members.find((member) => member.user_id === `${p}-4`)?.is_active).toBe(false);
+  expect(general.members.find((member) => member.user_id === `${p}-4`)?.is_active).toBe(true);
   expect(general.freeze).toBe(false);
   expect((await api.get(`/group_channels/${p}-archive`)).body).toMatchObject({
-    freeze: true,
+    freeze: false,
     member_count: 2,
   });
   expect((await api.get(`/group_channels/${p}-fixed`)).body).toMatchObject({
     name: "Fixed",
     freeze: false,
   });
+
+  // 3. The last stage: the deactivation and the freeze, once nothing else is in progress.
+  await finishMigration(page);
+  expect((await api.get(`/users/${p}-4`)).body).toMatchObject({ is_active: false });
+  expect((await api.get(`/group_channels/${p}-archive`)).body).toMatchObject({
+    freeze: true,
+    member_count: 2,
+  });
+  // Deactivated without leaving: the channel keeps its member, shown inactive.
+  const after = (await api.get(`/group_channels/${p}-general`)).body as typeof general;
+  expect(after.members.find((member) => member.user_id === `${p}-4`)?.is_active).toBe(false);
+  expect(after.members).toHaveLength(3);
 });
 
 test("messages after users and channels: bad rows kept back, each channel's history in order, a second run adds nothing", async ({
@@ -171,7 +188,7 @@ test("messages after users and channels: bad rows kept back, each channel's hist
   await planAndRun(page);
   await runToCompletion(page);
 
-  // One channel named by its URL, one by the old system's id (its URL is derived by the import).
+  // One channel named by its URL, one by the old system's id (a valid URL: the import keeps it).
   const channels = csv([
     ["channel_url", "source_id", "name", "members"],
     [`${p}-sales`, "", "Sales", `${p}-ann;${p}-bob`],
@@ -301,7 +318,8 @@ test("messages after users and channels: bad rows kept back, each channel's hist
     channels: Array<{ channel_url: string; name: string }>;
   };
   const support = listed.channels.find(
-    (channel) => channel.name === "Support" && channel.channel_url.startsWith("imp_"),
+    // Named by the old system's id, a valid channel URL: the import keeps it as the URL.
+    (channel) => channel.name === "Support" && channel.channel_url === `${p}-old-room`,
   );
   expect(support).toBeDefined();
   expect((await history(support!.channel_url)).map((message) => message.message)).toEqual([
@@ -316,4 +334,83 @@ test("messages after users and channels: bad rows kept back, each channel's hist
   await runToCompletion(page);
   expect(await history(`${p}-sales`)).toHaveLength(3);
   expect(await history(support!.channel_url)).toHaveLength(2);
+});
+
+test("the history of people who left: two inactive users' 20 of 40 messages arrive, and they end up deactivated", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(240_000);
+  const p = `left${Date.now().toString(36)}`;
+  const api = await platform(page, request);
+  const origin = new URL(page.url()).origin;
+  const people = [
+    { id: `${p}-ann`, name: "Ann", active: "yes" },
+    { id: `${p}-bob`, name: "Bob", active: "no" },
+    { id: `${p}-cy`, name: "Cy", active: "yes" },
+    { id: `${p}-dee`, name: "Dee", active: "no" },
+  ];
+  await upload(page, /Users/, "people-who-left.csv", usersCsv(people), 4);
+  await planAndRun(page);
+  await expect(page.getByTestId("plan-create")).toHaveText("4");
+  await expect(
+    page.getByText("last stage (Finish the migration, after the messages): 2 deactivations"),
+  ).toBeVisible();
+  await runToCompletion(page);
+  const room = `${p}-room`;
+  await request.post(`${origin}/sandbox/local/v3/group_channels`, {
+    headers: { "Api-Token": api.token },
+    data: { channel_url: room, name: "Room", user_ids: people.map((person) => person.id) },
+  });
+
+  // 40 messages, every other one by Bob or Dee, and one row of an unknown type (left out).
+  const rows = Array.from({ length: 40 }, (_, n) => [
+    room,
+    "text",
+    people[n % 4]!.id,
+    `message ${n}`,
+    String(1_709_283_600 + n),
+    `${p}-${n}`,
+  ]);
+  rows.push([room, "poll", people[0]!.id, "?", "1709283700", `${p}-poll`]);
+  await upload(
+    page,
+    /Messages/,
+    "history.csv",
+    csv([["channel", "type", "from", "text", "ts", "id"], ...rows]),
+    41,
+  );
+  await planAndRun(page);
+  await expect(page.getByTestId("plan-create")).toHaveText("40");
+  await runToCompletion(page);
+
+  // The overview names the row left out beside created and failed, and offers the last stage.
+  await page.goto("/imports/migration");
+  await expect(page.getByTestId("stage-messages")).toContainText(
+    /^Done · \d[\d,]* created, 0 failed, [1-9][\d,]* left out/,
+    { useInnerText: true },
+  );
+  await expect(page.getByTestId("stage-messages")).toContainText("40 done, 1 left out");
+  await expect(page.getByTestId("stage-finish")).toContainText("deactivation");
+
+  const listed = (
+    await api.get(`/group_channels/${room}/messages?message_ts=0&prev_limit=0&next_limit=200`)
+  ).body as { messages: Array<{ user: { user_id: string } }> };
+  expect(listed.messages).toHaveLength(40);
+  const left = [`${p}-bob`, `${p}-dee`];
+  expect(listed.messages.filter((m) => left.includes(m.user.user_id))).toHaveLength(20);
+  for (const id of left)
+    expect((await api.get(`/users/${id}`)).body).toMatchObject({ is_active: true });
+
+  await finishMigration(page);
+  for (const id of left)
+    expect((await api.get(`/users/${id}`)).body).toMatchObject({ is_active: false });
+  for (const id of [`${p}-ann`, `${p}-cy`])
+    expect((await api.get(`/users/${id}`)).body).toMatchObject({ is_active: true });
+  expect(
+    (
+      (await api.get(`/group_channels/${room}/messages?message_ts=0&prev_limit=0&next_limit=200`))
+        .body as { messages: unknown[] }
+    ).messages,
+  ).toHaveLength(40);
 });

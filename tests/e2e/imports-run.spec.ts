@@ -111,7 +111,7 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
       .getByRole("row", { name: /people\.csv/ })
       .first()
       .getByTestId("job-outcome"),
-  ).toHaveText("3 created · 1 existed · 4 invalid");
+  ).toHaveText("3 created, 1 existed, 0 failed, 4 left out");
   await page.getByRole("link", { name: "people.csv" }).first().click();
   await expect(page.getByTestId("report-counts")).toContainText("3 created · 1 existed");
 });
@@ -168,5 +168,5 @@ test("the list says a cancelled import's rows were not sent, not that they are t
   await page.goto("/imports");
   await expect(
     page.getByRole("row", { name: new RegExp(fileName) }).getByTestId("job-outcome"),
-  ).toHaveText("1 invalid · 2 not sent");
+  ).toHaveText("0 created, 0 failed, 1 left out, 2 not sent");
 });

@@ -2,15 +2,21 @@ import { describe, expect, it } from "vitest";
 import { deriveChannelUrl } from "@/lib/imports/jobs/store/channel-url";
 import { csvField, csvLine } from "@/lib/imports/jobs/report/csv";
 import { Pacer } from "@/lib/imports/jobs/run/pacer";
-import { followUpRequests } from "@/lib/imports/jobs/run/requests";
+import { finalRequestsOfRow, followUpRequests } from "@/lib/imports/jobs/run/requests";
 import { channelUrlSchema } from "@/lib/schemas/channels";
 
 describe("deriveChannelUrl", () => {
+  it("keeps a source id that is a valid channel URL", () => {
+    expect(deriveChannelUrl("group_channels", "legacy-42")).toBe("legacy-42");
+    expect(deriveChannelUrl("open_channels", "C024BE91L")).toBe("C024BE91L");
+  });
+
   it("is stable, valid per channelUrlSchema, and differs per source id and kind", () => {
-    const a = deriveChannelUrl("group_channels", "legacy-42");
-    expect(deriveChannelUrl("group_channels", "legacy-42")).toBe(a);
-    expect(deriveChannelUrl("group_channels", "legacy-43")).not.toBe(a);
-    expect(deriveChannelUrl("open_channels", "legacy-42")).not.toBe(a);
+    const a = deriveChannelUrl("group_channels", "legacy 42");
+    expect(a).toMatch(/^imp_[0-9a-f]{40}$/);
+    expect(deriveChannelUrl("group_channels", "legacy 42")).toBe(a);
+    expect(deriveChannelUrl("group_channels", "legacy 43")).not.toBe(a);
+    expect(deriveChannelUrl("open_channels", "legacy 42")).not.toBe(a);
     expect(channelUrlSchema.safeParse(a).success).toBe(true);
     expect(
       channelUrlSchema.safeParse(deriveChannelUrl("open_channels", "ünïcødé / spaces, commas"))
@@ -129,16 +135,27 @@ describe("Pacer", () => {
 });
 
 describe("followUpRequests", () => {
-  it("deactivates, freezes and sets metadata with the exact requests, in order", () => {
+  it("sets metadata right after creation, and leaves deactivations and freezes to the last stage", () => {
     expect(followUpRequests("users", "a b", { deactivate: true, metadata: { team: "x" } })).toEqual(
-      [
-        { method: "PUT", path: "/v3/users/a%20b", body: { is_active: false } },
-        { method: "PUT", path: "/v3/users/a%20b/metadata", body: { metadata: { team: "x" } } },
-      ],
+      [{ method: "PUT", path: "/v3/users/a%20b/metadata", body: { metadata: { team: "x" } } }],
     );
-    expect(followUpRequests("group_channels", "c1", { freeze: true })).toEqual([
+    expect(followUpRequests("group_channels", "c1", { freeze: true })).toEqual([]);
+    expect(followUpRequests("users", "u", {})).toEqual([]);
+  });
+
+  it("deactivates without leaving the channels, and freezes, in the last stage", () => {
+    expect(
+      finalRequestsOfRow("users", "a b", { deactivate: true, metadata: { team: "x" } }),
+    ).toEqual([
+      {
+        method: "PUT",
+        path: "/v3/users/a%20b",
+        body: { is_active: false, leave_all_when_deactivated: false },
+      },
+    ]);
+    expect(finalRequestsOfRow("group_channels", "c1", { freeze: true })).toEqual([
       { method: "PUT", path: "/v3/group_channels/c1/freeze", body: { freeze: true } },
     ]);
-    expect(followUpRequests("users", "u", {})).toEqual([]);
+    expect(finalRequestsOfRow("users", "u", { metadata: { a: "b" } })).toEqual([]);
   });
 });

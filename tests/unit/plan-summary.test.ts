@@ -1,7 +1,9 @@
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import { planState } from "@/components/imports/jobs/job-view";
 import { PlanSummary } from "@/components/imports/jobs/plan-summary";
+import type { JobProgress } from "@/lib/imports/jobs";
 import type { JobPlan } from "@/lib/imports/types";
 
 function plan(overrides: Partial<JobPlan>): JobPlan {
@@ -48,5 +50,17 @@ describe("the plan summary's sentences", () => {
     );
     expect(summary).toContain("1,200 member ids are neither in an import nor on the platform.");
     expect(summary).toContain("2 channels have members from the users import “users.csv”");
+  });
+});
+
+describe("the plan card of a job", () => {
+  const progress = (startedAt: string | null) =>
+    ({ status: startedAt ? "completed" : "planned", plan: plan({}), startedAt }) as JobProgress;
+
+  it("says nothing has been sent only while nothing has", () => {
+    expect(planState(progress(null)).description).toContain("Nothing has been sent for it.");
+    const finished = planState(progress("2026-11-26T04:00:00.000Z")).description;
+    expect(finished).not.toContain("Nothing has been sent");
+    expect(finished).toBe("What the dry run found on the platform before the run.");
   });
 });

@@ -144,12 +144,8 @@ type DialogProps = {
 
 function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { target: RunTarget }) {
   const plan = progress.plan;
-  const follow = plan
-    ? plan.followUps.deactivate +
-      plan.followUps.freeze +
-      plan.followUps.metadata +
-      (plan.followUps.invitations ?? 0)
-    : 0;
+  const follow = plan ? plan.followUps.metadata + (plan.followUps.invitations ?? 0) : 0;
+  const last = plan ? plan.followUps.deactivate + plan.followUps.freeze : 0;
   const where = target.kind === "sandbox" ? "the embedded sandbox" : "a remote platform";
   return (
     <JobActionDialog
@@ -172,8 +168,13 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
               </li>
               {follow > 0 && (
                 <li>
-                  {n(follow)} follow-up requests (deactivations, freezes, metadata, invitations),
-                  each right after its row
+                  {n(follow)} follow-up requests (metadata, invitations), each right after its row
+                </li>
+              )}
+              {last > 0 && (
+                <li>
+                  {n(last)} deactivations and freezes left to the migration&apos;s last stage
+                  (Finish the migration), after the messages
                 </li>
               )}
             </ul>
@@ -200,7 +201,8 @@ function CancelDialog({ progress, disabled, onConfirm }: DialogProps) {
             <>
               <p>
                 No new row is sent. Rows already created keep their follow-ups: those being sent now
-                finish, so a user the file marks inactive is still deactivated.
+                finish. A created user the file marks inactive is deactivated in the
+                migration&apos;s last stage, as in a completed import.
               </p>
               <p>
                 Nothing is undone: the {n(progress.counts.created)} rows created so far stay on the

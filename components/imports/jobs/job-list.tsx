@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { jobOver, type ImportJob, type StageJob } from "@/lib/imports/jobs";
+import { jobOver, outcomeWords, type ImportJob, type StageJob } from "@/lib/imports/jobs";
 import { Table } from "@/components/ui/table";
 import { JobStatusBadge } from "./job-status-badge";
 
@@ -48,15 +48,7 @@ export function JobList({ jobs, counts }: JobListProps) {
   );
 }
 
-const outcomeWords: Array<[keyof StageJob["counts"], string]> = [
-  ["created", "created"],
-  ["existed", "existed"],
-  ["failed", "failed"],
-  ["invalid", "invalid"],
-  ["pending", "to do"],
-];
-
-/** The job's rows by outcome, leaving out the outcomes no row has. */
+/** The job's rows by outcome: created, failed and left out always, so no loss goes unsaid. */
 function OutcomeCounts({
   counts,
   status,
@@ -64,16 +56,8 @@ function OutcomeCounts({
   counts: StageJob["counts"] | undefined;
   status: ImportJob["status"];
 }) {
+  if (!counts || Object.values(counts).every((count) => count === 0))
+    return <span className="text-slate-400">no rows yet</span>;
   // A job stopped for good never sends its pending rows (the report says "Not sent").
-  const over = jobOver(status);
-  const parts = counts
-    ? outcomeWords
-        .filter(([key]) => counts[key] > 0)
-        .map(
-          ([key, word]) =>
-            `${counts[key].toLocaleString("en")} ${key === "pending" && over ? "not sent" : word}`,
-        )
-    : [];
-  if (parts.length === 0) return <span className="text-slate-400">no rows yet</span>;
-  return <>{parts.join(" · ")}</>;
+  return <>{outcomeWords(counts, jobOver(status))}</>;
 }

@@ -81,7 +81,7 @@ export function JobView({ initialProgress, target }: JobViewProps) {
 }
 
 /** The plan, the plan being made, or why there is none. */
-function PlanCard({ progress }: { progress: JobProgress }) {
+export function PlanCard({ progress }: { progress: JobProgress }) {
   const { description, body } = planState(progress);
   return (
     <Card title="Plan" description={description}>
@@ -90,7 +90,7 @@ function PlanCard({ progress }: { progress: JobProgress }) {
   );
 }
 
-function planState(progress: JobProgress): { description: string; body?: ReactNode } {
+export function planState(progress: JobProgress): { description: string; body?: ReactNode } {
   if (progress.status === "planning") {
     return {
       description: "The dry run: asking the platform what already exists. Nothing is sent for it.",
@@ -99,7 +99,11 @@ function planState(progress: JobProgress): { description: string; body?: ReactNo
   }
   if (progress.plan) {
     return {
-      description: "What the dry run found on the platform. Nothing has been sent for it.",
+      // Once the job has run, rows have been sent: only the dry run itself sent nothing.
+      description:
+        progress.startedAt === null
+          ? "What the dry run found on the platform. Nothing has been sent for it."
+          : "What the dry run found on the platform before the run.",
       body: <PlanSummary plan={progress.plan} resource={progress.resource} />,
     };
   }

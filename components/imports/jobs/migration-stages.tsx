@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Card } from "@/components/ui/card";
-import type { MigrationStage } from "@/lib/imports/jobs";
+import { outcomeWords, type MigrationStage } from "@/lib/imports/jobs";
 import { JobStatusBadge } from "./job-status-badge";
 
 export type MigrationStagesProps = { stages: MigrationStage[] };
@@ -29,8 +29,7 @@ export function MigrationStages({ stages }: MigrationStagesProps) {
             <div className="space-y-3 text-sm" data-testid={`stage-${stage.stage}`}>
               <p>
                 <strong>{stateLabels[stage.state]}</strong>
-                {stage.jobs.length > 0 &&
-                  ` · ${n(stage.totals.created)} created, ${n(stage.totals.existed)} existed, ${n(stage.totals.failed)} failed, ${n(stage.totals.pending)} to send`}
+                {stage.jobs.length > 0 && ` · ${outcomeWords(stage.totals, false)}`}
               </p>
               {early && (
                 <p role="alert" className="text-amber-800">
@@ -52,6 +51,8 @@ export function MigrationStages({ stages }: MigrationStagesProps) {
                       </Link>
                       <span className="flex items-center gap-2 text-xs text-slate-600 tabular-nums">
                         {n(job.counts.created + job.counts.existed)} done
+                        {job.counts.invalid + job.counts.excluded > 0 &&
+                          `, ${n(job.counts.invalid + job.counts.excluded)} left out`}
                         <JobStatusBadge status={job.status} />
                       </span>
                     </li>

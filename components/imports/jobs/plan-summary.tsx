@@ -46,9 +46,11 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
     { label: "invalid (left out)", value: plan.invalid, testId: "plan-invalid" },
     { label: "excluded by you", value: plan.excluded, testId: "plan-excluded" },
   ];
-  const followUps = [
+  const lastStage = [
     plan.followUps.deactivate && counted(plan.followUps.deactivate, "deactivation"),
     plan.followUps.freeze && counted(plan.followUps.freeze, "freeze"),
+  ].filter(Boolean);
+  const followUps = [
     plan.followUps.metadata && counted(plan.followUps.metadata, "metadata update"),
     plan.followUps.invitations &&
       `${counted(plan.followUps.invitations, "invitation request")} (members past the first 100, 100 a request)`,
@@ -71,6 +73,8 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
       {plan.messages && <MessagePlanSummary plan={plan.messages} />}
       <p className="text-sm text-slate-700" hidden={Boolean(plan.messages)}>
         After creation: {followUps.length > 0 ? followUps.join(", ") : "no follow-up calls"}.
+        {lastStage.length > 0 &&
+          ` In the migration's last stage (Finish the migration, after the messages): ${lastStage.join(", ")}.`}
         {plan.warnings > 0 &&
           ` ${counted(plan.warnings, "row")} ${plan.warnings === 1 ? "has" : "have"} warnings (see the report).`}
         {plan.missingMembers > 0 &&
@@ -131,6 +135,14 @@ function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }
         label="Senders that are not users (their messages are left out)"
         items={plan.missingSenders}
       />
+      <SenderList
+        label="deactivated on the platform: reactivated before the messages, deactivated again in the migration's last stage"
+        items={plan.reactivateSenders ?? []}
+      />
+      <SenderList
+        label="neither users nor in a users import: created before the messages (nickname = their id), deactivated in the migration's last stage"
+        items={plan.createSenders ?? []}
+      />
       {plan.largestChannels.length > 0 && (
         <table className="text-xs">
           <caption className="text-left text-slate-500">The largest channels</caption>
@@ -145,7 +157,10 @@ function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }
           <tbody>
             {plan.largestChannels.slice(0, 20).map((channel) => (
               <tr key={channel.channelUrl}>
-                <td className="pr-4 font-mono">{channel.channelUrl}</td>
+                <td className="pr-4">
+                  {channel.name && <span className="mr-2">{channel.name}</span>}
+                  <span className="font-mono text-slate-500">{channel.channelUrl}</span>
+                </td>
                 <td className="pr-4 tabular-nums">{n(channel.messages)}</td>
                 <td className="pr-4 tabular-nums">{n(channel.requests)}</td>
                 <td className="tabular-nums">
@@ -165,6 +180,17 @@ function MissingList({ label, items }: { label: string; items: string[] }) {
   return (
     <p role="alert" className="text-red-800">
       {label}: {items.slice(0, 10).join(", ")}
+      {items.length > 10 && ` and ${n(items.length - 10)} more`}.
+    </p>
+  );
+}
+
+/** Senders the messages job prepares before sending and deactivates last, counted and named. */
+function SenderList({ label, items }: { label: string; items: string[] }) {
+  if (items.length === 0) return null;
+  return (
+    <p className="text-amber-800" data-testid="plan-senders">
+      {counted(items.length, "sender")} {label}: {items.slice(0, 10).join(", ")}
       {items.length > 10 && ` and ${n(items.length - 10)} more`}.
     </p>
   );

@@ -17,10 +17,12 @@ export { requestPlan } from "./plan/plan";
 export { startRehearsal } from "./rehearse/rehearsal";
 export { controlJob, type JobCommand } from "./run/control";
 export { jobFromRowsNotDone } from "./report/rows-not-done";
+export { requestFinalStage, type FinalStage } from "./finish/steps";
 
 // What the job pages show.
 export { jobOver, type JobProgress, type ReportRow, type RowRequests } from "./report/report";
 export type { MigrationStage, StageJob } from "./report/overview";
+export { outcomeWords, type OutcomeCounts } from "./report/outcome-words";
 
 // The jobs' workers in this process (the console's, or `npm run worker`'s).
 export { nudgeImportJobs, startImportJobs, stopImportJobs } from "./worker/process-runner";

@@ -2,6 +2,7 @@ import "server-only";
 import { getDb } from "@/lib/db/client";
 import type { MissingReferences, ReferenceLookup } from "@/lib/imports/references";
 import type { PlatformClient } from "@/lib/platform";
+import { finalStage, type FinalStage } from "./finish/steps";
 import { missingReferences } from "./plan/lookups";
 import {
   jobOutcomeCounts,
@@ -88,6 +89,11 @@ export async function readImportJobs(limit: number): Promise<ImportJob[]> {
 /** The migration at a glance: users, then channels, then messages. */
 export async function readMigrationOverview(): Promise<MigrationStage[]> {
   return migrationOverview(await getDb());
+}
+
+/** The migration's last stage: the deferred deactivations and freezes, and where they stand. */
+export async function readFinalStage(): Promise<FinalStage> {
+  return finalStage(await getDb());
 }
 
 /** The wizard's question: which channels and users its rows name exist nowhere. */

@@ -57,3 +57,32 @@ export function previewRow(page: Page, number: number) {
     .getByRole("row")
     .filter({ has: page.getByRole("gridcell", { name: String(number), exact: true }) });
 }
+
+/**
+ * The migration's last stage from its overview, as an administrator finishes it: imports still
+ * planned (left by other tests of the run) are cancelled first, since the stage waits for
+ * every import in progress; then "Finish" is confirmed and followed until it is done.
+ */
+export async function finishMigration(page: Page): Promise<void> {
+  const stage = page.getByTestId("stage-finish");
+  for (let tries = 0; tries < 20; tries++) {
+    await page.goto("/imports/migration");
+    const waiting = stage.getByText(/Offered once no import is in progress: the import “(.+)” is/);
+    if ((await waiting.count()) === 0) break;
+    const fileName = /“(.+)”/.exec(await waiting.innerText())![1]!;
+    await page.goto("/imports");
+    await page.getByRole("row", { name: fileName }).first().getByRole("link").click();
+    await page.getByRole("button", { name: "Cancel import" }).click();
+    await page
+      .getByRole("alertdialog", { name: "Cancel this import?" })
+      .getByRole("button", { name: "Cancel import" })
+      .click();
+    await expect(page.getByText("Cancelled", { exact: true })).toBeVisible({ timeout: 30_000 });
+  }
+  await stage.getByRole("button", { name: /^Finish: / }).click();
+  await page
+    .getByRole("alertdialog", { name: /Finish the migration/ })
+    .getByRole("button", { name: "Finish the migration" })
+    .click();
+  await expect(stage).toContainText(/^Done/, { useInnerText: true, timeout: 60_000 });
+}

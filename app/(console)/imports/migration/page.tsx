@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
+import { FinalStageCard } from "@/components/imports/jobs/final-stage";
 import { MigrationStages } from "@/components/imports/jobs/migration-stages";
 import { PageHeader } from "@/components/shell/page-header";
 import { requireAdmin } from "@/lib/auth/session";
-import { readMigrationOverview } from "@/lib/imports/jobs";
+import { readFinalStage, readMigrationOverview } from "@/lib/imports/jobs";
 import { getPlatformTarget } from "@/lib/platform/target";
 
 export const metadata: Metadata = { title: "The migration at a glance" };
@@ -10,14 +11,21 @@ export const dynamic = "force-dynamic";
 
 export default async function MigrationPage() {
   await requireAdmin("/imports/migration");
-  const [stages, target] = await Promise.all([readMigrationOverview(), getPlatformTarget()]);
+  const [stages, finalStage, target] = await Promise.all([
+    readMigrationOverview(),
+    readFinalStage(),
+    getPlatformTarget(),
+  ]);
   return (
     <>
       <PageHeader
         title="The migration at a glance"
-        description={`Users, then channels, then messages, into application ${target.appId}: each stage's imports, counts and state.`}
+        description={`Users, then channels, then messages, then the deactivations and freezes, into application ${target.appId}: each stage's imports, counts and state.`}
       />
-      <MigrationStages stages={stages} />
+      <div className="space-y-4">
+        <MigrationStages stages={stages} />
+        <FinalStageCard stage={finalStage} />
+      </div>
     </>
   );
 }

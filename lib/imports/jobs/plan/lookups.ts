@@ -31,24 +31,29 @@ export async function channelExists(
   client: PlatformClient,
   channelUrl: string,
   count: () => void = () => {},
+  onFound: (name: string) => void = () => {},
 ): Promise<boolean> {
-  return (await channelKindOnPlatform(client, channelUrl, count)) !== null;
+  return (await channelKindOnPlatform(client, channelUrl, count, onFound)) !== null;
 }
 
-/** Whether a channel on the platform is open or group (null: on neither). */
+/** Whether a channel on the platform is open or group (null: on neither); `onFound` hears its name. */
 export async function channelKindOnPlatform(
   client: PlatformClient,
   channelUrl: string,
   count: () => void = () => {},
+  onFound: (name: string) => void = () => {},
 ): Promise<"open_channels" | "group_channels" | null> {
-  const lookups: Array<["open_channels" | "group_channels", (url: string) => Promise<unknown>]> = [
+  const lookups: Array<
+    ["open_channels" | "group_channels", (url: string) => Promise<{ name?: string }>]
+  > = [
     ["open_channels", client.openChannels.get],
     ["group_channels", client.groupChannels.get],
   ];
   for (const [kind, get] of lookups) {
     count();
     try {
-      await withRetries(() => get(channelUrl), platformRetries());
+      const channel = await withRetries(() => get(channelUrl), platformRetries());
+      if (channel.name) onFound(channel.name);
       return kind;
     } catch (error) {
       if (!isPlatformError(error, 400201)) throw error;
@@ -59,16 +64,22 @@ export async function channelKindOnPlatform(
 
 /**
  * The channels of `urls` on neither kind of the platform's channels, asked a few at a time;
- * `onRequest` hears each request sent, `onChecked` each channel answered.
+ * `onRequest` hears each request sent, `onChecked` each channel answered, `onFound` the name
+ * of each channel found.
  */
 export async function channelsMissing(
   client: PlatformClient,
   urls: readonly string[],
-  hooks: { onRequest?: () => void; onChecked?: () => Promise<void> } = {},
+  hooks: {
+    onRequest?: () => void;
+    onChecked?: () => Promise<void>;
+    onFound?: (url: string, name: string) => void;
+  } = {},
 ): Promise<Set<string>> {
   const missing = new Set<string>();
   await forEachConcurrent([...urls], CHANNEL_LOOKUP_CONCURRENCY, async (url) => {
-    if (!(await channelExists(client, url, hooks.onRequest))) missing.add(url);
+    const found = (name: string) => hooks.onFound?.(url, name);
+    if (!(await channelExists(client, url, hooks.onRequest, found))) missing.add(url);
     await hooks.onChecked?.();
   });
   return missing;

@@ -80,8 +80,12 @@ export async function planMessages(
   }
   let lookedUp = 0;
   await report({ step: "lookups", done: 0, total: toLookUp.length }, true);
+  // Names for the plan's table of the largest channels: the import's, or the platform's.
+  const names = new Map<string, string>();
+  for (const [url, row] of channelImports) if (row.name) names.set(url, row.name);
   const absent = await channelsMissing(client, toLookUp, {
     onRequest: () => requests++,
+    onFound: (url, name) => names.set(url, name),
     onChecked: () => report({ step: "lookups", done: ++lookedUp, total: toLookUp.length }),
   });
   const missingChannels = toLookUp.filter((url) => absent.has(url));
@@ -113,7 +117,20 @@ export async function planMessages(
       await report({ step: "members", done: usersLookedUp, total: sendersToLookUp.length });
     },
   });
-  const missingSenders = sendersToLookUp.filter((id) => !onPlatform.has(id));
+  const unknownSenders = sendersToLookUp.filter((id) => !onPlatform.has(id));
+  // Asked for: the unknown senders are created (and deactivated last) instead of left out.
+  const createSenders = job.options.createUnknownSenders ? unknownSenders : [];
+  const missingSenders = job.options.createUnknownSenders ? [] : unknownSenders;
+  // Senders deactivated on the platform send their history reactivated, and are deactivated
+  // again in the last stage: the platform does not say whether it migrates their messages.
+  const activeSenders = await usersOnPlatform(
+    client,
+    sendersToLookUp.filter((id) => onPlatform.has(id)),
+    { activeMode: "activated", onBatch: async () => void requests++ },
+  );
+  const reactivateSenders = sendersToLookUp.filter(
+    (id) => onPlatform.has(id) && !activeSenders.has(id),
+  );
   const senderJobs = new Set<string>();
   for (const id of unfinishedSenders) {
     const { jobId, fileName, status } = importedUsers.get(id)!;
@@ -149,6 +166,13 @@ export async function planMessages(
     severity: "warning",
     after: "comes from a users import that has not completed: run that import first.",
   });
+  await markRows(db, job.id, "sender", createSenders, {
+    field: "user_id",
+    severity: "warning",
+    prefix: "Sender",
+    after:
+      "is neither a user on the platform nor in a users import: created before the messages (nickname = the id) and deactivated in the last stage.",
+  });
   const threads = await planThreads(db, client, job, () => requests++);
   await markRows(db, job.id, "resource_key", unfinishedChannels, {
     field: "channel_url",
@@ -167,7 +191,12 @@ export async function planMessages(
     requests,
     missing: missingSenders.length,
     orderChecks: [...orderChecks.values()],
-    summary: { ...(await summarize(db, job.id, missingChannels, missingSenders)), threads },
+    summary: {
+      ...(await summarize(db, job.id, missingChannels, missingSenders, names)),
+      threads,
+      reactivateSenders,
+      createSenders,
+    },
   };
 }
 
@@ -176,6 +205,7 @@ async function summarize(
   jobId: string,
   missingChannels: string[],
   missingSenders: string[],
+  names: ReadonlyMap<string, string>,
 ): Promise<MessagePlan> {
   // A reply's time is its `created_at`: it goes through the send API, not the migration.
   const sentAt = sql`coalesce(body ->> 'timestamp', body ->> 'created_at')::bigint`;
@@ -218,6 +248,7 @@ async function summarize(
     missingSenders: missingSenders.slice(0, SHOWN),
     largestChannels: perChannel.slice(0, SHOWN).map((channel) => ({
       channelUrl: channel.channel,
+      name: names.get(channel.channel) ?? null,
       messages: channel.messages,
       requests: Math.ceil(channel.migrated / MIGRATION_MESSAGES_MAX),
       first: Number(channel.first),

@@ -246,10 +246,12 @@ async function savePlan(
   },
 ): Promise<ImportJob> {
   const { missingMembers, orderChecks, messages, requests, started } = found;
-  // Rows still to create make their follow-up calls after creation.
+  // Rows still to create make their follow-up calls after creation; a deactivation or a
+  // freeze alone waits for the migration's last stage (../finish).
   await db.execute(sql`
     update import_rows set follow_up_state = 'pending'
-    where job_id = ${jobId} and state = 'pending' and follow_ups is not null and follow_ups <> '{}'::jsonb`);
+    where job_id = ${jobId} and state = 'pending' and follow_ups is not null
+      and (follow_ups - 'deactivate' - 'freeze') <> '{}'::jsonb`);
   // The plan rewrote the job's rows. PGlite has no autovacuum and PostgreSQL's may not have
   // come round yet: without fresh statistics the run's claims are planned as if the table
   // were nearly empty, and each one scans the whole job.

@@ -4,6 +4,7 @@ import type { Database } from "@/lib/db/client";
 import type { ImportResource } from "@/lib/imports/types";
 import { rowsOf } from "../shared/rows";
 import { listJobs, type ImportJob } from "../store/jobs";
+import type { OutcomeCounts } from "./outcome-words";
 
 export type StageName = "users" | "channels" | "messages";
 
@@ -12,7 +13,7 @@ export type StageJob = {
   fileName: string;
   resource: ImportResource;
   status: string;
-  counts: { created: number; existed: number; failed: number; invalid: number; pending: number };
+  counts: OutcomeCounts;
 };
 
 export type MigrationStage = {
@@ -59,7 +60,7 @@ export async function migrationOverview(db: Database): Promise<MigrationStage[]>
 }
 
 function empty(): StageJob["counts"] {
-  return { created: 0, existed: 0, failed: 0, invalid: 0, pending: 0 };
+  return { created: 0, existed: 0, failed: 0, invalid: 0, excluded: 0, pending: 0 };
 }
 
 /** Each job's rows by outcome, in one query for any number of jobs. */
@@ -79,6 +80,7 @@ export async function jobOutcomeCounts(
           count(*) filter (where state = 'existed')::int as existed,
           count(*) filter (where state = 'failed')::int as failed,
           count(*) filter (where state = 'invalid')::int as invalid,
+          count(*) filter (where state = 'excluded')::int as excluded,
           count(*) filter (where state = 'pending')::int as pending
         from import_rows where job_id in (select id from jobs) group by job_id
       ), sent as (
@@ -87,7 +89,7 @@ export async function jobOutcomeCounts(
       )
       -- Messages their channels' sending passed are created (../store/row-state.ts).
       select r.job_id, r.created + coalesce(s.n, 0) as created, r.existed, r.failed, r.invalid,
-        r.pending - coalesce(s.n, 0) as pending
+        r.excluded, r.pending - coalesce(s.n, 0) as pending
       from rows as r left join sent as s on s.job_id = r.job_id`),
   );
   for (const { job_id: jobId, ...counts } of rows) map.set(jobId, counts);

@@ -6,7 +6,12 @@ import { reasonColumn, rowNumberColumn } from "@/lib/imports/failures-csv";
 import { csvLine } from "./csv";
 import { channelsWithMessages } from "../run/message-channels";
 import { rowsOf } from "../shared/rows";
-import { creationRequest, followUpRequests, type PlannedRequest } from "../run/requests";
+import {
+  creationRequest,
+  finalRequestsOfRow,
+  followUpRequests,
+  type PlannedRequest,
+} from "../run/requests";
 import {
   findRow,
   listRows,
@@ -197,6 +202,8 @@ export async function rowRequests(
     ? [
         creationRequest(job.resource, row.body, row.resourceKey ?? ""),
         ...followUpRequests(job.resource, row.resourceKey ?? "", row.followUps),
+        // Sent in the migration's last stage, after the messages.
+        ...finalRequestsOfRow(job.resource, row.resourceKey ?? "", row.followUps),
       ]
     : [];
   return { rowIndex, state: row.state, requests, issues: [...row.issues, ...row.planIssues] };

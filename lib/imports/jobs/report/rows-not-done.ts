@@ -44,6 +44,7 @@ export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<I
     columns: source.columns,
     mapping: source.mapping,
     transforms: columnTransformsSchema.parse(source.transforms),
+    options: source.options,
     totalRows: total,
     firstRow: source.firstRow,
   });

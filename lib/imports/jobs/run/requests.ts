@@ -1,4 +1,4 @@
-import type { FollowUps, ImportResource } from "@/lib/imports/types";
+import type { FinalAction, FollowUps, ImportResource } from "@/lib/imports/types";
 
 /** An HTTP request exactly as the job will send it, for the administrator to inspect. */
 export type PlannedRequest = {
@@ -23,7 +23,10 @@ export function creationRequest(
   return { method: "POST", path: `/v3/${resource}`, body };
 }
 
-/** The calls after creation, in the order they are made (issue 4, item 7). */
+/**
+ * The calls right after creation, in the order they are made (issue 4, item 7). A deactivation
+ * or a freeze is not among them: it waits for the migration's last stage (`finalRequests`).
+ */
 export function followUpRequests(
   resource: ImportResource,
   key: string,
@@ -31,10 +34,6 @@ export function followUpRequests(
 ): PlannedRequest[] {
   if (!followUps) return [];
   const requests: PlannedRequest[] = [];
-  if (resource === "users" && followUps.deactivate) {
-    requests.push({ method: "PUT", path: `/v3/users/${segment(key)}`, body: { is_active: false } });
-  }
-  // Invitations before the freeze: the members are all in before the channel is frozen.
   if (resource === "group_channels" && followUps.invite) {
     for (let start = 0; start < followUps.invite.length; start += INVITE_BATCH) {
       const user_ids = followUps.invite.slice(start, start + INVITE_BATCH);
@@ -45,13 +44,6 @@ export function followUpRequests(
       });
     }
   }
-  if (resource !== "users" && followUps.freeze) {
-    requests.push({
-      method: "PUT",
-      path: `/v3/${resource}/${segment(key)}/freeze`,
-      body: { freeze: true },
-    });
-  }
   if (resource === "users" && followUps.metadata && Object.keys(followUps.metadata).length > 0) {
     requests.push({
       method: "PUT",
@@ -60,6 +52,36 @@ export function followUpRequests(
     });
   }
   return requests;
+}
+
+/**
+ * The migration's last stage's request for a user or a channel. A user keeps the channels
+ * they were in (`leave_all_when_deactivated: false`): the history keeps its members.
+ */
+export function finalRequest(
+  action: FinalAction,
+  resource: Exclude<ImportResource, "messages">,
+  key: string,
+): PlannedRequest {
+  return action === "deactivate"
+    ? {
+        method: "PUT",
+        path: `/v3/users/${segment(key)}`,
+        body: { is_active: false, leave_all_when_deactivated: false },
+      }
+    : { method: "PUT", path: `/v3/${resource}/${segment(key)}/freeze`, body: { freeze: true } };
+}
+
+/** The last stage's requests the file asks of a row (a deactivation, a freeze). */
+export function finalRequestsOfRow(
+  resource: ImportResource,
+  key: string,
+  followUps: FollowUps | null,
+): PlannedRequest[] {
+  if (resource === "messages" || !followUps) return [];
+  if (resource === "users")
+    return followUps.deactivate ? [finalRequest("deactivate", resource, key)] : [];
+  return followUps.freeze ? [finalRequest("freeze", resource, key)] : [];
 }
 
 export function hasFollowUps(

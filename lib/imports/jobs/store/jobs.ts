@@ -264,6 +264,8 @@ export type ImportedKey = {
   jobId: string;
   fileName: string;
   status: JobStatus;
+  /** The channel's name as the import sends it, if it has one. */
+  name: string | null;
 };
 
 /**
@@ -289,6 +291,7 @@ export async function importedKeys(
         jobId: importJobs.id,
         fileName: importJobs.fileName,
         status: importJobs.status,
+        name: sql<string | null>`${importRows.body} ->> 'name'`,
       })
       .from(importRows)
       .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))

@@ -15,6 +15,7 @@ import {
   MAX_CHUNK_BYTES,
   MAX_CHUNK_ROWS,
   type ImportResource,
+  type JobOptions,
   type RowState,
 } from "@/lib/imports/types";
 import { HEADER_SEARCH_ROWS } from "@/lib/imports/parse/records";
@@ -35,6 +36,8 @@ export type CreateJobInput = {
   totalRows: number;
   /** The row a spreadsheet shows for the first data row (header included); 2 when absent. */
   firstRow?: number;
+  /** The administrator's choices beyond the mapping; none when absent. */
+  options?: JobOptions;
 };
 
 export async function createJob(db: Database, input: CreateJobInput): Promise<ImportJob> {
@@ -73,6 +76,8 @@ export async function createJob(db: Database, input: CreateJobInput): Promise<Im
     );
   const problems = mappingProblems(input.resource, input.columns, input.mapping, transforms.data);
   if (problems.length > 0) throw new ImportJobError(problems.join(" "));
+  if (input.options?.createUnknownSenders && input.resource !== "messages")
+    throw new ImportJobError("Only a messages import creates unknown senders.");
   const [job] = await db
     .insert(importJobs)
     .values({ id: randomUUID(), ...input, transforms: transforms.data, status: "draft" })

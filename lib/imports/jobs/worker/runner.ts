@@ -5,6 +5,8 @@ import { startPollLoop } from "@/lib/background/poll-loop";
 import type { Database } from "@/lib/db/client";
 import { importJobs } from "@/lib/db/schema";
 import type { PlatformClient, ResponseInfo } from "@/lib/platform";
+import { finalStepsPending, workFinalSteps } from "../finish/run";
+import { prepareSenders } from "../finish/senders";
 import { completeIfDone, finishCancelling } from "../run/completion";
 import { workMessageJob } from "../run/message-runner";
 import { workThreadStage } from "../replies/thread-stage";
@@ -99,7 +101,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       .where(inArray(importJobs.status, ["running", "cancelling"]))
       .orderBy(asc(importJobs.startedAt))
       .limit(1);
-    if (!job) return false;
+    if (!job) return workLastStage(db);
     if (job.status === "cancelling") {
       // Cancel stops new rows, but a row already created still gets its follow-ups
       // (a created user the file marks inactive must not stay active).
@@ -109,6 +111,11 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       return false;
     }
     const client = await options.createClient({ onResponse, rateLimitRetries: 0 });
+    // Senders deactivated on the platform (or unknown, when asked) are made able to send first.
+    if (job.resource === "messages" && !sendersPrepared.has(job.id)) {
+      if ((await prepareSenders(db, client, job, pacers.write, log)) === 0)
+        sendersPrepared.add(job.id);
+    }
     const limits = { maxAttempts, freeRateLimitedTries: options.freeRateLimitedTries };
     const stage = { db, client, job, workerId, leaseMs, concurrency, limits, log };
     const running = () => loop.running;
@@ -121,6 +128,26 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
         : await work(db, client, job);
     await completeIfDone(db, job, log);
     return worked;
+  }
+
+  /** Messages jobs whose senders this process has prepared (`../finish/senders.ts`). */
+  const sendersPrepared = new Set<string>();
+
+  /** With no job to run: the migration's last stage, once it is asked for (`../finish`). */
+  async function workLastStage(db: Database): Promise<boolean> {
+    if (!(await finalStepsPending(db))) return false;
+    const client = await options.createClient({ onResponse, rateLimitRetries: 0 });
+    return workFinalSteps({
+      db,
+      client,
+      pacer: pacers.write,
+      workerId,
+      leaseMs,
+      concurrency,
+      maxAttempts,
+      running: () => loop.running,
+      log,
+    });
   }
 
   const loop = startPollLoop(async () => tick(await options.getDb()), {

@@ -3,6 +3,7 @@ import {
   convertRecords,
   defaultExportChoices,
   flowColumns,
+  forecastCount,
   flowMapping,
   type ExportForecast,
   type FlowResource,
@@ -78,23 +79,35 @@ describe.each(["slack", "discord", "mattermost"] as const)(
       expect(messages.plan).toMatchObject({ toCreate: counts.messages, invalid: 0 });
       expect(forecast.rows.messages).toBe(counts.messages);
       expect((await runJob(jobs.handle, sandbox, messages.job.id)).job.status).toBe("completed");
+      const failed = await listRows(jobs.handle.db, messages.job.id, {
+        states: ["failed"],
+        limit: 100,
+      });
+      // The only refusals are those the forecast named: replies by people who left the channel.
+      const refusedReplies = forecastCount(forecast, "repliesFromNonMembers");
+      expect(failed).toHaveLength(refusedReplies);
+      for (const row of failed)
+        expect(row.resultMessage).toMatch(/only its members can send messages/);
       expect(await rowCounts(jobs.handle.db, messages.job.id)).toMatchObject({
-        created: counts.messages,
-        failed: 0,
+        created: counts.messages - refusedReplies,
+        failed: refusedReplies,
       });
 
-      // Each conversation holds its messages (replies flat until the thread columns are mapped).
+      // Each conversation holds its messages, replies included.
       const urls = new Map(
         (await listRows(jobs.handle.db, channels.job.id, { limit: 100 })).map((row) => [
           row.sourceId!,
           row.resourceKey!,
         ]),
       );
+      const refused = new Set(failed.map((row) => row.rowIndex));
       const byChannel = new Map<string, number>();
-      for (const row of rows.messages) byChannel.set(row[0]!, (byChannel.get(row[0]!) ?? 0) + 1);
+      rows.messages.forEach((row, index) => {
+        if (!refused.has(index)) byChannel.set(row[0]!, (byChannel.get(row[0]!) ?? 0) + 1);
+      });
       for (const [source, count] of byChannel)
         expect(
-          await channelHistory(sandbox, "group_channels", urls.get(source)!),
+          await channelHistory(sandbox, "group_channels", urls.get(source)!, { replies: true }),
           source,
         ).toHaveLength(count);
 
@@ -102,9 +115,9 @@ describe.each(["slack", "discord", "mattermost"] as const)(
       const again = await plan("messages");
       await runJob(jobs.handle, sandbox, again.job.id);
       for (const [source, count] of byChannel)
-        expect(await channelHistory(sandbox, "group_channels", urls.get(source)!)).toHaveLength(
-          count,
-        );
+        expect(
+          await channelHistory(sandbox, "group_channels", urls.get(source)!, { replies: true }),
+        ).toHaveLength(count);
     });
   },
 );

@@ -242,14 +242,16 @@ export async function channelHistory(
   target: Target,
   kind: "open_channels" | "group_channels",
   channelUrl: string,
+  options: { replies?: boolean } = {},
 ) {
+  const replies = options.replies ? "&include_reply_type=ALL" : "";
   const messages: Listed["messages"] = [];
   let ts = 0;
   for (;;) {
     const page = await call<Listed>(
       target,
       "GET",
-      `/v3/${kind}/${channelUrl}/messages?message_ts=${ts}&prev_limit=0&next_limit=200&include=${messages.length === 0}`,
+      `/v3/${kind}/${channelUrl}/messages?message_ts=${ts}&prev_limit=0&next_limit=200&include=${messages.length === 0}${replies}`,
     );
     expect(page.status).toBe(200);
     messages.push(...page.body.messages);

@@ -254,7 +254,7 @@ export class ExportConverter {
         count.add("changed", "replyChains", example(text));
       if (message.alsoInChannel) count.add("changed", "broadcasts", example(text));
       if (message.senderId !== null && conversation.members?.has(message.senderId) === false)
-        count.add("changed", "repliesFromNonMembers", example(text));
+        count.add("lost", "repliesFromNonMembers", example(text));
     }
 
     const reactions = message.reactions

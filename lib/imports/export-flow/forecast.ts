@@ -43,7 +43,8 @@ export const forecastTexts = {
   otherSubtypes: "messages of a kind the platform has no equivalent for arrive as plain messages",
   replyChains: "replies to replies attach to the top of their thread",
   broadcasts: "replies also sent to the channel appear in their thread only",
-  repliesFromNonMembers: "replies are written by someone no longer among the channel's members",
+  repliesFromNonMembers:
+    "replies are written by someone no longer among the channel's members: the platform takes a reply only from a member, so these are refused and listed in the failures CSV",
   customEmoji: "reactions with a custom emoji keep its name; the image is not carried",
   botsSkipped: "bots are left out (your choice)",
   botMessagesSkipped: "messages from bots are left out (your choice)",

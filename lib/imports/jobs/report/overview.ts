@@ -4,6 +4,7 @@ import type { Database } from "@/lib/db/client";
 import type { ImportResource } from "@/lib/imports/types";
 import { rowsOf } from "../shared/rows";
 import { listJobs, type ImportJob } from "../store/jobs";
+import { runVerificationsOf } from "../verify/report";
 
 export type StageName = "users" | "channels" | "messages";
 
@@ -21,6 +22,11 @@ export type MigrationStage = {
   state: "not started" | "in progress" | "done";
   jobs: StageJob[];
   totals: StageJob["counts"];
+  /**
+   * Verify of the stage: `verified` when every import of it that ran has a Verify finished
+   * since its run ended (`at`: the latest of them), with the findings they counted in all.
+   */
+  verification: { verified: boolean; at: string | null; differences: number };
 };
 
 const stageOf: Record<ImportResource, StageName> = {
@@ -34,6 +40,10 @@ const stageOf: Record<ImportResource, StageName> = {
 export async function migrationOverview(db: Database): Promise<MigrationStage[]> {
   const jobs = (await listJobs(db, 500)).filter((job) => job.status !== "cancelled");
   const counts = await jobOutcomeCounts(db, jobs);
+  const verifications = await runVerificationsOf(
+    db,
+    jobs.map((job) => job.id),
+  );
   return (["users", "channels", "messages"] as const).map((stage) => {
     const stageJobs = jobs
       .filter((job) => stageOf[job.resource] === stage)
@@ -54,7 +64,21 @@ export async function migrationOverview(db: Database): Promise<MigrationStage[]>
         : stageJobs.every((job) => job.status === "completed")
           ? "done"
           : "in progress";
-    return { stage, state, jobs: stageJobs, totals };
+    const ran = jobs.filter((job) => stageOf[job.resource] === stage && job.startedAt !== null);
+    const verification = { verified: ran.length > 0, at: null as string | null, differences: 0 };
+    for (const job of ran) {
+      const verified = verifications.get(job.id);
+      const since = job.finishedAt ?? job.startedAt!;
+      if (!verified?.finishedAt || new Date(verified.finishedAt) < since) {
+        verification.verified = false;
+        continue;
+      }
+      const { missing, extra, different } = verified.counts;
+      verification.differences += missing + extra + different;
+      if (!verification.at || verified.finishedAt > verification.at)
+        verification.at = verified.finishedAt;
+    }
+    return { stage, state, jobs: stageJobs, totals, verification };
   });
 }
 

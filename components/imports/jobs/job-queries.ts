@@ -4,7 +4,14 @@ import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query
 import { useState } from "react";
 import { actionErrorMessage, type ActionResult } from "@/lib/actions/action-result";
 import { controlImportJob, planImportJob, rehearseImportJob } from "@/lib/actions/imports";
-import type { JobProgress, ReportRow, RowRequests } from "@/lib/imports/jobs";
+import type {
+  JobProgress,
+  ReportRow,
+  RowRequests,
+  VerificationFindingRow,
+  VerificationSummary,
+} from "@/lib/imports/jobs";
+import type { VerificationScope } from "@/lib/imports/types";
 import type { RowState } from "@/lib/imports/types";
 
 /**
@@ -18,6 +25,9 @@ export const importJobKeys = {
   rows: (jobId: string, state: RowState | "all") => ["imports", jobId, "rows", state] as const,
   requests: (jobId: string, rowNumber: string) =>
     ["imports", jobId, "requests", rowNumber] as const,
+  verifications: (jobId: string) => ["imports", jobId, "verifications"] as const,
+  findings: (jobId: string, verificationId: string) =>
+    ["imports", jobId, "verifications", verificationId, "findings"] as const,
 };
 
 async function getJson<T>(url: string): Promise<T> {
@@ -71,6 +81,46 @@ export function rowRequestsQuery(jobId: string, rowNumber: string | null) {
       ),
     enabled: rowNumber !== null,
     retry: false,
+  });
+}
+
+export type Verifications = Partial<Record<VerificationScope, VerificationSummary>>;
+
+/** The job's newest Verify of its run and of its rehearsal: polled every second while one runs. */
+export function verificationsQuery(jobId: string) {
+  return queryOptions({
+    queryKey: importJobKeys.verifications(jobId),
+    queryFn: () => getJson<Verifications>(`/imports/${jobId}/verification`),
+    refetchInterval: (query) =>
+      Object.values(query.state.data ?? {}).some((v) => v?.state === "running") ? 1000 : false,
+  });
+}
+
+/** Findings shown at most in the page's table; the CSV holds every one. */
+export const SHOWN_FINDINGS = 10_000;
+
+/**
+ * A Verify's findings, up to `SHOWN_FINDINGS`, read a thousand at a time; `version` changes as
+ * the Verify goes on, so the table follows it.
+ */
+export function findingsQuery(jobId: string, verificationId: string, version: string) {
+  return queryOptions({
+    queryKey: [...importJobKeys.findings(jobId, verificationId), version],
+    placeholderData: (previous) => previous,
+    queryFn: async () => {
+      const findings: VerificationFindingRow[] = [];
+      let after = 0;
+      while (findings.length < SHOWN_FINDINGS) {
+        const page = await getJson<{
+          findings: VerificationFindingRow[];
+          nextAfter: number | null;
+        }>(`/imports/${jobId}/verification/${verificationId}?after=${after}&limit=1000`);
+        findings.push(...page.findings);
+        if (page.nextAfter === null) break;
+        after = page.nextAfter;
+      }
+      return findings.slice(0, SHOWN_FINDINGS);
+    },
   });
 }
 

@@ -32,6 +32,9 @@ export function MigrationStages({ stages }: MigrationStagesProps) {
                 {stage.jobs.length > 0 &&
                   ` · ${n(stage.totals.created)} created, ${n(stage.totals.existed)} existed, ${n(stage.totals.failed)} failed, ${n(stage.totals.pending)} to send`}
               </p>
+              <p data-testid={`stage-${stage.stage}-verified`} className="text-slate-700">
+                {verificationWords(stage.verification)}
+              </p>
               {early && (
                 <p role="alert" className="text-amber-800">
                   Started before the {before.stage} stage is done: rows that need its {before.stage}{" "}
@@ -64,4 +67,13 @@ export function MigrationStages({ stages }: MigrationStagesProps) {
       })}
     </div>
   );
+}
+
+/** Whether the stage's imports were verified since they ran, when, and what was found. */
+function verificationWords({ verified, at, differences }: MigrationStage["verification"]): string {
+  if (!verified || !at) return "Not verified";
+  const when = new Date(at).toLocaleString("en");
+  return differences === 0
+    ? `Verified ${when}: no differences`
+    : `Verified ${when}: ${n(differences)} differences`;
 }

@@ -16,6 +16,7 @@ const stateLabels: Record<MigrationStage["state"], string> = {
   done: "Done",
 };
 const n = (value: number) => value.toLocaleString("en");
+const plural = (count: number, word: string) => `${n(count)} ${word}${count === 1 ? "" : "s"}`;
 
 /** The three stages in the platform's order, each with its imports; a stage started before the one before it is done is flagged. */
 export function MigrationStages({ stages }: MigrationStagesProps) {
@@ -55,6 +56,8 @@ export function MigrationStages({ stages }: MigrationStagesProps) {
                       </Link>
                       <span className="flex items-center gap-2 text-xs text-slate-600 tabular-nums">
                         {n(job.counts.created + job.counts.existed)} done
+                        {job.verified &&
+                          ` · verified, ${plural(job.verified.differences, "difference")}`}
                         <JobStatusBadge status={job.status} />
                       </span>
                     </li>
@@ -75,5 +78,5 @@ function verificationWords({ verified, at, differences }: MigrationStage["verifi
   const when = new Date(at).toLocaleString("en");
   return differences === 0
     ? `Verified ${when}: no differences`
-    : `Verified ${when}: ${n(differences)} differences`;
+    : `Verified ${when}: ${plural(differences, "difference")}`;
 }

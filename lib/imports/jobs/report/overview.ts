@@ -4,7 +4,7 @@ import type { Database } from "@/lib/db/client";
 import type { ImportResource } from "@/lib/imports/types";
 import { rowsOf } from "../shared/rows";
 import { listJobs, type ImportJob } from "../store/jobs";
-import { runVerificationsOf } from "../verify/report";
+import { runVerificationsOf, type VerificationSummary } from "../verify/report";
 
 export type StageName = "users" | "channels" | "messages";
 
@@ -14,6 +14,8 @@ export type StageJob = {
   resource: ImportResource;
   status: string;
   counts: { created: number; existed: number; failed: number; invalid: number; pending: number };
+  /** Its newest Verify finished since it ran: when, and what it found; null when there is none. */
+  verified: { at: string; differences: number } | null;
 };
 
 export type MigrationStage = {
@@ -53,6 +55,7 @@ export async function migrationOverview(db: Database): Promise<MigrationStage[]>
         resource: job.resource,
         status: job.status,
         counts: counts.get(job.id) ?? empty(),
+        verified: verifiedSinceRun(job, verifications.get(job.id)),
       }));
     const totals = empty();
     for (const job of stageJobs)
@@ -64,22 +67,29 @@ export async function migrationOverview(db: Database): Promise<MigrationStage[]>
         : stageJobs.every((job) => job.status === "completed")
           ? "done"
           : "in progress";
-    const ran = jobs.filter((job) => stageOf[job.resource] === stage && job.startedAt !== null);
-    const verification = { verified: ran.length > 0, at: null as string | null, differences: 0 };
-    for (const job of ran) {
-      const verified = verifications.get(job.id);
-      const since = job.finishedAt ?? job.startedAt!;
-      if (!verified?.finishedAt || new Date(verified.finishedAt) < since) {
-        verification.verified = false;
-        continue;
-      }
-      const { missing, extra, different } = verified.counts;
-      verification.differences += missing + extra + different;
-      if (!verification.at || verified.finishedAt > verification.at)
-        verification.at = verified.finishedAt;
+    const ran = stageJobs.filter((job) => jobs.find((j) => j.id === job.id)?.startedAt);
+    const verification = {
+      verified: ran.length > 0 && ran.every((job) => job.verified !== null),
+      at: null as string | null,
+      differences: 0,
+    };
+    for (const { verified } of ran) {
+      if (!verified) continue;
+      verification.differences += verified.differences;
+      if (!verification.at || verified.at > verification.at) verification.at = verified.at;
     }
     return { stage, state, jobs: stageJobs, totals, verification };
   });
+}
+
+function verifiedSinceRun(
+  job: ImportJob,
+  verification: VerificationSummary | undefined,
+): StageJob["verified"] {
+  if (!job.startedAt || !verification?.finishedAt) return null;
+  if (new Date(verification.finishedAt) < (job.finishedAt ?? job.startedAt)) return null;
+  const { missing, extra, different } = verification.counts;
+  return { at: verification.finishedAt, differences: missing + extra + different };
 }
 
 function empty(): StageJob["counts"] {

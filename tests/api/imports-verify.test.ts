@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { importJobs, importVerificationFindings } from "@/lib/db/schema";
 import { StoppedEarly } from "@/lib/imports/jobs/plan/plan";
 import { Pacer } from "@/lib/imports/jobs/run/pacer";
-import { listRows } from "@/lib/imports/jobs/store/jobs";
+import { listRows, requireJob } from "@/lib/imports/jobs/store/jobs";
+import { startRehearsal } from "@/lib/imports/jobs/rehearse/rehearsal";
+import { findApplication } from "@/lib/sandbox";
 import {
   cancelVerification,
   findVerification,
@@ -16,7 +18,14 @@ import { startVerifier } from "@/lib/imports/jobs/verify/verifier";
 import type { ImportJob } from "@/lib/imports/jobs/store/jobs";
 import { messageColumns, messagesMapping, type ImportFile } from "@/tests/fixtures/imports";
 import { waitFor } from "../support/wait";
-import { clientFor, createPlannedJob, runJob, useJobDatabase } from "./imports-harness";
+import {
+  clientFor,
+  createPlannedJob,
+  runJob,
+  startTestPlanner,
+  useJobDatabase,
+  waitForJob,
+} from "./imports-harness";
 import { call, sharedSandbox } from "./support/http";
 
 type Listed = {
@@ -34,8 +43,8 @@ describe("Verify against the sandbox", () => {
   const client = () => clientFor(sandbox, { rateLimitRetries: 3 });
 
   /** Runs the Verify of a job with a verifier of the test's own (claimed as in production) and returns its findings. */
-  async function verify(job: ImportJob) {
-    const requested = await requestVerification(jobs.handle.db, job.id, "run", { sample: null });
+  async function verify(job: ImportJob, scope: "run" | "rehearsal" = "run") {
+    const requested = await requestVerification(jobs.handle.db, job.id, scope, { sample: null });
     const verifier = startVerifier({
       getDb: async () => jobs.handle.db,
       createClient: async (hooks) => clientFor(sandbox, hooks),
@@ -289,5 +298,50 @@ describe("Verify against the sandbox", () => {
       done: 0,
     });
     await expect(cancelVerification(jobs.handle.db, messages.id)).rejects.toThrow(/No Verify/);
+  });
+
+  it("verifies a rehearsal in its scratch application, which the run then deletes", async () => {
+    const prefix = `vreh_${randomBytes(4).toString("hex")}`;
+    const planned = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "users",
+      {
+        columns: ["id", "name", "active"],
+        rows: [
+          [`${prefix}_a`, "A", "true"],
+          [`${prefix}_b`, "B", "false"],
+        ],
+      },
+      { id: "user_id", name: "nickname", active: "is_active" },
+    );
+    await startRehearsal(jobs.handle.db, planned.id);
+    const planner = startTestPlanner(jobs.handle, sandbox);
+    try {
+      await waitForJob(jobs.handle.db, planned.id, (job) => job.rehearsal?.state === "done");
+    } finally {
+      await planner.stop();
+    }
+    const appId = (await requireJob(jobs.handle.db, planned.id)).rehearsal!.appId!;
+    const { verification, findings } = await verify(planned, "rehearsal");
+    expect(findings).toEqual([]);
+    expect(verification).toMatchObject({ scope: "rehearsal", appId, counts: { matched: 2 } });
+    // Nothing was sent to the target: a Verify of the run is refused before the run.
+    expect((await call(sandbox, "GET", `/v3/users/${prefix}_a`)).status).toBe(400);
+    await expect(
+      requestVerification(jobs.handle.db, planned.id, "run", { sample: null }),
+    ).rejects.toThrow(/has not run/);
+
+    await runJob(jobs.handle, sandbox, planned.id);
+    expect(await findApplication(jobs.handle.db, appId)).toBeUndefined();
+    await expect(
+      requestVerification(jobs.handle.db, planned.id, "rehearsal", { sample: null }),
+    ).rejects.toThrow(/no rehearsal to verify/);
+    expect((await verify(planned)).verification.counts).toEqual({
+      matched: 2,
+      missing: 0,
+      extra: 0,
+      different: 0,
+    });
   });
 });

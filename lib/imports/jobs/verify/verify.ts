@@ -163,7 +163,7 @@ export async function runVerification(
       return call();
     }, platformRetries());
 
-  const units = unitsOf(db, job);
+  const units = unitsOf(db, job, verification.scope);
   if (verification.done === 0 && verification.cursor === null) {
     const total = await units.count();
     await db
@@ -254,7 +254,7 @@ type Unit = {
 };
 
 /** The units of a job: pages of users, pages of channel rows, or one channel's messages. */
-function unitsOf(db: Database, job: ImportJob) {
+function unitsOf(db: Database, job: ImportJob, scope: VerificationScope) {
   if (job.resource === "messages") {
     return {
       count: async () => (await messageChannels(db, job.id, null, null)).length,
@@ -265,7 +265,7 @@ function unitsOf(db: Database, job: ImportJob) {
           cursor: channelUrl,
           size: 1,
           compare: (client, read, sample) =>
-            verifyChannelMessages(db, job, channelUrl, client, read, sample),
+            verifyChannelMessages(db, job, scope, channelUrl, client, read, sample),
         };
       },
     };
@@ -275,12 +275,12 @@ function unitsOf(db: Database, job: ImportJob) {
     count: async () => {
       const [row] = rowsOf<{ n: number }>(
         await db.execute(sql`select count(*)::int as n from import_rows
-          where job_id = ${job.id} and state in ('created', 'existed')`),
+          where job_id = ${job.id} and state in ${sql.raw(storedStatesOf(scope))}`),
       );
       return Number(row?.n ?? 0);
     },
     next: async (cursor: string | null): Promise<Unit | undefined> => {
-      const rows = await verifiedRows(db, job.id, {
+      const rows = await verifiedRows(db, job.id, scope, {
         after: cursor === null ? -1 : Number(cursor),
         limit: pageSize,
       });
@@ -297,13 +297,24 @@ function unitsOf(db: Database, job: ImportJob) {
   };
 }
 
-/** Rows the job put on the target (created) or found there (existed), as they stand, in row order. */
+/** Rows a Verify of `scope` compares: stored states that may stand for them (see `verifiedRows`). */
+function storedStatesOf(scope: VerificationScope): string {
+  return scope === "run" ? "('pending', 'created', 'existed')" : "('pending')";
+}
+
+/**
+ * The rows a Verify compares, in row order, each with its state as it stands. The run's: what the
+ * job put on the target (created) or found there (existed). A rehearsal's: every row it sent to
+ * its scratch application, which are the rows still pending (a rehearsal changes no row), read
+ * as created.
+ */
 async function verifiedRows(
   db: Database,
   jobId: string,
+  scope: VerificationScope,
   where: { after?: number; limit?: number; channelUrl?: string },
 ): Promise<Array<VerifiedRow & { key: string | null; sourceId: string | null }>> {
-  const state = rowStateSql("r");
+  const state = scope === "run" ? rowStateSql("r") : "'created'";
   const rows = rowsOf<{
     row_index: number;
     state: string;
@@ -317,10 +328,10 @@ async function verifiedRows(
       select r.row_index, ${sql.raw(state)} as state, r.values, r.body, r.follow_ups,
         r.resource_key, r.source_id
       from import_rows as r
-      where r.job_id = ${jobId} and r.state in ('pending', 'created', 'existed')
+      where r.job_id = ${jobId} and r.state in ${sql.raw(storedStatesOf(scope))}
         ${where.after === undefined ? sql`` : sql`and r.row_index > ${where.after}`}
         ${where.channelUrl === undefined ? sql`` : sql`and r.resource_key = ${where.channelUrl}`}
-        and ${sql.raw(state)} in ('created', 'existed')
+        and ${sql.raw(scope === "run" ? `${state} in ('created', 'existed')` : "r.body is not null")}
       order by r.row_index
       ${where.limit === undefined ? sql`` : sql`limit ${where.limit}`}`),
   );
@@ -438,12 +449,13 @@ const messageDetails = {
 async function verifyChannelMessages(
   db: Database,
   job: ImportJob,
+  scope: VerificationScope,
   channelUrl: string,
   client: PlatformClient,
   read: Read,
   sample: number | null,
 ): Promise<Comparison> {
-  const rows = await verifiedRows(db, job.id, { channelUrl });
+  const rows = await verifiedRows(db, job.id, scope, { channelUrl });
   const roots = await rootRows(db, job, rows);
   const expected = rows
     .map((row) => expectedMessage(job, row, roots))

@@ -4,14 +4,18 @@ import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import {
   appendRows,
+  cancelVerification,
   controlJob,
   createJob,
+  DEFAULT_SAMPLE,
   jobFromRowsNotDone,
   nudgeImportJobs,
   requestFinalStage,
   requestPlan,
+  requestVerification,
   startRehearsal,
 } from "@/lib/imports/jobs";
+import { getPlatformTarget } from "@/lib/platform";
 import { columnTransformsSchema } from "@/lib/imports/transforms";
 import { importResources, MAX_CHUNK_ROWS, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
 import { explained } from "./import-refusals";
@@ -111,5 +115,31 @@ export const finishMigration = adminAction(z.object({}), async () =>
     const stage = await requestFinalStage(await getDb());
     nudgeImportJobs();
     return { state: stage.state };
+  }),
+);
+
+/**
+ * Verify: compares what the target (or the rehearsal's scratch application) holds with what the
+ * import holds, in the background, reading only. A remote platform is sampled
+ * (`DEFAULT_SAMPLE` messages per channel) under its read limit; the sandbox is read whole.
+ */
+export const verifyImportJob = adminAction(
+  jobRef.extend({ scope: z.enum(["run", "rehearsal"]) }),
+  async ({ jobId, scope }) =>
+    explained(async () => {
+      const remote = scope === "run" && (await getPlatformTarget()).kind === "remote";
+      await requestVerification(await getDb(), jobId, scope, {
+        sample: remote ? DEFAULT_SAMPLE : null,
+      });
+      nudgeImportJobs();
+      return { jobId };
+    }),
+);
+
+/** Stops the running Verify of the job; what it found so far is kept. */
+export const cancelImportVerification = adminAction(jobRef, async ({ jobId }) =>
+  explained(async () => {
+    await cancelVerification(await getDb(), jobId);
+    return { jobId };
   }),
 );

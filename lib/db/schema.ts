@@ -12,6 +12,10 @@ import type {
   Rehearsal,
   RowIssue,
   RowState,
+  VerificationCounts,
+  VerificationFindingKind,
+  VerificationScope,
+  VerificationState,
 } from "@/lib/imports/types";
 import type { MessageReaction } from "@/lib/imports/reactions";
 import type { MigratedFile, SortedMetaarray } from "@/lib/schemas/messages";
@@ -561,4 +565,61 @@ export const importChannelLeases = pgTable(
     sentMessages: integer("sent_messages").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.resourceKey] })],
+);
+
+/**
+ * A Verify of an import (lib/imports/jobs/verify): what the target holds now, compared with what
+ * the import holds. Worked in the background a unit at a time (a row, a page of users, or a
+ * channel's messages): each unit's findings and the cursor past it are written together, so a
+ * Verify cut short by a restart goes on after its last unit, and adds nothing twice.
+ */
+export const importVerifications = pgTable(
+  "import_verifications",
+  {
+    id: text("id").primaryKey(),
+    jobId: text("job_id")
+      .notNull()
+      .references(() => importJobs.id, { onDelete: "cascade" }),
+    /** `run`: the console's target; `rehearsal`: the scratch application of the last rehearsal. */
+    scope: text("scope").$type<VerificationScope>().notNull(),
+    /** The scratch application verified (rehearsal scope). */
+    appId: text("app_id"),
+    state: text("state").$type<VerificationState>().notNull().default("running"),
+    /** Messages compared per channel: null for every one, else a sample of this many. */
+    sample: integer("sample"),
+    /** Units to verify (rows of a users or channels import, channels of a messages import) and verified. */
+    total: integer("total").notNull().default(0),
+    done: integer("done").notNull().default(0),
+    /** The last unit verified: a row index, or a channel URL. Null before the first. */
+    cursor: text("cursor"),
+    counts: jsonb("counts")
+      .$type<VerificationCounts>()
+      .notNull()
+      .default({ matched: 0, missing: 0, extra: 0, different: 0 }),
+    error: text("error"),
+    claimedBy: text("claimed_by"),
+    claimedUntil: timestamp("claimed_until", { withTimezone: true }),
+    createdAt: createdAt(),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (t) => [index("import_verifications_job").on(t.jobId, t.createdAt)],
+);
+
+/** What a Verify found that does not match: each with its row (none for an extra) and reason. */
+export const importVerificationFindings = pgTable(
+  "import_verification_findings",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    verificationId: text("verification_id")
+      .notNull()
+      .references(() => importVerifications.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<VerificationFindingKind>().notNull(),
+    rowIndex: integer("row_index"),
+    /** The user id or channel URL, and for a message its channel and time. */
+    key: text("key").notNull(),
+    /** The field that differs, for `different`. */
+    field: text("field"),
+    reason: text("reason").notNull(),
+  },
+  (t) => [index("import_verification_findings_order").on(t.verificationId, t.id)],
 );

@@ -241,6 +241,16 @@ export type Rehearsal = {
   seedFailed?: number;
   seedFailures?: Array<{ userId: string; code: number | null; message: string }>;
   error?: string;
-  /** The scratch application of the attempt under way, deleted by whoever takes the rehearsal over. */
+  /**
+   * The scratch application: of the attempt under way (deleted by whoever takes the rehearsal
+   * over), or of the finished rehearsal, kept for Verify until a new rehearsal, plan or the run.
+   */
   appId?: string;
 };
+
+/** What a Verify checks: the run on the console's target, or the rehearsal's scratch application. */
+export type VerificationScope = "run" | "rehearsal";
+export type VerificationState = "running" | "done" | "failed" | "cancelled";
+export type VerificationFindingKind = "missing" | "extra" | "different";
+/** Rows (or messages) that match, and findings of each kind. */
+export type VerificationCounts = { matched: number } & Record<VerificationFindingKind, number>;

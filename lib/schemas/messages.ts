@@ -7,6 +7,11 @@ export * from "./message-resource";
 
 /** Messages per migrate request (section 8). */
 export const MIGRATION_MESSAGES_MAX = 100;
+/**
+ * The `sorted_metaarray` key every message an import sends carries, its value the message's
+ * dedup id: how a read of the channel finds the row a platform message came from.
+ */
+export const IMPORT_DEDUP_KEY = "import_dedup_id";
 /** The channels' max_length_message: a longer message could never have been sent. */
 export const MESSAGE_LENGTH_MAX = 5000;
 

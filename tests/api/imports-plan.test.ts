@@ -206,10 +206,13 @@ describe("rehearsals are run in the background", () => {
     }
   }
 
-  const scratchApplications = async () =>
-    (await listApplications(jobs.handle.db)).filter((app) => app.id.startsWith("rehearsal-"));
+  /** The scratch applications of a job's rehearsals: the last one's is kept for Verify. */
+  const scratchApplications = async (jobId: string) =>
+    (await listApplications(jobs.handle.db))
+      .filter((app) => app.id.startsWith(`rehearsal-${jobId.slice(0, 8)}`))
+      .map((app) => app.id);
 
-  it("sends the whole plan to a scratch application, deletes it, and sends nothing to the target", async () => {
+  it("sends the whole plan to a scratch application, keeps it until the next plan, and sends nothing to the target", async () => {
     const prefix = `reh_${randomBytes(4).toString("hex")}`;
     const planned = await createPlannedJob(
       jobs.handle,
@@ -238,15 +241,16 @@ describe("rehearsals are run in the background", () => {
       followUpsFailed: 0,
       failures: [],
     });
-    expect(await scratchApplications()).toEqual([]);
+    expect(await scratchApplications(planned.id)).toEqual([rehearsal.appId]);
     expect((await call(sandbox, "GET", `/v3/users/${prefix}_0`)).status).toBe(400);
 
-    // A new plan drops the rehearsal of the old one.
+    // A new plan drops the rehearsal of the old one, and its scratch application.
     await requestPlan(jobs.handle.db, planned.id);
     expect(await requireJob(jobs.handle.db, planned.id)).toMatchObject({
       status: "planning",
       rehearsal: null,
     });
+    expect(await scratchApplications(planned.id)).toEqual([]);
   });
 
   it("takes over a rehearsal whose worker died, deleting the scratch application it left", async () => {
@@ -273,9 +277,10 @@ describe("rehearsals are run in the background", () => {
       })
       .where(eq(importJobs.id, planned.id));
 
-    expect(await waitForRehearsal(planned.id)).toMatchObject({ state: "done", created: 3 });
+    const rehearsal = await waitForRehearsal(planned.id);
+    expect(rehearsal).toMatchObject({ state: "done", created: 3 });
     expect(await findApplication(jobs.handle.db, leftover)).toBeUndefined();
-    expect(await scratchApplications()).toEqual([]);
+    expect(await scratchApplications(planned.id)).toEqual([rehearsal.appId]);
     expect(await requireJob(jobs.handle.db, planned.id)).toMatchObject({
       claimedBy: null,
       claimedUntil: null,
@@ -358,7 +363,8 @@ describe("rehearsals are run in the background", () => {
       seededUsers: 1,
       seedFailed: 0,
     });
-    expect(await scratchApplications()).toEqual([]);
+    // One application: the attempt that stopped deleted its own.
+    expect(await scratchApplications(long.id)).toHaveLength(1);
   });
 
   it("reports a member it could not copy into the scratch application as a seeding failure", async () => {

@@ -72,6 +72,13 @@ export const pgliteOnly: Record<string, string> = {
     "the runner's retries and pauses; its job tables are PGlite in both runs",
   "tests/api/imports-export-flow.test.ts":
     "an export's imports planned and run; its job tables are PGlite in both runs",
+  "tests/api/imports-final-stage.test.ts":
+    "the last stage's deactivations against the sandbox; its job tables are PGlite in both runs",
+  "tests/api/imports-threads.test.ts":
+    "the replies stage against the sandbox; its job tables are PGlite in both runs, and the " +
+    "sandbox's sends and reactions run on both in sandbox-messages and sandbox-reactions",
+  "tests/api/imports-verify.test.ts":
+    "Verify's reads of the sandbox; its job tables are PGlite in both runs",
   "tests/api/imports-messages-reliability.test.ts":
     "a worker's crash over a faulty platform; its job tables are PGlite in both runs",
   "tests/api/imports-messages-state.test.ts":

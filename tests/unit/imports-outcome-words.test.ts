@@ -46,8 +46,9 @@ describe("a job's outcome in words", () => {
       {
         stage: "messages",
         state: "done",
-        jobs: [{ ...job, counts: lossy }],
+        jobs: [{ ...job, counts: lossy, verified: null }],
         totals: lossy,
+        verification: { verified: false, at: null, differences: 0 },
       },
     ];
     const overview = text(renderToStaticMarkup(createElement(MigrationStages, { stages })));

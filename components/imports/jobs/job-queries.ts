@@ -5,7 +5,14 @@ import { useState } from "react";
 import { failureSentence, unwrap } from "@/lib/actions/action-result";
 import { readJson } from "@/lib/client/read-json";
 import { controlImportJob, planImportJob, rehearseImportJob } from "@/lib/actions/imports";
-import type { JobProgress, ReportRow, RowRequests } from "@/lib/imports/jobs";
+import type {
+  JobProgress,
+  ReportRow,
+  RowRequests,
+  VerificationFindingRow,
+  VerificationSummary,
+} from "@/lib/imports/jobs";
+import type { VerificationScope } from "@/lib/imports/types";
 import type { RowState } from "@/lib/imports/types";
 
 /**
@@ -19,6 +26,9 @@ export const importJobKeys = {
   rows: (jobId: string, state: RowState | "all") => ["imports", jobId, "rows", state] as const,
   requests: (jobId: string, rowNumber: string) =>
     ["imports", jobId, "requests", rowNumber] as const,
+  verifications: (jobId: string) => ["imports", jobId, "verifications"] as const,
+  findings: (jobId: string, verificationId: string) =>
+    ["imports", jobId, "verifications", verificationId, "findings"] as const,
 };
 
 const isBusy = (progress: JobProgress | undefined) =>
@@ -65,6 +75,49 @@ export function rowRequestsQuery(jobId: string, rowNumber: string | null) {
       ),
     enabled: rowNumber !== null,
     retry: false,
+  });
+}
+
+export type Verifications = Partial<Record<VerificationScope, VerificationSummary>>;
+
+/** The job's newest Verify of its run and of its rehearsal: polled every second while one runs. */
+export function verificationsQuery(jobId: string) {
+  return queryOptions({
+    queryKey: importJobKeys.verifications(jobId),
+    queryFn: ({ signal }) => readJson<Verifications>(`/imports/${jobId}/verification`, { signal }),
+    refetchInterval: (query) =>
+      Object.values(query.state.data ?? {}).some((v) => v?.state === "running") ? 1000 : false,
+  });
+}
+
+/** Findings shown at most in the page's table; the CSV holds every one. */
+export const SHOWN_FINDINGS = 10_000;
+
+/**
+ * A Verify's findings, up to `SHOWN_FINDINGS`, read a thousand at a time; `version` changes as
+ * the Verify goes on, so the table follows it.
+ */
+export function findingsQuery(jobId: string, verificationId: string, version: string) {
+  return queryOptions({
+    queryKey: [...importJobKeys.findings(jobId, verificationId), version],
+    queryFn: async ({ signal }) => {
+      const findings: VerificationFindingRow[] = [];
+      let after = 0;
+      while (findings.length < SHOWN_FINDINGS) {
+        const page = await readJson<{
+          findings: VerificationFindingRow[];
+          nextAfter: number | null;
+        }>(`/imports/${jobId}/verification/${verificationId}`, {
+          query: { after, limit: 1000 },
+          signal,
+        });
+        findings.push(...page.findings);
+        if (page.nextAfter === null) break;
+        after = page.nextAfter;
+      }
+      return findings.slice(0, SHOWN_FINDINGS);
+    },
+    placeholderData: keepPreviousData,
   });
 }
 

@@ -11,6 +11,7 @@ import { JobStatusBadge } from "./job-status-badge";
 import { PlanInProgress, PlanSummary, RehearsalSummary } from "./plan-summary";
 import { ReportTable } from "./report-table";
 import { RowRequestViewer } from "./row-request-viewer";
+import { VerifyCard } from "./verify-card";
 
 /** `target`: where Run sends the rows, for the confirmation. */
 export type JobViewProps = { initialProgress: JobProgress; target: RunTarget };
@@ -52,6 +53,7 @@ export function JobView({ initialProgress, target }: JobViewProps) {
           <JobProgressPanel progress={progress} />
         </Card>
       )}
+      <VerifyCard progress={progress} />
       <Card
         title="Report"
         description="Every row's outcome, with the platform's code and message when it refused."

@@ -16,6 +16,7 @@ const stateLabels: Record<MigrationStage["state"], string> = {
   done: "Done",
 };
 const n = (value: number) => value.toLocaleString("en");
+const plural = (count: number, word: string) => `${n(count)} ${word}${count === 1 ? "" : "s"}`;
 
 /** The three stages in the platform's order, each with its imports; a stage started before the one before it is done is flagged. */
 export function MigrationStages({ stages }: MigrationStagesProps) {
@@ -30,6 +31,9 @@ export function MigrationStages({ stages }: MigrationStagesProps) {
               <p>
                 <strong>{stateLabels[stage.state]}</strong>
                 {stage.jobs.length > 0 && ` · ${outcomeWords(stage.totals, false)}`}
+              </p>
+              <p data-testid={`stage-${stage.stage}-verified`} className="text-slate-700">
+                {verificationWords(stage.verification)}
               </p>
               {early && (
                 <p role="alert" className="text-amber-800">
@@ -53,6 +57,8 @@ export function MigrationStages({ stages }: MigrationStagesProps) {
                         {n(job.counts.created + job.counts.existed)} done
                         {job.counts.invalid + job.counts.excluded > 0 &&
                           `, ${n(job.counts.invalid + job.counts.excluded)} left out`}
+                        {job.verified &&
+                          ` · verified, ${plural(job.verified.differences, "difference")}`}
                         <JobStatusBadge status={job.status} />
                       </span>
                     </li>
@@ -65,4 +71,13 @@ export function MigrationStages({ stages }: MigrationStagesProps) {
       })}
     </div>
   );
+}
+
+/** Whether the stage's imports were verified since they ran, when, and what was found. */
+function verificationWords({ verified, at, differences }: MigrationStage["verification"]): string {
+  if (!verified || !at) return "Not verified";
+  const when = new Date(at).toLocaleString("en");
+  return differences === 0
+    ? `Verified ${when}: no differences`
+    : `Verified ${when}: ${plural(differences, "difference")}`;
 }

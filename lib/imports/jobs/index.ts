@@ -3,7 +3,8 @@
  * nothing outside lib/imports/jobs imports a module deeper than this one (ESLint's zones say
  * so; tests may still reach the parts they test). Inside, a folder per stage: `store/` (the
  * job, its rows, the upload), `plan/`, `rehearse/`, `run/` (sending rows and messages),
- * `report/`, and `worker/` (the background loops that claim and work the jobs).
+ * `report/`, `verify/` (what the target holds against what the import holds), and `worker/`
+ * (the background loops that claim and work the jobs).
  */
 import "server-only";
 
@@ -18,11 +19,14 @@ export { startRehearsal } from "./rehearse/rehearsal";
 export { controlJob, type JobCommand } from "./run/control";
 export { jobFromRowsNotDone } from "./report/rows-not-done";
 export { requestFinalStage, type FinalStage } from "./finish/steps";
+export { cancelVerification, DEFAULT_SAMPLE, requestVerification } from "./verify/verify";
 
 // What the job pages show.
 export { jobOver, type JobProgress, type ReportRow, type RowRequests } from "./report/report";
 export type { MigrationStage, StageJob } from "./report/overview";
 export { outcomeWords, type OutcomeCounts } from "./report/outcome-words";
+export * from "./verify/reads";
+export type { VerificationFindingRow, VerificationSummary } from "./verify/report";
 
 // The jobs' workers in this process (the console's, or `npm run worker`'s).
 export { nudgeImportJobs, startImportJobs, stopImportJobs } from "./worker/process-runner";

@@ -19,6 +19,7 @@ import { forEachConcurrent } from "../shared/concurrency";
 import { importedUsers, LOOKUP_BATCH, usersOnPlatform } from "./lookups";
 import { applyRowUpdates, type RowUpdate } from "../store/row-updates";
 import { finishUpload } from "../store/upload";
+import { dropScratchApplication } from "../rehearse/scratch-client";
 import {
   ImportJobError,
   pendingPages,
@@ -61,6 +62,7 @@ export async function requestPlan(db: Database, jobId: string): Promise<ImportJo
       "A rehearsal of this import is running; plan again once it has finished.",
     );
   }
+  await dropScratchApplication(db, job);
   const [updated] = await db
     .update(importJobs)
     .set({

@@ -4,17 +4,11 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import type { Rehearsal } from "@/lib/imports/types";
-import { createPlatformClient, isPlatformError, type PlatformClient } from "@/lib/platform";
-import { inProcessTransport } from "@/lib/platform/in-process";
-import {
-  createApplication,
-  createSandboxApp,
-  deleteApplication,
-  parseFaults,
-  sandboxConfigFromEnv,
-} from "@/lib/sandbox";
+import { isPlatformError, type PlatformClient } from "@/lib/platform";
+import { createApplication, deleteApplication } from "@/lib/sandbox";
 import { sendCreation, sendFollowUps, type Pacers } from "../run/send-row";
 import { rehearseMessages } from "./message-rehearsal";
+import { scratchClient } from "./scratch-client";
 import { Pacer } from "../run/pacer";
 import { referencedUserIds } from "@/lib/imports/references";
 import { StoppedEarly } from "../plan/plan";
@@ -37,7 +31,8 @@ const PAGE = 2_000;
 
 /**
  * Asks for a rehearsal: the whole plan run against the embedded sandbox in a scratch
- * application created for it and deleted afterwards (only the outcome is kept, on the job).
+ * application created for it. The outcome is kept on the job, and the application with it
+ * until a new rehearsal, a new plan or the run (`dropScratchApplication`), for Verify to read.
  * A worker runs it in the background (`../worker/planner.ts`); one cut short by a restart is run
  * again from the start. For channels the scratch application is first given the referenced
  * users that exist on the real target, so members resolve as they will there.
@@ -46,7 +41,12 @@ export async function startRehearsal(db: Database, jobId: string): Promise<Impor
   const job = await requireJob(db, jobId);
   if (job.status !== "planned")
     throw new ImportJobError("Only a planned import that has not started can be rehearsed.");
-  const rehearsal: Rehearsal = { state: "running", startedAt: new Date().toISOString() };
+  // The last rehearsal's scratch application goes with it: the new one deletes it first.
+  const rehearsal: Rehearsal = {
+    state: "running",
+    startedAt: new Date().toISOString(),
+    ...(job.rehearsal?.appId ? { appId: job.rehearsal.appId } : {}),
+  };
   const [updated] = await db
     .update(importJobs)
     .set({ rehearsal, claimedBy: null, claimedUntil: null })
@@ -104,32 +104,21 @@ async function rehearse(
   await hooks.onScratchApplication(appId);
   const app = await createApplication(db, { id: appId, name: `Rehearsal of ${job.fileName}` });
   if (!app) throw new Error("The scratch application could not be created.");
-  // A sandbox of its own on the job's database: the platform's rules, without the faults or
-  // rate limit configured for the console's sandbox, which would only slow the rehearsal down.
-  const sandbox = createSandboxApp({
-    getDb: async () => db,
-    config: { ...sandboxConfigFromEnv(), rateLimit: null, faults: parseFaults(undefined) },
-  });
   const pacers: Pacers = { read: new Pacer(), write: new Pacer(), migration: new Pacer() };
-  const baseUrl = `http://sandbox.internal/sandbox/${appId}`;
-  const scratch = createPlatformClient({
-    appId,
-    chatBaseUrl: baseUrl,
-    callsBaseUrl: baseUrl,
-    apiToken: app.apiToken,
-    rateLimitRetries: 0,
-    timeoutMs: 10_000,
-    onResponse: (info) =>
-      (info.method === "GET" ? pacers.read : pacers.write).observe(info.status, info.rateLimit),
-    fetch: inProcessTransport(() => sandbox),
-  });
+  const scratch = scratchClient(db, { id: appId, apiToken: app.apiToken }, (info) =>
+    (info.method === "GET" ? pacers.read : pacers.write).observe(info.status, info.rateLimit),
+  );
+  // Kept once the rehearsal has its outcome, for Verify to read (`dropScratchApplication`).
+  let kept = false;
   try {
     if (job.resource === "messages") {
-      return await rehearseMessages(db, target, scratch, job, {
+      const outcome = await rehearseMessages(db, target, scratch, job, {
         pacer: pacers.migration,
         maxListedFailures: MAX_LISTED_FAILURES,
         shouldStop: hooks.shouldStop,
       });
+      kept = true;
+      return { ...outcome, appId };
     }
     const seeding = job.resource === "users" ? {} : await seedMembers(db, target, scratch, job.id);
     const tally = {
@@ -187,9 +176,10 @@ async function rehearse(
       });
     }
     tally.failures.sort((a, b) => a.rowIndex - b.rowIndex);
-    return { ...tally, ...seeding };
+    kept = true;
+    return { ...tally, ...seeding, appId };
   } finally {
-    await deleteApplication(db, appId);
+    if (!kept) await deleteApplication(db, appId);
   }
 }
 

@@ -5,6 +5,7 @@ import type { ImportResource } from "@/lib/imports/types";
 import { rowsOf } from "../shared/rows";
 import { listJobs, type ImportJob } from "../store/jobs";
 import type { OutcomeCounts } from "./outcome-words";
+import { runVerificationsOf, type VerificationSummary } from "../verify/report";
 
 export type StageName = "users" | "channels" | "messages";
 
@@ -14,6 +15,8 @@ export type StageJob = {
   resource: ImportResource;
   status: string;
   counts: OutcomeCounts;
+  /** Its newest Verify finished since it ran: when, and what it found; null when there is none. */
+  verified: { at: string; differences: number } | null;
 };
 
 export type MigrationStage = {
@@ -22,6 +25,11 @@ export type MigrationStage = {
   state: "not started" | "in progress" | "done";
   jobs: StageJob[];
   totals: StageJob["counts"];
+  /**
+   * Verify of the stage: `verified` when every import of it that ran has a Verify finished
+   * since its run ended (`at`: the latest of them), with the findings they counted in all.
+   */
+  verification: { verified: boolean; at: string | null; differences: number };
 };
 
 const stageOf: Record<ImportResource, StageName> = {
@@ -35,6 +43,10 @@ const stageOf: Record<ImportResource, StageName> = {
 export async function migrationOverview(db: Database): Promise<MigrationStage[]> {
   const jobs = (await listJobs(db, 500)).filter((job) => job.status !== "cancelled");
   const counts = await jobOutcomeCounts(db, jobs);
+  const verifications = await runVerificationsOf(
+    db,
+    jobs.map((job) => job.id),
+  );
   return (["users", "channels", "messages"] as const).map((stage) => {
     const stageJobs = jobs
       .filter((job) => stageOf[job.resource] === stage)
@@ -44,6 +56,7 @@ export async function migrationOverview(db: Database): Promise<MigrationStage[]>
         resource: job.resource,
         status: job.status,
         counts: counts.get(job.id) ?? empty(),
+        verified: verifiedSinceRun(job, verifications.get(job.id)),
       }));
     const totals = empty();
     for (const job of stageJobs)
@@ -55,8 +68,29 @@ export async function migrationOverview(db: Database): Promise<MigrationStage[]>
         : stageJobs.every((job) => job.status === "completed")
           ? "done"
           : "in progress";
-    return { stage, state, jobs: stageJobs, totals };
+    const ran = stageJobs.filter((job) => jobs.find((j) => j.id === job.id)?.startedAt);
+    const verification = {
+      verified: ran.length > 0 && ran.every((job) => job.verified !== null),
+      at: null as string | null,
+      differences: 0,
+    };
+    for (const { verified } of ran) {
+      if (!verified) continue;
+      verification.differences += verified.differences;
+      if (!verification.at || verified.at > verification.at) verification.at = verified.at;
+    }
+    return { stage, state, jobs: stageJobs, totals, verification };
   });
+}
+
+function verifiedSinceRun(
+  job: ImportJob,
+  verification: VerificationSummary | undefined,
+): StageJob["verified"] {
+  if (!job.startedAt || !verification?.finishedAt) return null;
+  if (new Date(verification.finishedAt) < (job.finishedAt ?? job.startedAt)) return null;
+  const { missing, extra, different } = verification.counts;
+  return { at: verification.finishedAt, differences: missing + extra + different };
 }
 
 function empty(): StageJob["counts"] {

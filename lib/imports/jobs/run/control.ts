@@ -10,6 +10,7 @@ import {
   transition,
   type ImportJob,
 } from "../store/jobs";
+import { dropScratchApplication } from "../rehearse/scratch-client";
 
 export type JobCommand = "run" | "pause" | "resume" | "cancel";
 
@@ -31,7 +32,12 @@ export async function controlJob(
           "A rehearsal of this import is running; run the import once it has finished.",
         );
       }
-      return transition(db, jobId, ["planned"], "running", { startedAt: new Date() });
+      const running = await transition(db, jobId, ["planned"], "running", {
+        startedAt: new Date(),
+      });
+      // The rehearsal's scratch application has served: Verify reads the target from now on.
+      await dropScratchApplication(db, job);
+      return running;
     }
     case "pause":
       return transition(db, jobId, ["running"], "paused");

@@ -1,7 +1,7 @@
 import "server-only";
 import { isNotNull } from "drizzle-orm";
 import { getDatabaseHandle, getDb } from "@/lib/db/client";
-import { importChannelLeases, importJobs, importRows } from "@/lib/db/schema";
+import { importChannelLeases, importJobs, importRows, importVerifications } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { getPlatformClient } from "@/lib/platform";
 import { startImportRunner, type ImportRunner } from "./runner";
@@ -12,7 +12,7 @@ type GlobalWithRunner = typeof globalThis & { [runnerKey]?: Promise<ImportRunner
 /**
  * Starts working import jobs in this process (once): from lib/startup.ts in the console,
  * from worker.ts in an extra worker. Jobs that were running before a restart go on
- * where they were, and plans cut short are made again.
+ * where they were, plans cut short are made again, and Verifies go on from their cursor.
  */
 export function startImportJobs(options: { concurrency?: number } = {}): Promise<ImportRunner> {
   const store = globalThis as GlobalWithRunner;
@@ -32,6 +32,10 @@ export function startImportJobs(options: { concurrency?: number } = {}): Promise
         .update(importJobs)
         .set({ claimedUntil: null, claimedBy: null })
         .where(isNotNull(importJobs.claimedUntil));
+      await handle.db
+        .update(importVerifications)
+        .set({ claimedUntil: null, claimedBy: null })
+        .where(isNotNull(importVerifications.claimedUntil));
     }
     return startImportRunner({
       getDb,

@@ -15,6 +15,7 @@ import { workRows } from "../run/row-work";
 import type { Pacers } from "../run/send-row";
 import type { ImportJob } from "../store/jobs";
 import { startPlanner } from "./planner";
+import { startVerifier } from "../verify/verifier";
 
 export type RunnerOptions = {
   getDb: () => Promise<Database>;
@@ -167,15 +168,26 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     log,
   });
 
+  // Verifies read the target beside the run, at a read pace of their own.
+  const verifier = startVerifier({
+    getDb: options.getDb,
+    createClient: options.createClient,
+    workerId,
+    leaseMs,
+    pollMs,
+    log,
+  });
+
   return {
     workerId,
     pacers,
     nudge: () => {
       loop.nudge();
       planner.nudge();
+      verifier.nudge();
     },
     stop: async () => {
-      await Promise.all([loop.stop(), planner.stop()]);
+      await Promise.all([loop.stop(), planner.stop(), verifier.stop()]);
     },
   };
 }

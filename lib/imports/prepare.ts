@@ -9,6 +9,7 @@ import {
 } from "@/lib/schemas/channels";
 import { toPlatformIssue } from "@/lib/schemas/platform-errors";
 import {
+  IMPORT_DEDUP_KEY,
   migratedAdminMessageSchema,
   migratedFileMessageSchema,
   migratedMessageSchema,
@@ -221,8 +222,6 @@ function prepareMessage(
 }
 
 /** The `sorted_metaarray` item every imported message carries: its dedup id. */
-export const IMPORT_DEDUP_KEY = "import_dedup_id";
-
 export function importDedupMeta(dedupId: string): Array<{ key: string; value: string[] }> {
   return [{ key: IMPORT_DEDUP_KEY, value: [dedupId] }];
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import { keepRenewed } from "@/lib/background/lease";
 import type { Database } from "@/lib/db/client";
-import { IMPORT_DEDUP_KEY } from "@/lib/imports/prepare";
+import { IMPORT_DEDUP_KEY } from "@/lib/schemas/messages";
 import { channelResources } from "@/lib/imports/types";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import type { SendMessageBody } from "@/lib/platform/types";

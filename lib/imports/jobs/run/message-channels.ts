@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { RowLease } from "@/lib/background/lease";
 import type { Database } from "@/lib/db/client";
 import { preparedQuery } from "@/lib/db/raw";
-import { IMPORT_DEDUP_KEY, MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
+import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import { rowsOf } from "../shared/rows";
 import { messagePlaceSql, sentThroughPlaceSql } from "../store/row-state";
 
@@ -191,20 +191,14 @@ function readSql(from: string, limit: string): string {
     order by (m.body -> 'timestamp'), m.row_index
     limit ${limit}
   )
-  select '{"messages":[' || string_agg(${sentBodySql}, ',' order by (body -> 'timestamp'), row_index) || ']}' as body,
+  -- Each planned body carries its dedup id in sorted_metaarray (importDedupMeta, prepare.ts):
+  -- the migration answers nothing, so that mark tells a later read (replies, Verify) its row.
+  select '{"messages":[' || string_agg(body::text, ',' order by (body -> 'timestamp'), row_index) || ']}' as body,
     array_agg(row_index order by (body -> 'timestamp'), row_index) as row_indexes,
     max(attempts) as attempts, max(rate_limited_tries) as rate_limited_tries,
     (array_agg((body -> 'timestamp')::text order by (body -> 'timestamp') desc, row_index desc))[1] as last_timestamp
   from page group by request order by request`;
 }
-/**
- * A message as it goes out: its planned body, marked with its dedup id in `sorted_metaarray`
- * (key `import_dedup_id`). The migration API answers nothing, so this mark is how a later read
- * of the channel (the replies stage, Verify) tells which row a platform message came from.
- */
-const sentBodySql = `(case when body ? 'dedup_id' then body || jsonb_build_object('sorted_metaarray',
-    jsonb_build_array(jsonb_build_object('key', '${IMPORT_DEDUP_KEY}', 'value', jsonb_build_array(body -> 'dedup_id'))))
-  else body end)::text`;
 const readFirstSql = readSql("", "$3::integer");
 const readAfterSql = readSql(
   "and ((m.body -> 'timestamp'), m.row_index) > ($3::jsonb, $4::integer)",

@@ -30,7 +30,32 @@ const addressRanges = z.string().transform((value, ctx) => {
   return ranges;
 });
 
+/** 32 bytes, as 64 hex digits or base64: the AES-256-GCM key remote targets' tokens are sealed with. */
+const secretKey = z.string().transform((value, ctx) => {
+  const text = value.trim();
+  const bytes = /^[0-9a-fA-F]{64}$/.test(text)
+    ? Buffer.from(text, "hex")
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(text)
+      ? Buffer.from(text, "base64")
+      : undefined;
+  if (bytes?.length !== 32) {
+    ctx.addIssue({
+      code: "custom",
+      message:
+        "must be 32 bytes as 64 hex digits or base64 (e.g. the output of `openssl rand -hex 32`)",
+    });
+    return z.NEVER;
+  }
+  return bytes;
+});
+
+/** Targets (lib/targets): remote platforms added on the Settings page. */
+const targetsEnv = {
+  SWITCHBOARD_SECRET_KEY: secretKey.optional(),
+};
+
 const envSchema = z.object({
+  ...targetsEnv,
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")

@@ -12,6 +12,7 @@ import {
   startRehearsal,
 } from "@/lib/imports/jobs";
 import { columnTransformsSchema } from "@/lib/imports/transforms";
+import { getPlatformTarget } from "@/lib/platform";
 import { importResources, MAX_CHUNK_ROWS, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
 import { explained } from "./import-refusals";
 import { adminAction } from "./safe-action";
@@ -39,7 +40,12 @@ export const createImportJob = adminAction(
     /** The row a spreadsheet shows for the first data row (header row included). */
     firstRow: z.number().int().min(1).max(1_000_000).default(2),
   }),
-  async (input) => explained(async () => ({ jobId: (await createJob(await getDb(), input)).id })),
+  async (input) =>
+    explained(async () => {
+      // The job keeps the target it is made on, whatever the console works on later.
+      const { id: targetId } = await getPlatformTarget();
+      return { jobId: (await createJob(await getDb(), { ...input, targetId })).id };
+    }),
 );
 
 export const appendImportRows = adminAction(

@@ -4,6 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog, type ConfirmDialogProps } from "@/components/ui/confirm-dialog";
+import { targetNature } from "@/lib/forms/targets";
 import { useSingleFlight } from "@/components/ui/use-single-flight";
 import { actionErrorMessage } from "@/lib/actions/action-result";
 import { controlImportJob, newJobFromRowsNotDone } from "@/lib/actions/imports";
@@ -11,7 +12,14 @@ import type { JobProgress } from "@/lib/imports/jobs";
 import { importJobKeys, useJobCommand, type JobCommand } from "./job-queries";
 
 /** Where Run sends the rows: the embedded sandbox or a remote platform, and which application. */
-export type RunTarget = { kind: "sandbox" | "remote"; appId: string; chatBaseUrl: string };
+/** The job's own target (the one it was made on), as its confirmations name it. */
+export type RunTarget = {
+  name: string;
+  kind: "sandbox" | "remote";
+  environment: "sandbox" | "production";
+  appId: string;
+  chatBaseUrl: string;
+};
 
 export type JobControlsProps = { progress: JobProgress; target: RunTarget };
 
@@ -156,18 +164,19 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
       plan.followUps.metadata +
       (plan.followUps.invitations ?? 0)
     : 0;
-  const where = target.kind === "sandbox" ? "the embedded sandbox" : "a remote platform";
+  const production = target.environment === "production";
   return (
     <JobActionDialog
-      title={`Run the import into ${target.appId}?`}
-      tone={target.kind === "remote" ? "danger" : "primary"}
+      title={`Run the import into ${target.name}?`}
+      tone={production ? "danger" : "primary"}
       description={
         <div className="space-y-2">
           <p>
-            Rows are sent to the application <code className="font-mono">{target.appId}</code> on{" "}
-            <strong data-testid="run-target-kind">{where}</strong> (
+            Rows are sent to <strong data-testid="run-target-name">{target.name}</strong>, the
+            application <code className="font-mono">{target.appId}</code> on{" "}
+            <strong data-testid="run-target-kind">{targetNature(target)}</strong> (
             <span className="font-mono break-all">{target.chatBaseUrl}</span>).
-            {target.kind === "remote" && " These are real changes to a production platform."}
+            {production && " These are real changes to a production platform."}
           </p>
           {plan && (
             <ul className="list-disc pl-5" data-testid="run-plan-counts">

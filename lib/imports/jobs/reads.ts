@@ -18,7 +18,7 @@ import {
   type ReportRow,
   type RowRequests,
 } from "./report/report";
-import { findJob, listJobs, requireJob, type ImportJob } from "./store/jobs";
+import { adoptUntargetedJobs, findJob, listJobs, requireJob, type ImportJob } from "./store/jobs";
 
 /**
  * What the console's pages, routes and proxy read of the import jobs: one function per read,
@@ -70,24 +70,38 @@ export async function readFailures(
   return { job, lines: failuresCsv(db, jobId) };
 }
 
-/** The imports list: the newest jobs, each with its rows' outcomes. */
-export async function readImportList(): Promise<{
+/** The imports list: the newest jobs of a target, each with its rows' outcomes. */
+export async function readImportList(targetId: string): Promise<{
   jobs: ImportJob[];
   counts: Map<string, StageJob["counts"]>;
 }> {
   const db = await getDb();
-  const jobs = await listJobs(db);
+  const jobs = await listJobs(db, 100, targetId);
   return { jobs, counts: await jobOutcomeCounts(db, jobs) };
 }
 
-/** The newest `limit` jobs. */
-export async function readImportJobs(limit: number): Promise<ImportJob[]> {
-  return listJobs(await getDb(), limit);
+/** The newest `limit` jobs of a target. */
+export async function readImportJobs(limit: number, targetId: string): Promise<ImportJob[]> {
+  return listJobs(await getDb(), limit, targetId);
 }
 
-/** The migration at a glance: users, then channels, then messages. */
-export async function readMigrationOverview(): Promise<MigrationStage[]> {
-  return migrationOverview(await getDb());
+/** The migration to a target at a glance: users, then channels, then messages. */
+export async function readMigrationOverview(targetId: string): Promise<MigrationStage[]> {
+  return migrationOverview(await getDb(), targetId);
+}
+
+/** Whether a target has an import planning, rehearsing or running (it cannot be removed then). */
+export async function targetHasWorkInProgress(targetId: string): Promise<boolean> {
+  return (await listJobs(await getDb(), 1000, targetId)).some(
+    (job) =>
+      ["planning", "running", "paused", "cancelling"].includes(job.status) ||
+      job.rehearsal?.state === "running",
+  );
+}
+
+/** See `adoptUntargetedJobs`: run once at start-up with the default target's id. */
+export async function adoptJobsWithoutTarget(targetId: string): Promise<void> {
+  await adoptUntargetedJobs(await getDb(), targetId);
 }
 
 /** The wizard's question: which channels and users its rows name exist nowhere. */

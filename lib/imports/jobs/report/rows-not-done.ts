@@ -7,6 +7,7 @@ import { rowsOf } from "../shared/rows";
 import { passedSql } from "../store/row-state";
 import { ImportJobError, requireJob, type ImportJob } from "../store/jobs";
 import { createJob } from "../store/upload";
+import { defaultTargetKey } from "@/lib/targets";
 
 /**
  * "New job from the rows not done" of a cancelled or completed job: the rows never sent and
@@ -37,6 +38,8 @@ export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<I
     );
   }
   const job = await createJob(db, {
+    // The rows were meant for the source's target, not for the one chosen now.
+    targetId: source.targetId ?? defaultTargetKey,
     resource: source.resource,
     fileName: source.fileName.includes("(rows not done)")
       ? source.fileName

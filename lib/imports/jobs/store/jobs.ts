@@ -9,6 +9,7 @@ import {
   gt,
   inArray,
   isNotNull,
+  isNull,
   ne,
   not,
   or,
@@ -102,8 +103,22 @@ const actionWords: Record<JobStatus, string> = {
   completed: "completed",
 };
 
-export async function listJobs(db: Database, limit = 100): Promise<ImportJob[]> {
-  return db.select().from(importJobs).orderBy(desc(importJobs.createdAt)).limit(limit);
+/** The newest jobs, of one target (`targetId`) or of all. */
+export async function listJobs(db: Database, limit = 100, targetId?: string): Promise<ImportJob[]> {
+  return db
+    .select()
+    .from(importJobs)
+    .where(targetId === undefined ? undefined : eq(importJobs.targetId, targetId))
+    .orderBy(desc(importJobs.createdAt))
+    .limit(limit);
+}
+
+/**
+ * Jobs made before targets existed act on the console's target of the time: they are given
+ * `targetId` (the default target at the first start with targets), so each list is a target's.
+ */
+export async function adoptUntargetedJobs(db: Database, targetId: string): Promise<void> {
+  await db.update(importJobs).set({ targetId }).where(isNull(importJobs.targetId));
 }
 
 /** `existedInRun`: rows the plan was to create that someone else made first (the run found them). */

@@ -15,8 +15,12 @@ import { startPlanner } from "./planner";
 
 export type RunnerOptions = {
   getDb: () => Promise<Database>;
-  /** The job's platform, with the runner's response hook (pacing) and no 429 waits of its own. */
+  /**
+   * The job's platform (its `targetId`, null for a job made before targets), with the runner's
+   * response hook (pacing) and no 429 waits of its own.
+   */
   createClient: (hooks: {
+    targetId: string | null;
     onResponse: (info: ResponseInfo) => void;
     rateLimitRetries: number;
   }) => Promise<PlatformClient>;
@@ -102,12 +106,20 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     if (job.status === "cancelling") {
       // Cancel stops new rows, but a row already created still gets its follow-ups
       // (a created user the file marks inactive must not stay active).
-      const client = await options.createClient({ onResponse, rateLimitRetries: 0 });
+      const client = await options.createClient({
+        targetId: job.targetId,
+        onResponse,
+        rateLimitRetries: 0,
+      });
       await work(db, client, job, true);
       await finishCancelling(db, job.id);
       return false;
     }
-    const client = await options.createClient({ onResponse, rateLimitRetries: 0 });
+    const client = await options.createClient({
+      targetId: job.targetId,
+      onResponse,
+      rateLimitRetries: 0,
+    });
     const worked =
       job.resource === "messages"
         ? await workMessageJob({
@@ -137,7 +149,8 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
   // Plans are made beside the run, so asking for one never waits for another job to finish.
   const planner = startPlanner({
     getDb: options.getDb,
-    createClient: () => options.createClient({ onResponse: () => {}, rateLimitRetries: 3 }),
+    createClient: (targetId) =>
+      options.createClient({ targetId, onResponse: () => {}, rateLimitRetries: 3 }),
     workerId,
     leaseMs,
     pollMs,

@@ -123,7 +123,7 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
     const submitted = review
       ? resolveStale(form.getValues(), review.now, choices)
       : form.getValues();
-    const result = await save.mutateAsync(submitted).catch(() => ({
+    const result = await save.mutateAsync({ ...submitted, targetId: view.target.id }).catch(() => ({
       serverError: "The request did not reach the server. Try again.",
     }));
     if (applyActionResult(result, form.setError, fieldNames)) {
@@ -271,6 +271,7 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
         onChoose={(field, choice) => setChoices((previous) => ({ ...previous, [field]: choice }))}
         pending={save.isPending}
         onConfirm={confirm}
+        target={view.target}
       />
     </form>
   );

@@ -27,15 +27,23 @@ const saveSettingsSchema = z
     url: z.string().trim(),
     include_members: z.boolean(),
     enabled_events: z.array(z.string()),
+    /** The target the form read and its confirmation named: refused if the console moved on. */
+    targetId: z.string().max(300).optional(),
   })
-  .superRefine((input, ctx) => {
+  .superRefine(({ targetId: _targetId, ...input }, ctx) => {
     const checked = webhookSettingsRequestSchema.safeParse(input);
     if (checked.success) return;
     for (const issue of checked.error.issues)
       ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   });
 
-export const saveWebhookSettings = adminAction(saveSettingsSchema, async (input) => {
+export const saveWebhookSettings = adminAction(saveSettingsSchema, async (form) => {
+  const { targetId, ...input } = form;
+  const target = await getPlatformTarget();
+  if (targetId !== undefined && targetId !== target.id)
+    throw new ActionError(
+      `The console now works on ${target.name} (chosen in another tab or window), not on the target this page showed. Nothing was saved: reload the page.`,
+    );
   const client = await getPlatformClient();
   try {
     const saved = await client.webhooks.updateSettings(input);

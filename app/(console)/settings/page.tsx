@@ -31,7 +31,7 @@ export default async function SettingsPage() {
       />
       <div className="space-y-6">
         <Card
-          title="Current target"
+          title="Platform"
           description={
             target.fixed
               ? "Fixed by the environment (PLATFORM_CHAT_URL): the console works on it alone."

@@ -17,7 +17,7 @@ describe("remote targets over HTTP", () => {
 
   beforeAll(async () => {
     [remote, cookie] = await Promise.all([startSandboxServer({ SANDBOX_APP_ID: "far" }), signIn()]);
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await remote?.stop();
   });

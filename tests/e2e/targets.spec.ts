@@ -15,7 +15,8 @@ let remote: SandboxServer;
 
 // A session of its own: the switch below must not move the shared session of the other specs.
 test.use({ storageState: { cookies: [], origins: [] } });
-test.describe.configure({ timeout: 180_000 });
+// Two imports and four page loads per target: minutes on a loaded shared machine.
+test.describe.configure({ timeout: 480_000 });
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);

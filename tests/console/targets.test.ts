@@ -88,11 +88,17 @@ describe("remote targets over HTTP", () => {
     // The settings page lists it; the webhooks route still reads the embedded sandbox's settings.
     const settings = await get("/settings");
     expect(settings.text).toContain("Far sandbox");
-    await fetch(`${remote.baseUrl}/v1/applications/${remote.appId}/settings/webhook`, {
+    const put = await fetch(`${remote.baseUrl}/v1/applications/${remote.appId}/settings/webhook`, {
       method: "PUT",
       headers: { "Api-Token": remote.token, "content-type": "application/json" },
-      body: JSON.stringify({ enabled: true, url: "http://127.0.0.1:9/far", enabled_events: [] }),
+      body: JSON.stringify({
+        application_id: remote.appId,
+        enabled: true,
+        url: "http://127.0.0.1:9/far",
+        enabled_events: ["room:create"],
+      }),
     });
+    expect(put.status, await put.text()).toBe(200);
     expect((await get("/webhooks/settings")).text).not.toContain("http://127.0.0.1:9/far");
 
     // Chosen, this session reads the remote platform's settings.

@@ -8,7 +8,12 @@ import {
   parseReactions,
   type ExpectedMessage,
 } from "@/lib/imports/jobs/verify/compare";
-import { expectedMessage, expectedUser, mappedCell } from "@/lib/imports/jobs/verify/expected";
+import {
+  expectedChannel,
+  expectedMessage,
+  expectedUser,
+  mappedCell,
+} from "@/lib/imports/jobs/verify/expected";
 import { csvLine } from "@/lib/imports/jobs/report/csv";
 import type { MessageResource } from "@/lib/schemas/messages";
 
@@ -286,6 +291,22 @@ describe("Verify's users and channels", () => {
       followUps: null,
     });
     expect(compareUser(existed, { ...actual, nickname: "Someone" })).toEqual([]);
+  });
+
+  it("expects a deactivation or a freeze only once the migration's last stage has made it", () => {
+    const row = {
+      rowIndex: 3,
+      state: "created",
+      values: [],
+      body: { user_id: "bob", nickname: "Bob", profile_url: "", name: "General" },
+      followUps: { deactivate: true, freeze: true },
+    };
+    expect(expectedUser({ ...row, lastStageDone: false }).isActive).toBe(true);
+    expect(expectedUser({ ...row, lastStageDone: true }).isActive).toBe(false);
+    expect(
+      expectedChannel({ ...row, lastStageDone: false }, true, "c").fields.freeze,
+    ).toBeUndefined();
+    expect(expectedChannel({ ...row, lastStageDone: true }, true, "c").fields.freeze).toBe(true);
   });
 
   it("names the members a channel has lost", () => {

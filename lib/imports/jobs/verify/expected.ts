@@ -21,6 +21,11 @@ export type VerifiedRow = {
   values: readonly string[];
   body: Record<string, unknown> | null;
   followUps: FollowUps | null;
+  /**
+   * The migration's last stage has made the row's deferred deactivation or freeze; until it
+   * has, the user is expected active and the channel open. Absent: done (rows without one).
+   */
+  lastStageDone?: boolean;
 };
 
 type JobShape = {
@@ -61,7 +66,7 @@ export function expectedUser(row: VerifiedRow): ExpectedUser {
     nickname: text(body.nickname),
     profileUrl: text(body.profile_url),
     metadata,
-    isActive: !row.followUps?.deactivate,
+    isActive: !(row.followUps?.deactivate && row.lastStageDone !== false),
   };
 }
 
@@ -78,7 +83,7 @@ export function expectedChannel(
   const fields: Record<string, unknown> = {};
   for (const field of channelFields)
     if (text(body[field]) !== undefined) fields[field] = body[field];
-  if (row.followUps?.freeze) fields.freeze = true;
+  if (row.followUps?.freeze && row.lastStageDone !== false) fields.freeze = true;
   const expected: ExpectedChannel = {
     rowIndex: row.rowIndex,
     channelUrl,

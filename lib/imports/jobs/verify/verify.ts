@@ -323,10 +323,12 @@ async function verifiedRows(
     follow_ups: FollowUps | null;
     resource_key: string | null;
     source_id: string | null;
+    last_stage_done: boolean;
   }>(
     await db.execute(sql`
       select r.row_index, ${sql.raw(state)} as state, r.values, r.body, r.follow_ups,
-        r.resource_key, r.source_id
+        r.resource_key, r.source_id,
+        ${sql.raw(scope === "run" ? lastStageDoneSql : "false")} as last_stage_done
       from import_rows as r
       where r.job_id = ${jobId} and r.state in ${sql.raw(storedStatesOf(scope))}
         ${where.after === undefined ? sql`` : sql`and r.row_index > ${where.after}`}
@@ -343,8 +345,17 @@ async function verifiedRows(
     followUps: row.follow_ups,
     key: row.resource_key,
     sourceId: row.source_id,
+    lastStageDone: row.last_stage_done,
   }));
 }
+
+/**
+ * Whether the migration's last stage has deactivated or frozen what the row asked for: until
+ * then the row's user is active and its channel open (lib/imports/jobs/finish). A rehearsal
+ * never runs the last stage.
+ */
+const lastStageDoneSql = `exists (select 1 from import_final_steps as s
+  where s.job_id = r.job_id and s.row_index = r.row_index and s.state = 'done')`;
 
 async function verifyUsers(
   rows: VerifiedRow[],

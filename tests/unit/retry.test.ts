@@ -367,7 +367,7 @@ describe("the import's retries are bounded", () => {
     const calls: string[] = [];
     const client = platformThatCannotConfirm(calls);
     const outcome = await settle(
-      sendFollowUps(client, pacers(), "users", "ada", { deactivate: true }, 4),
+      sendFollowUps(client, pacers(), "users", "ada", { metadata: { team: "a" } }, 4),
     );
     expect(outcome).toMatchObject({ ok: false, code: 500901 });
     expect(calls).toHaveLength(4);

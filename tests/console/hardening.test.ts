@@ -31,6 +31,7 @@ describe("/healthz", () => {
       "import-jobs",
       "import-plans",
       "import-rehearsals",
+      "import-verifications",
       "webhook-outbox",
     ]);
     expect(health.workers.every((worker: { alive: boolean }) => worker.alive)).toBe(true);

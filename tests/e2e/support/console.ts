@@ -63,6 +63,17 @@ export function previewRow(page: Page, number: number) {
  * planned (left by other tests of the run) are cancelled first, since the stage waits for
  * every import in progress; then "Finish" is confirmed and followed until it is done.
  */
+/** Cancels the import whose page is open (or at `jobUrl`), and waits until it is. */
+export async function cancelImport(page: Page, jobUrl?: string): Promise<void> {
+  if (jobUrl) await page.goto(jobUrl);
+  await page.getByRole("button", { name: "Cancel import" }).click();
+  await page
+    .getByRole("alertdialog", { name: "Cancel this import?" })
+    .getByRole("button", { name: "Cancel import" })
+    .click();
+  await expect(page.getByText("Cancelled", { exact: true })).toBeVisible({ timeout: 30_000 });
+}
+
 export async function finishMigration(page: Page): Promise<void> {
   const stage = page.getByTestId("stage-finish");
   for (let tries = 0; tries < 20; tries++) {
@@ -72,12 +83,7 @@ export async function finishMigration(page: Page): Promise<void> {
     const fileName = /“(.+)”/.exec(await waiting.innerText())![1]!;
     await page.goto("/imports");
     await page.getByRole("row", { name: fileName }).first().getByRole("link").click();
-    await page.getByRole("button", { name: "Cancel import" }).click();
-    await page
-      .getByRole("alertdialog", { name: "Cancel this import?" })
-      .getByRole("button", { name: "Cancel import" })
-      .click();
-    await expect(page.getByText("Cancelled", { exact: true })).toBeVisible({ timeout: 30_000 });
+    await cancelImport(page);
   }
   await stage.getByRole("button", { name: /^Finish: / }).click();
   await page

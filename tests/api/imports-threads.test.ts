@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/client";
 import type { JobPlan } from "@/lib/imports/jobs/plan/plan";
+import { jobOutcomeCounts } from "@/lib/imports/jobs/report/overview";
+import { failuresCsv, jobProgress } from "@/lib/imports/jobs/report/report";
 import { listRows, rowCounts } from "@/lib/imports/jobs/store/jobs";
 import type { PlatformClient } from "@/lib/platform";
 import { threadsFile, threadsMapping, type ThreadsFile } from "@/tests/fixtures/imports";
@@ -172,4 +174,55 @@ describe("replies and reactions of a messages import", () => {
       expect(total).toBe(40);
     }
   }, 600_000);
+
+  // "Nothing vanishes silently": a reaction the platform refuses leaves its message sent, and
+  // the message is counted, reported and in the failures CSV.
+  it("counts, reports and lists a message whose reaction the platform refused", async () => {
+    const prefix = `thf_${randomBytes(4).toString("hex")}`;
+    const client = clientFor(sandbox);
+    const { senders, urls } = await seedThreadTarget(client, prefix, 1);
+    const reactor = `${prefix}_gone`;
+    await client.users.create({ user_id: reactor, nickname: reactor, profile_url: "" });
+    await client.groupChannels.invite(urls[0]!, { user_ids: [reactor] });
+    const file = threadsFile(
+      urls,
+      senders,
+      { messages: 6, replies: 2, roots: 1, reactions: 2 },
+      { prefix },
+    );
+    const row = [
+      urls[0]!,
+      senders[0]!,
+      "reacted",
+      "1700000100",
+      `${prefix}-r`,
+      "",
+      `heart:${reactor}`,
+    ];
+    file.rows.push(row);
+
+    const planned = await createPlannedJob(handle(), sandbox, "messages", file, threadsMapping);
+    expect(planned.plan).toMatchObject({ toCreate: file.rows.length, invalid: 0 });
+    // Gone between the plan and the run: the platform refuses the reaction for good.
+    await client.users.delete(reactor);
+    const { job } = await runJob(handle(), sandbox, planned.id, { timeoutMs: 120_000 });
+    expect(job.status).toBe("completed");
+
+    expect(await rowCounts(database.db, job.id)).toMatchObject({
+      created: file.rows.length,
+      failed: 0,
+      threadsFailed: 1,
+    });
+    expect((await jobProgress(database.db, job.id)).rowsNotDone).toBe(1);
+    expect((await jobOutcomeCounts(database.db, [job])).get(job.id)).toMatchObject({
+      created: file.rows.length,
+      threadsFailed: 1,
+    });
+    let csv = "";
+    for await (const chunk of failuresCsv(database.db, job.id)) csv += chunk;
+    const lines = csv.trim().split("\r\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(`${prefix}-r`);
+    expect(lines[1]).toContain(`1 reaction refused: heart by ""${reactor}"": No user`);
+  }, 300_000);
 });

@@ -13,6 +13,7 @@ const counts = (overrides: Partial<OutcomeCounts>): OutcomeCounts => ({
   invalid: 0,
   excluded: 0,
   pending: 0,
+  threadsFailed: 0,
   ...overrides,
 });
 const text = (html: string) => html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
@@ -31,6 +32,12 @@ describe("a job's outcome in words", () => {
       "0 created, 2 existed, 0 failed, 0 left out, 5 to send",
     );
     expect(outcomeWords(counts({ pending: 5 }), true)).toContain("5 not sent");
+  });
+
+  it("names the messages whose replies or reactions could not be carried", () => {
+    expect(outcomeWords(counts({ created: 40, threadsFailed: 3 }), false)).toBe(
+      "40 created, 0 failed, 0 left out, 3 with replies or reactions not carried",
+    );
   });
 
   it("is what the migration overview and the imports list show", () => {

@@ -83,7 +83,9 @@ export function JobProgressPanel({ progress }: JobProgressPanelProps) {
         )}
         <div>
           <dt className="text-slate-500">Errors</dt>
-          <dd className="font-medium tabular-nums">{n(counts.failed + counts.followUpsFailed)}</dd>
+          <dd className="font-medium tabular-nums">
+            {n(counts.failed + counts.followUpsFailed + counts.threadsFailed)}
+          </dd>
         </div>
         <div>
           <dt className="text-slate-500">Time left</dt>
@@ -101,6 +103,8 @@ export function JobProgressPanel({ progress }: JobProgressPanelProps) {
         {n(counts.invalid)} invalid · {n(counts.excluded)} excluded
         {counts.pending > 0 && ` · ${n(counts.pending)} not sent yet`}
         {counts.followUpsFailed > 0 && ` · ${n(counts.followUpsFailed)} follow-ups failed`}
+        {counts.threadsFailed > 0 &&
+          ` · ${n(counts.threadsFailed)} with replies or reactions not carried`}
       </p>
     </div>
   );

@@ -22,7 +22,7 @@ export function JobView({ initialProgress, target }: JobViewProps) {
     jobProgressQuery(initialProgress.id, initialProgress),
   );
   const { counts } = progress;
-  const version = `${progress.status}:${counts.created}:${counts.existed}:${counts.failed}:${counts.invalid}:${counts.followUpsFailed}`;
+  const version = `${progress.status}:${counts.created}:${counts.existed}:${counts.failed}:${counts.invalid}:${counts.followUpsFailed}:${counts.threadsFailed}`;
   const started = progress.startedAt !== null;
   const hasFailures = progress.rowsNotDone > 0;
 

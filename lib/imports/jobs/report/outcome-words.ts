@@ -8,6 +8,8 @@ export type OutcomeCounts = {
   /** Excluded by the administrator: never sent. */
   excluded: number;
   pending: number;
+  /** Messages sent whose replies or reactions could not be carried (counted among created). */
+  threadsFailed: number;
 };
 
 const n = (value: number) => value.toLocaleString("en");
@@ -23,6 +25,8 @@ export function outcomeWords(counts: OutcomeCounts, over: boolean): string {
   const parts = [`${n(counts.created)} created`];
   if (counts.existed > 0) parts.push(`${n(counts.existed)} existed`);
   parts.push(`${n(counts.failed)} failed`, `${n(leftOut)} left out`);
+  if (counts.threadsFailed > 0)
+    parts.push(`${n(counts.threadsFailed)} with replies or reactions not carried`);
   if (counts.pending > 0) parts.push(`${n(counts.pending)} ${over ? "not sent" : "to send"}`);
   return parts.join(", ");
 }

@@ -94,7 +94,15 @@ function verifiedSinceRun(
 }
 
 function empty(): StageJob["counts"] {
-  return { created: 0, existed: 0, failed: 0, invalid: 0, excluded: 0, pending: 0 };
+  return {
+    created: 0,
+    existed: 0,
+    failed: 0,
+    invalid: 0,
+    excluded: 0,
+    pending: 0,
+    threadsFailed: 0,
+  };
 }
 
 /** Each job's rows by outcome, in one query for any number of jobs. */
@@ -115,7 +123,8 @@ export async function jobOutcomeCounts(
           count(*) filter (where state = 'failed')::int as failed,
           count(*) filter (where state = 'invalid')::int as invalid,
           count(*) filter (where state = 'excluded')::int as excluded,
-          count(*) filter (where state = 'pending')::int as pending
+          count(*) filter (where state = 'pending')::int as pending,
+          count(*) filter (where state <> 'failed' and thread_state = 'failed')::int as threads_failed
         from import_rows where job_id in (select id from jobs) group by job_id
       ), sent as (
         select job_id, sum(sent_messages)::int as n
@@ -123,7 +132,7 @@ export async function jobOutcomeCounts(
       )
       -- Messages their channels' sending passed are created (../store/row-state.ts).
       select r.job_id, r.created + coalesce(s.n, 0) as created, r.existed, r.failed, r.invalid,
-        r.excluded, r.pending - coalesce(s.n, 0) as pending
+        r.excluded, r.pending - coalesce(s.n, 0) as pending, r.threads_failed as "threadsFailed"
       from rows as r left join sent as s on s.job_id = r.job_id`),
   );
   for (const { job_id: jobId, ...counts } of rows) map.set(jobId, counts);

@@ -111,6 +111,7 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
       counts.failed +
       counts.invalid +
       counts.followUpsFailed +
+      counts.threadsFailed +
       (jobOver(job.status) ? counts.pending + counts.followUpsPending : 0),
     perSecond: Math.round(perSecond * 10) / 10,
     secondsLeft: perSecond > 0 ? Math.ceil(remaining / perSecond) : null,
@@ -235,7 +236,9 @@ export function rowNotDone(row: ImportRow, jobStatus: string): boolean {
   if (row.state === "failed" || row.state === "invalid") return true;
   if (row.state === "created")
     return (
-      row.followUpState === "failed" || (row.followUpState === "pending" && jobOver(jobStatus))
+      row.followUpState === "failed" ||
+      row.threadState === "failed" ||
+      (row.followUpState === "pending" && jobOver(jobStatus))
     );
   return row.state === "pending" && jobOver(jobStatus);
 }
@@ -243,7 +246,7 @@ export function rowNotDone(row: ImportRow, jobStatus: string): boolean {
 /**
  * Every row that did not reach its final state, in the file's own columns plus `reason`, so
  * they can be fixed and uploaded again: rows the platform refused, rows invalid in the file,
- * rows whose follow-ups failed, and, once the job has stopped, rows never sent (cancelled).
+ * rows whose follow-ups failed, messages whose replies or reactions could not be carried, and, once the job has stopped, rows never sent (cancelled).
  * Streamed page by page, so a million-row job never sits in memory.
  */
 export async function* failuresCsv(db: Database, jobId: string): AsyncGenerator<string> {

@@ -110,6 +110,8 @@ export async function listJobs(db: Database, limit = 100): Promise<ImportJob[]> 
 export type RowCounts = Record<RowState, number> & {
   followUpsPending: number;
   followUpsFailed: number;
+  /** Messages sent whose replies or reactions the replies stage could not carry (`thread_state = 'failed'`). */
+  threadsFailed: number;
   existedInRun: number;
   total: number;
 };
@@ -128,11 +130,17 @@ export async function rowCounts(db: Database, jobId: string): Promise<RowCounts>
       state: importRows.state,
       followUpState: importRows.followUpState,
       existedBefore: importRows.existedBefore,
+      threadState: importRows.threadState,
       n: count(),
     })
     .from(importRows)
     .where(eq(importRows.jobId, jobId))
-    .groupBy(importRows.state, importRows.followUpState, importRows.existedBefore);
+    .groupBy(
+      importRows.state,
+      importRows.followUpState,
+      importRows.existedBefore,
+      importRows.threadState,
+    );
   const counts: RowCounts = {
     pending: 0,
     created: 0,
@@ -142,15 +150,18 @@ export async function rowCounts(db: Database, jobId: string): Promise<RowCounts>
     excluded: 0,
     followUpsPending: 0,
     followUpsFailed: 0,
+    threadsFailed: 0,
     existedInRun: 0,
     total: 0,
   };
-  for (const { state, followUpState, existedBefore, n } of grouped) {
+  for (const { state, followUpState, existedBefore, threadState, n } of grouped) {
     counts[state] += n;
     counts.total += n;
     if (state === "created" && followUpState === "pending") counts.followUpsPending += n;
     if (followUpState === "failed") counts.followUpsFailed += n;
     if (state === "existed" && !existedBefore) counts.existedInRun += n;
+    // A reply the platform refused is a failed row already; only a sent message's thread work counts here.
+    if (threadState === "failed" && state !== "failed") counts.threadsFailed += n;
   }
   counts.created += sent?.n ?? 0;
   counts.pending -= sent?.n ?? 0;

@@ -51,8 +51,13 @@ export function storedStates(states: RowState[]): RowState[] {
     : states;
 }
 
-/** A row read with `passed`, as it stands: a message its channel passed is created, with no error. */
+/**
+ * A row read with `passed`, as it stands: a message its channel passed is created, with no
+ * error of its sending left (a retry's note). Once its replies or reactions failed, the result
+ * is the replies stage's, written after the sending, and stays.
+ */
 export function asItStands({ passed, ...row }: ImportRow & { passed: boolean }): ImportRow {
   if (!passed || row.state !== "pending") return row;
+  if (row.threadState === "failed") return { ...row, state: "created", nextAttemptAt: null };
   return { ...row, state: "created", resultCode: null, resultMessage: null, nextAttemptAt: null };
 }

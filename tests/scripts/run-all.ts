@@ -18,6 +18,8 @@ const postgresUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.
 const skipPostgres = process.env.SKIP_POSTGRES === "1";
 const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-test-"));
 const counts = { passed: 0, failed: 0, skipped: 0 };
+/** Each failed test, named with its first line of error: printed again last, where CI's tail shows it. */
+const failedTests: string[] = [];
 
 type Step = {
   name: string;
@@ -161,18 +163,60 @@ function addCounts(kind: "vitest" | "playwright", file: string) {
   if (!fs.existsSync(file)) return;
   const report = JSON.parse(fs.readFileSync(file, "utf8"));
   if (kind === "vitest") {
+    for (const file of report.testResults ?? []) {
+      const failed = (file.assertionResults ?? []).filter(
+        (test: { status: string }) => test.status === "failed",
+      );
+      for (const test of failed)
+        failedTests.push(
+          `${path.relative(process.cwd(), file.name)} › ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`,
+        );
+      // A file that failed to load (or whose hook failed) has no failed test of its own.
+      if (file.status === "failed" && failed.length === 0)
+        failedTests.push(`${path.relative(process.cwd(), file.name)}: ${firstLine(file.message)}`);
+    }
     counts.passed += report.numPassedTests ?? 0;
     counts.failed += report.numFailedTests ?? 0;
     counts.skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
   } else {
+    collectPlaywrightFailures(report.suites ?? []);
     counts.passed += (report.stats?.expected ?? 0) + (report.stats?.flaky ?? 0);
     counts.failed += report.stats?.unexpected ?? 0;
     counts.skipped += report.stats?.skipped ?? 0;
   }
 }
 
+type PlaywrightSuite = {
+  file?: string;
+  suites?: PlaywrightSuite[];
+  specs?: Array<{
+    title: string;
+    file: string;
+    tests: Array<{ status: string; results: Array<{ error?: { message?: string } }> }>;
+  }>;
+};
+
+function collectPlaywrightFailures(suites: PlaywrightSuite[]) {
+  for (const suite of suites) {
+    for (const spec of suite.specs ?? [])
+      for (const test of spec.tests)
+        if (test.status === "unexpected")
+          failedTests.push(
+            `${spec.file} › ${spec.title}: ${firstLine(test.results.at(-1)?.error?.message)}`,
+          );
+    collectPlaywrightFailures(suite.suites ?? []);
+  }
+}
+
+function firstLine(message: string | undefined): string {
+  const plain = (message ?? "").replace(/\u001b\[[0-9;]*m/g, "").trim();
+  return plain.split("\n")[0]!.slice(0, 300) || "(no message)";
+}
+
 function finish(code: number): never {
   fs.rmSync(reportDir, { recursive: true, force: true });
+  if (failedTests.length > 0)
+    console.error(`\nFailed tests:\n${failedTests.map((line) => `  ✗ ${line}`).join("\n")}`);
   console.log(`\nAll steps took ${seconds(started)}s.`);
   // The plain closing line CI reads.
   console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);

@@ -192,6 +192,8 @@ export type MessagePlan = {
   reactivateSenders?: string[];
   /** With `createUnknownSenders`: the missing senders, created before the messages and deactivated last. */
   createSenders?: string[];
+  /** Messages an earlier messages import created: not sent again (absent in older plans). */
+  earlier?: EarlierMessages;
   /** The channels with the most messages (at most 100 of them), largest first. */
   largestChannels: Array<{
     channelUrl: string;
@@ -205,6 +207,18 @@ export type MessagePlan = {
 };
 
 /** The replies stage of a messages import, as planned. */
+/**
+ * A newer export's messages that an earlier import of this console created (the same channel
+ * and dedup id): skipped, so a cutover sends only what is new.
+ */
+export type EarlierMessages = {
+  imported: number;
+  /** Of those, whose text, file or sender changed in the source since (kept as first sent). */
+  changed: number;
+  /** Of those, with reactions the earlier import did not have: the new ones are added. */
+  newReactions: number;
+};
+
 export type ThreadPlan = {
   /** Replies sent with the send API, each to its root. */
   replies: number;

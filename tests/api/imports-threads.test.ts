@@ -9,20 +9,10 @@ import type { PlatformClient } from "@/lib/platform";
 import { threadsFile, threadsMapping, type ThreadsFile } from "@/tests/fixtures/imports";
 import { clientFor, createPlannedJob, runJob } from "./imports-harness";
 import { sharedSandbox } from "./support/http";
+import { seedThreadTarget } from "./support/threads";
 import { useTestDatabase } from "./support/test-database";
 
 type Sandbox = ReturnType<typeof sharedSandbox>;
-
-/** Users and group channels with every user a member, on the sandbox. */
-export async function seedThreadTarget(client: PlatformClient, prefix: string, channels: number) {
-  const senders = Array.from({ length: 4 }, (_, n) => `${prefix}_u${n}`);
-  for (const id of senders)
-    await client.users.create({ user_id: id, nickname: id, profile_url: "" });
-  const urls = Array.from({ length: channels }, (_, n) => `${prefix}_c${n}`);
-  for (const url of urls)
-    await client.groupChannels.create({ channel_url: url, user_ids: senders });
-  return { senders, urls };
-}
 
 /** What the sandbox holds of the file's threads: each reply's root and each message's reactions. */
 export async function expectThreadsOnPlatform(
@@ -167,7 +157,13 @@ describe("replies and reactions of a messages import", () => {
       timeoutMs: 240_000,
     });
     expect(second.job.status).toBe("completed");
-    expect(await rowCounts(database.db, again.id)).toMatchObject({ created: valid + 1, failed: 0 });
+    // An earlier import sent them all: nothing is sent again (../plan/earlier-messages.ts).
+    expect(again.plan).toMatchObject({ toCreate: 0, existing: valid + 1 });
+    expect(await rowCounts(database.db, again.id)).toMatchObject({
+      created: 0,
+      existed: valid + 1,
+      failed: 0,
+    });
     expect(await expectThreadsOnPlatform(client, file, urls)).toEqual(stored);
     for (const url of urls) {
       const { total } = await client.messages.totalCount("group_channels", url);

@@ -74,6 +74,8 @@ export const pgliteOnly: Record<string, string> = {
     "the runner's retries and pauses; its job tables are PGlite in both runs",
   "tests/api/imports-export-flow.test.ts":
     "an export's imports planned and run; its job tables are PGlite in both runs",
+  "tests/api/imports-delta.test.ts":
+    "a newer export's messages planned against an earlier import's rows and run on the sandbox; its job tables are PGlite in both runs",
   "tests/api/imports-final-stage.test.ts":
     "the last stage's deactivations against the sandbox; its job tables are PGlite in both runs",
   "tests/api/imports-threads.test.ts":

@@ -110,6 +110,17 @@ function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }
           `, sent from ${minute(plan.firstTimestamp)} to ${minute(plan.lastTimestamp)} UTC`}
         . Every message carries a dedup id, so running the file again adds nothing.
       </p>
+      {plan.earlier && plan.earlier.imported > 0 && (
+        <p data-testid="earlier-messages">
+          {counted(plan.earlier.imported, "message")} {plan.earlier.imported === 1 ? "was" : "were"}{" "}
+          sent by an earlier import of this console and {plan.earlier.imported === 1 ? "is" : "are"}{" "}
+          not sent again: only what is new goes out.
+          {plan.earlier.changed > 0 &&
+            ` ${n(plan.earlier.changed)} of them changed in the source since (an edit): the platform keeps what was sent first, and each has a warning in the report.`}
+          {plan.earlier.newReactions > 0 &&
+            ` ${n(plan.earlier.newReactions)} of them have new reactions, which are added.`}
+        </p>
+      )}
       {plan.threads && (plan.threads.replies > 0 || plan.threads.reactions > 0) && (
         <p data-testid="thread-plan">
           Then, once each channel is migrated: {n(plan.threads.replies)} replies to{" "}

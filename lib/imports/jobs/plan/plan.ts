@@ -161,6 +161,7 @@ async function startFromUpload(db: Database, jobId: string) {
         existedBefore: false,
         followUpState: null,
         threadState: null,
+        platformMessageId: null,
       })
       .where(
         and(

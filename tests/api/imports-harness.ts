@@ -10,6 +10,8 @@ import { requestPlan } from "@/lib/imports/jobs/plan/plan";
 import { startPlanner } from "@/lib/imports/jobs/worker/planner";
 import { startImportRunner, type RunnerOptions } from "@/lib/imports/jobs/worker/runner";
 import { requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store/jobs";
+import { startVerifier } from "@/lib/imports/jobs/verify/verifier";
+import { findVerification, requestVerification } from "@/lib/imports/jobs/verify/verify";
 import { appendRows, createJob } from "@/lib/imports/jobs/store/upload";
 import type { ImportResource, JobOptions } from "@/lib/imports/types";
 import { createPlatformClient, type PlatformClientOptions } from "@/lib/platform/client";
@@ -257,5 +259,34 @@ export async function channelHistory(
     messages.push(...page.body.messages);
     if (page.body.messages.length < 200) return messages;
     ts = page.body.messages[page.body.messages.length - 1]!.created_at;
+  }
+}
+
+/**
+ * Verifies a job's run (or rehearsal) with a verifier of the test's own, claimed as in
+ * production, and returns the finished verification (its counts; findings are in the table).
+ */
+export async function verifyJob(
+  handle: DatabaseHandle,
+  target: Target,
+  jobId: string,
+  scope: "run" | "rehearsal" = "run",
+) {
+  const requested = await requestVerification(handle.db, jobId, scope, { sample: null });
+  const verifier = startVerifier({
+    getDb: async () => handle.db,
+    createClient: async (hooks) => clientFor(target, hooks),
+    workerId: "test-verifier",
+    pollMs: 20,
+    log: () => {},
+  });
+  try {
+    return await waitFor(
+      async () => (await findVerification(handle.db, requested.id))!,
+      (verification) => verification.state !== "running",
+      { deadline: Date.now() + 60_000, intervalMs: 50, failure: () => "Verify still running" },
+    );
+  } finally {
+    await verifier.stop();
   }
 }

@@ -414,3 +414,109 @@ test("the history of people who left: two inactive users' 20 of 40 messages arri
     ).messages,
   ).toHaveLength(40);
 });
+
+test("a sender who exists nowhere, created as a deactivated user when asked: the messages arrive, and the sender ends up deactivated", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(240_000);
+  const p = `ghost${Date.now().toString(36)}`;
+  const api = await platform(page, request);
+  const origin = new URL(page.url()).origin;
+  const ann = `${p}-ann`;
+  const ghost = `${p}-ghost`;
+  const people = [
+    { id: ann, name: "Ann" },
+    { id: `${p}-bea`, name: "Bea" },
+  ];
+  await upload(page, /Users/, "known-people.csv", usersCsv(people), 2);
+  await planAndRun(page);
+  await runToCompletion(page);
+  const room = `${p}-room`;
+  await request.post(`${origin}/sandbox/local/v3/group_channels`, {
+    headers: { "Api-Token": api.token },
+    data: { channel_url: room, name: "Room", user_ids: people.map((person) => person.id) },
+  });
+
+  // Six messages, every other one by someone on neither the platform nor a users import.
+  const rows = Array.from({ length: 6 }, (_, n) => [
+    room,
+    n % 2 === 0 ? ann : ghost,
+    `message ${n}`,
+    String(1_709_283_600 + n),
+    `${p}-${n}`,
+  ]);
+  await upload(
+    page,
+    /Messages/,
+    "ghost-history.csv",
+    csv([["channel", "from", "text", "ts", "id"], ...rows]),
+    6,
+  );
+  await expect(page.getByTestId("reference-check")).toContainText("were checked", {
+    timeout: 20_000,
+  });
+  await expect(page.getByTestId("count-with-errors")).toHaveText("3");
+  await expect(previewRow(page, 3)).toContainText(
+    `No user "${ghost}" on the platform or in a users import of this console`,
+  );
+
+  const option = page.getByRole("checkbox", {
+    name: "Create unknown senders as deactivated users",
+  });
+  await expect(option).not.toBeChecked();
+  await expect(option).toHaveAccessibleDescription(
+    /^Senders that are neither on the platform nor in a users import are created as deactivated users, so their messages are kept\./,
+  );
+  await option.check();
+  await expect(page.getByTestId("count-with-errors")).toHaveText("0");
+  await expect(page.getByTestId("count-valid")).toHaveText("6");
+  await expect(page.getByTestId("count-with-warnings")).toHaveText("3");
+  await page.getByRole("button", { name: /^With warnings/ }).click();
+  await expect(previewRow(page, 3)).toContainText(
+    `No user "${ghost}" on the platform or in a users import of this console: created as a deactivated user`,
+  );
+
+  // The choice is part of the draft: a reload brings it back, and the rows with it.
+  await expect(page.getByTestId("draft-status")).toHaveText("Draft saved in this browser");
+  await page.reload();
+  await expect(page.getByText("Your unfinished import is back")).toBeVisible({ timeout: 30_000 });
+  await expect(option).toBeChecked();
+  await expect(page.getByTestId("reference-check")).toContainText("were checked", {
+    timeout: 20_000,
+  });
+  await expect(page.getByTestId("count-valid")).toHaveText("6");
+  await expect(page.getByTestId("count-with-warnings")).toHaveText("3");
+
+  await planAndRun(page);
+  await expect(page.getByTestId("plan-create")).toHaveText("6");
+  await expect(page.getByTestId("plan-invalid")).toHaveText("0");
+  await expect(page.getByTestId("plan-senders")).toHaveText(
+    `1 sender on neither the platform nor a users import: created as users before the messages (nickname = their id), deactivated in the migration's last stage: ${ghost}.`,
+  );
+  await page.getByRole("button", { name: "Run import" }).click();
+  const confirm = page.getByRole("alertdialog");
+  await expect(confirm.getByTestId("run-created-senders")).toContainText(
+    "1 unknown sender created as users before the messages",
+  );
+  await confirm.getByRole("button", { name: "Run import" }).click();
+  await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 45_000 });
+
+  const history = async () =>
+    (
+      (await api.get(`/group_channels/${room}/messages?message_ts=0&prev_limit=0&next_limit=200`))
+        .body as { messages: Array<{ user: { user_id: string } }> }
+    ).messages;
+  const arrived = await history();
+  expect(arrived).toHaveLength(6);
+  expect(arrived.filter((m) => m.user.user_id === ghost)).toHaveLength(3);
+  expect((await api.get(`/users/${ghost}`)).body).toMatchObject({
+    nickname: ghost,
+    is_active: true,
+  });
+
+  await finishMigration(page);
+  expect((await api.get(`/users/${ghost}`)).body).toMatchObject({ is_active: false });
+  expect((await api.get(`/users/${ann}`)).body).toMatchObject({ is_active: true });
+  expect(await history()).toHaveLength(6);
+});

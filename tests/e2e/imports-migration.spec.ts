@@ -39,20 +39,39 @@ async function runToCompletion(page: Page) {
 type Platform = {
   token: string;
   get: (path: string) => Promise<{ status: number; body: Record<string, unknown> }>;
+  /** Makes a group channel of these users through the platform's API, as if it existed before. */
+  groupChannel: (channelUrl: string, userIds: string[]) => Promise<void>;
+  /** The sender of each message of a group channel, oldest first. */
+  senders: (channelUrl: string) => Promise<string[]>;
 };
 
 async function platform(page: Page, request: APIRequestContext): Promise<Platform> {
   await page.goto("/settings");
   const token = await revealApiToken(page, "local");
   const base = `${new URL(page.url()).origin}/sandbox/local/v3`;
+  const get: Platform["get"] = async (path) => {
+    const response = await request.get(`${base}${path}`, { headers: { "Api-Token": token } });
+    return {
+      status: response.status(),
+      body: (await response.json()) as Record<string, unknown>,
+    };
+  };
   return {
     token,
-    get: async (path) => {
-      const response = await request.get(`${base}${path}`, { headers: { "Api-Token": token } });
-      return {
-        status: response.status(),
-        body: (await response.json()) as Record<string, unknown>,
-      };
+    get,
+    groupChannel: async (channelUrl, userIds) => {
+      const response = await request.post(`${base}/group_channels`, {
+        headers: { "Api-Token": token },
+        data: { channel_url: channelUrl, name: "Room", user_ids: userIds },
+      });
+      expect(response.status()).toBe(200);
+    },
+    senders: async (channelUrl) => {
+      const listed = await get(
+        `/group_channels/${channelUrl}/messages?message_ts=0&prev_limit=0&next_limit=200`,
+      );
+      const messages = listed.body.messages as Array<{ user: { user_id: string } }>;
+      return messages.map((message) => message.user.user_id);
     },
   };
 }
@@ -343,7 +362,6 @@ test("the history of people who left: two inactive users' 20 of 40 messages arri
   test.setTimeout(240_000);
   const p = `left${Date.now().toString(36)}`;
   const api = await platform(page, request);
-  const origin = new URL(page.url()).origin;
   const people = [
     { id: `${p}-ann`, name: "Ann", active: "yes" },
     { id: `${p}-bob`, name: "Bob", active: "no" },
@@ -358,10 +376,10 @@ test("the history of people who left: two inactive users' 20 of 40 messages arri
   ).toBeVisible();
   await runToCompletion(page);
   const room = `${p}-room`;
-  await request.post(`${origin}/sandbox/local/v3/group_channels`, {
-    headers: { "Api-Token": api.token },
-    data: { channel_url: room, name: "Room", user_ids: people.map((person) => person.id) },
-  });
+  await api.groupChannel(
+    room,
+    people.map((person) => person.id),
+  );
 
   // 40 messages, every other one by Bob or Dee, and one row of an unknown type (left out).
   const rows = Array.from({ length: 40 }, (_, n) => [
@@ -393,12 +411,10 @@ test("the history of people who left: two inactive users' 20 of 40 messages arri
   await expect(page.getByTestId("stage-messages")).toContainText("40 done, 1 left out");
   await expect(page.getByTestId("stage-finish")).toContainText("deactivation");
 
-  const listed = (
-    await api.get(`/group_channels/${room}/messages?message_ts=0&prev_limit=0&next_limit=200`)
-  ).body as { messages: Array<{ user: { user_id: string } }> };
-  expect(listed.messages).toHaveLength(40);
+  const senders = await api.senders(room);
+  expect(senders).toHaveLength(40);
   const left = [`${p}-bob`, `${p}-dee`];
-  expect(listed.messages.filter((m) => left.includes(m.user.user_id))).toHaveLength(20);
+  expect(senders.filter((id) => left.includes(id))).toHaveLength(20);
   for (const id of left)
     expect((await api.get(`/users/${id}`)).body).toMatchObject({ is_active: true });
 
@@ -407,12 +423,7 @@ test("the history of people who left: two inactive users' 20 of 40 messages arri
     expect((await api.get(`/users/${id}`)).body).toMatchObject({ is_active: false });
   for (const id of [`${p}-ann`, `${p}-cy`])
     expect((await api.get(`/users/${id}`)).body).toMatchObject({ is_active: true });
-  expect(
-    (
-      (await api.get(`/group_channels/${room}/messages?message_ts=0&prev_limit=0&next_limit=200`))
-        .body as { messages: unknown[] }
-    ).messages,
-  ).toHaveLength(40);
+  expect(await api.senders(room)).toHaveLength(40);
 });
 
 test("a sender who exists nowhere, created as a deactivated user when asked: the messages arrive, and the sender ends up deactivated", async ({
@@ -422,7 +433,6 @@ test("a sender who exists nowhere, created as a deactivated user when asked: the
   test.setTimeout(240_000);
   const p = `ghost${Date.now().toString(36)}`;
   const api = await platform(page, request);
-  const origin = new URL(page.url()).origin;
   const ann = `${p}-ann`;
   const ghost = `${p}-ghost`;
   const people = [
@@ -433,10 +443,10 @@ test("a sender who exists nowhere, created as a deactivated user when asked: the
   await planAndRun(page);
   await runToCompletion(page);
   const room = `${p}-room`;
-  await request.post(`${origin}/sandbox/local/v3/group_channels`, {
-    headers: { "Api-Token": api.token },
-    data: { channel_url: room, name: "Room", user_ids: people.map((person) => person.id) },
-  });
+  await api.groupChannel(
+    room,
+    people.map((person) => person.id),
+  );
 
   // Six messages, every other one by someone on neither the platform nor a users import.
   const rows = Array.from({ length: 6 }, (_, n) => [
@@ -502,14 +512,9 @@ test("a sender who exists nowhere, created as a deactivated user when asked: the
   await confirm.getByRole("button", { name: "Run import" }).click();
   await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 45_000 });
 
-  const history = async () =>
-    (
-      (await api.get(`/group_channels/${room}/messages?message_ts=0&prev_limit=0&next_limit=200`))
-        .body as { messages: Array<{ user: { user_id: string } }> }
-    ).messages;
-  const arrived = await history();
-  expect(arrived).toHaveLength(6);
-  expect(arrived.filter((m) => m.user.user_id === ghost)).toHaveLength(3);
+  const senders = await api.senders(room);
+  expect(senders).toHaveLength(6);
+  expect(senders.filter((id) => id === ghost)).toHaveLength(3);
   expect((await api.get(`/users/${ghost}`)).body).toMatchObject({
     nickname: ghost,
     is_active: true,
@@ -518,5 +523,5 @@ test("a sender who exists nowhere, created as a deactivated user when asked: the
   await finishMigration(page);
   expect((await api.get(`/users/${ghost}`)).body).toMatchObject({ is_active: false });
   expect((await api.get(`/users/${ann}`)).body).toMatchObject({ is_active: true });
-  expect(await history()).toHaveLength(6);
+  expect(await api.senders(room)).toHaveLength(6);
 });

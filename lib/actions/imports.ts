@@ -16,6 +16,7 @@ import {
   startRehearsal,
 } from "@/lib/imports/jobs";
 import { getPlatformTarget } from "@/lib/platform";
+import { jobOptionsSchema } from "@/lib/imports/job-options";
 import { columnTransformsSchema } from "@/lib/imports/transforms";
 import { importResources, MAX_CHUNK_ROWS, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
 import { explained } from "./import-refusals";
@@ -43,7 +44,7 @@ export const createImportJob = adminAction(
       ),
     /** The row a spreadsheet shows for the first data row (header row included). */
     firstRow: z.number().int().min(1).max(1_000_000).default(2),
-    options: z.object({ createUnknownSenders: z.boolean().optional() }).strict().default({}),
+    options: jobOptionsSchema.default({}),
   }),
   async (input) => explained(async () => ({ jobId: (await createJob(await getDb(), input)).id })),
 );

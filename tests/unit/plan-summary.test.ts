@@ -26,7 +26,10 @@ function text(jobPlan: JobPlan): string {
   const html = renderToStaticMarkup(
     createElement(PlanSummary, { plan: jobPlan, resource: "group channels" }),
   );
-  return html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+  return html
+    .replace(/<[^>]+>/g, " ")
+    .replaceAll("&#x27;", "'")
+    .replace(/\s+/g, " ");
 }
 
 describe("the plan summary's sentences", () => {
@@ -50,6 +53,35 @@ describe("the plan summary's sentences", () => {
     );
     expect(summary).toContain("1,200 member ids are neither in an import nor on the platform.");
     expect(summary).toContain("2 channels have members from the users import “users.csv”");
+  });
+});
+
+describe("a messages plan's senders", () => {
+  const messages = (createSenders: string[], missingSenders: string[] = []) =>
+    plan({
+      messages: {
+        channels: 1,
+        requests: 1,
+        firstTimestamp: null,
+        lastTimestamp: null,
+        byType: { MESG: 3, FILE: 0, ADMM: 0 },
+        missingChannels: [],
+        missingSenders,
+        createSenders,
+        largestChannels: [],
+      },
+    });
+
+  it("counts and names the unknown senders created as users and deactivated last", () => {
+    expect(text(messages(["ghost", "wraith"]))).toContain(
+      "2 senders on neither the platform nor a users import: created as users before the messages (nickname = their id), deactivated in the migration's last stage: ghost, wraith.",
+    );
+  });
+
+  it("names them as left out when they are not created", () => {
+    const summary = text(messages([], ["ghost"]));
+    expect(summary).toContain("Senders that are not users (their messages are left out): ghost.");
+    expect(summary).not.toContain("created as users");
   });
 });
 

@@ -151,7 +151,7 @@ function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }
         items={plan.reactivateSenders ?? []}
       />
       <SenderList
-        label="neither users nor in a users import: created before the messages (nickname = their id), deactivated in the migration's last stage"
+        label="on neither the platform nor a users import: created as users before the messages (nickname = their id), deactivated in the migration's last stage"
         items={plan.createSenders ?? []}
       />
       {plan.largestChannels.length > 0 && (

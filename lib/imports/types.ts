@@ -160,7 +160,10 @@ export type JobPlan = {
   excluded: number;
   /** `invitations`: invitation requests (100 member ids each) for channels of more than 100 members. */
   followUps: { deactivate: number; freeze: number; metadata: number; invitations: number };
-  /** Rows with a warning (e.g. members that will be left out). */
+  /**
+   * Rows "with warnings", as the preview counts them: not excluded (invalid ones included),
+   * warned by their own checks or by the plan's look-ups (e.g. members that will be left out).
+   */
   warnings: number;
   /** Distinct member or operator ids neither in an import nor on the platform. */
   missingMembers: number;

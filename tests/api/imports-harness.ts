@@ -14,6 +14,7 @@ import { startVerifier } from "@/lib/imports/jobs/verify/verifier";
 import { findVerification, requestVerification } from "@/lib/imports/jobs/verify/verify";
 import { appendRows, createJob } from "@/lib/imports/jobs/store/upload";
 import type { ImportResource, JobOptions } from "@/lib/imports/types";
+import type { PreviewSession } from "@/lib/imports/parse/preview-session";
 import { createPlatformClient, type PlatformClientOptions } from "@/lib/platform/client";
 import { waitFor } from "../support/wait";
 import { call } from "./support/http";
@@ -85,6 +86,27 @@ export async function uploadJob(
     await appendRows(db, job.id, rows);
   }
   return job;
+}
+
+/**
+ * Uploads the rows a wizard's preview holds (its header, fixes and exclusions) as the wizard
+ * does, and asks for the plan.
+ */
+export async function uploadPreview(
+  handle: DatabaseHandle,
+  preview: PreviewSession,
+  job: {
+    resource: ImportResource;
+    fileName: string;
+    columns: string[];
+    mapping: Record<string, string>;
+    firstRow?: number;
+  },
+): Promise<ImportJob> {
+  const { db } = handle;
+  const created = await createJob(db, { ...job, totalRows: preview.counts().rows });
+  await appendRows(db, created.id, preview.uploadRows(0, 100));
+  return requestPlan(db, created.id);
 }
 
 /** Uploads a file in chunks as the wizard does, asks for the plan and waits for a planner to make it. */

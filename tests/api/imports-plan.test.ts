@@ -4,7 +4,10 @@ import { describe, expect, it } from "vitest";
 import { importJobs, importRows } from "@/lib/db/schema";
 import { controlJob } from "@/lib/imports/jobs/run/control";
 import { planJob, requestPlan } from "@/lib/imports/jobs/plan/plan";
+import { missingReferences } from "@/lib/imports/jobs/plan/lookups";
 import { startRehearsal } from "@/lib/imports/jobs/rehearse/rehearsal";
+import { autoMap } from "@/lib/imports/mapping";
+import { PreviewSession } from "@/lib/imports/parse/preview-session";
 import type { Rehearsal } from "@/lib/imports/types";
 import { createApplication, findApplication, listApplications } from "@/lib/sandbox/apps";
 import {
@@ -25,6 +28,7 @@ import {
   useJobDatabase,
   waitForJob,
   waitForPlan,
+  uploadPreview,
   type Target,
 } from "./imports-harness";
 
@@ -105,6 +109,49 @@ describe("plans are made in the background", () => {
     expect(repeated[0]!.planIssues).toEqual([
       expect.objectContaining({ message: expect.stringContaining("is on row 12 of the file") }),
     ]);
+  });
+
+  it("counts the rows with warnings as the preview does, its own checks and the plan's", async () => {
+    const prefix = `warn_${randomBytes(4).toString("hex")}`;
+    for (const id of ["ada", "bob"]) {
+      const made = await call(sandbox, "POST", "/v3/users", {
+        user_id: `${prefix}_${id}`,
+        nickname: id,
+        profile_url: "",
+      });
+      expect(made.status).toBe(200);
+    }
+    const [ada, bob, ghost] = [`${prefix}_ada`, `${prefix}_bob`, `${prefix}_ghost`] as const;
+    // Rows 2-5 name a member who exists nowhere (a warning of the look-up, the plan's too);
+    // rows 6-7 an operator who is not a member (a warning of the row itself); row 8 both,
+    // with an error; row 9 is clean.
+    const records = [
+      ["channel_url", "user_ids", "operator_ids", "custom_type"],
+      ...[0, 1, 2, 3].map((at) => [`${prefix}_m${at}`, `${ada};${ghost}`, "", ""]),
+      ...[4, 5].map((at) => [`${prefix}_o${at}`, ada, bob, ""]),
+      [`${prefix}_both`, `${ada};${ghost}`, bob, "k".repeat(129)],
+      [`${prefix}_clean`, `${ada};${bob}`, ada, ""],
+    ];
+    const preview = new PreviewSession("group_channels", records);
+    const header = preview.chooseHeader(0);
+    const mapping = autoMap("group_channels", header.columns);
+    preview.validate(mapping);
+    const asked = preview.uncheckedReferences(1000);
+    const counts = preview.referencesChecked(
+      asked,
+      await missingReferences(jobs.handle.db, clientFor(sandbox), asked),
+    );
+    expect(counts).toMatchObject({ rows: 8, errors: 1, warnings: 7 });
+
+    const job = await uploadPreview(jobs.handle, preview, {
+      resource: "group_channels",
+      fileName: "warnings.csv",
+      columns: header.columns,
+      mapping,
+      firstRow: header.firstRow,
+    });
+    const planned = await planJob(jobs.handle.db, clientFor(sandbox), job.id);
+    expect(planned.plan).toMatchObject({ invalid: 1, warnings: counts.warnings });
   });
 
   it("stops without saving when its reporter says the job is no longer to be planned", async () => {

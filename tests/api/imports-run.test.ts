@@ -14,6 +14,7 @@ import {
   createPlannedJob,
   finishMigration,
   runJob,
+  uploadPreview,
   useJobDatabase,
   waitForPlan,
 } from "./imports-harness";
@@ -284,18 +285,15 @@ describe("an import job against the sandbox", () => {
     const preview = new PreviewSession("users", records);
     const header = preview.chooseHeader(1);
     const mapping = autoMap("users", header.columns);
-    const counts = preview.validate(mapping);
+    preview.validate(mapping);
     const { db } = jobs.handle;
-    const job = await createJob(db, {
+    const job = await uploadPreview(jobs.handle, preview, {
       resource: "users",
       fileName: "blank-lines.csv",
       columns: header.columns,
       mapping,
-      totalRows: counts.rows,
       firstRow: header.firstRow,
     });
-    await appendRows(db, job.id, preview.uploadRows(0, 100));
-    await requestPlan(db, job.id);
     await waitForPlan(jobs.handle, sandbox, job.id);
     await runJob(jobs.handle, sandbox, job.id);
 

@@ -85,6 +85,16 @@ describe("a messages plan's senders", () => {
   });
 });
 
+describe("the plan summary's rows with warnings", () => {
+  it("says the preview's own words for them", () => {
+    expect(text(plan({ warnings: 6 }))).toContain(
+      "With warnings: 6 rows, counted as the preview counts them",
+    );
+    expect(text(plan({ warnings: 1 }))).toContain("With warnings: 1 row,");
+    expect(text(plan({ warnings: 0 }))).not.toContain("With warnings");
+  });
+});
+
 describe("the plan card of a job", () => {
   const progress = (startedAt: string | null) =>
     ({ status: startedAt ? "completed" : "planned", plan: plan({}), startedAt }) as JobProgress;

@@ -76,7 +76,7 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
         {lastStage.length > 0 &&
           ` In the migration's last stage (Finish the migration, after the messages): ${lastStage.join(", ")}.`}
         {plan.warnings > 0 &&
-          ` ${counted(plan.warnings, "row")} ${plan.warnings === 1 ? "has" : "have"} warnings (see the report).`}
+          ` With warnings: ${counted(plan.warnings, "row")}, counted as the preview counts them (see the report).`}
         {plan.missingMembers > 0 &&
           ` ${counted(plan.missingMembers, "member id")} ${plan.missingMembers === 1 ? "is" : "are"} neither in an import nor on the platform.`}
       </p>

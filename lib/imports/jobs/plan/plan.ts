@@ -262,13 +262,18 @@ async function savePlan(
 
   const counts = await rowCounts(db, jobId);
   const followUps = await followUpCounts(db, jobId);
+  // The rows the preview counts "with warnings": any row not excluded, invalid ones too, whose
+  // own checks or the plan's look-ups warn. Counting the plan's alone said 4 where the preview
+  // had said 6 (a row's own warnings, such as an operator who is not a member, were left out).
   const [warned] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(importRows)
     .where(
       and(
         eq(importRows.jobId, jobId),
-        sql`${importRows.planIssues} @> '[{"severity":"warning"}]'::jsonb`,
+        eq(importRows.excluded, false),
+        sql`(${importRows.issues} @> '[{"severity":"warning"}]'::jsonb
+          or ${importRows.planIssues} @> '[{"severity":"warning"}]'::jsonb)`,
       ),
     );
   const plan: JobPlan = {

@@ -24,7 +24,8 @@ export function JobView({ initialProgress, target }: JobViewProps) {
   const { counts } = progress;
   const version = `${progress.status}:${counts.created}:${counts.existed}:${counts.failed}:${counts.invalid}:${counts.followUpsFailed}:${counts.threadsFailed}`;
   const started = progress.startedAt !== null;
-  const hasFailures = progress.rowsNotDone > 0;
+  // The failures CSV holds the excluded rows too.
+  const hasFailures = progress.rowsNotDone + counts.excluded > 0;
 
   return (
     <div className="space-y-6">

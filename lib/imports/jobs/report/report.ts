@@ -40,7 +40,10 @@ export type JobProgress = {
   done: number;
   /** Rows still to send (or whose follow-ups are still to send). */
   remaining: number;
-  /** Rows that did not reach their final state and never will in this job (the failures CSV's rows). */
+  /**
+   * Rows that did not reach their final state and never will in this job: the failures CSV's
+   * rows, less the excluded ones (`counts.excluded`), which it holds too.
+   */
   rowsNotDone: number;
   /** Rows finished per second over the last few seconds. */
   perSecond: number;
@@ -231,9 +234,13 @@ export function notDoneReason(row: ImportRow, jobStatus: string): string | null 
   return null;
 }
 
-/** Whether a row belongs in the failures CSV and in a new job "from the rows not done". */
+/**
+ * Whether a row belongs in the failures CSV: every row not imported for good, rows excluded in
+ * the preview included, so the file holds all that is left to fix or decide. A new job "from
+ * the rows not done" (`rows-not-done.ts`) takes fewer: never the invalid or excluded ones.
+ */
 export function rowNotDone(row: ImportRow, jobStatus: string): boolean {
-  if (row.state === "failed" || row.state === "invalid") return true;
+  if (row.state === "failed" || row.state === "invalid" || row.state === "excluded") return true;
   if (row.state === "created")
     return (
       row.followUpState === "failed" ||
@@ -246,7 +253,10 @@ export function rowNotDone(row: ImportRow, jobStatus: string): boolean {
 /**
  * Every row that did not reach its final state, in the file's own columns plus `reason`, so
  * they can be fixed and uploaded again: rows the platform refused, rows invalid in the file,
- * rows whose follow-ups failed, messages whose replies or reactions could not be carried, and, once the job has stopped, rows never sent (cancelled).
+ * rows excluded in the preview, rows whose follow-ups failed, messages whose replies or
+ * reactions could not be carried, and, once the job has stopped, rows never sent (cancelled).
+ * Uploaded again, each is an ordinary row of the new file (the reason and row columns are
+ * left unmapped), checked anew and sent unless excluded again.
  * Streamed page by page, so a million-row job never sits in memory.
  */
 export async function* failuresCsv(db: Database, jobId: string): AsyncGenerator<string> {
@@ -255,7 +265,7 @@ export async function* failuresCsv(db: Database, jobId: string): AsyncGenerator<
   let after = -1;
   for (;;) {
     const rows = await listRows(db, jobId, {
-      states: ["failed", "invalid", "created", "pending"],
+      states: ["failed", "invalid", "excluded", "created", "pending"],
       afterIndex: after,
       limit: 1000,
     });
@@ -278,14 +288,21 @@ export async function* failuresCsv(db: Database, jobId: string): AsyncGenerator<
 export function failureReason(row: ImportRow, jobStatus: string): string {
   const notDone = notDoneReason(row, jobStatus);
   if (notDone) return notDone;
-  if (row.state === "invalid") {
-    const errors = [...row.issues, ...row.planIssues].filter((issue) => issue.severity === "error");
-    return (
-      errors
-        .map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message))
-        .join("; ") || "Invalid row."
-    );
+  const issues = [...row.issues, ...row.planIssues];
+  const errors = issues.filter((issue) => issue.severity === "error");
+  if (row.state === "invalid") return issueWords(errors) || "Invalid row.";
+  // Why it was excluded is the administrator's; what the checks said of it helps decide again
+  // (a duplicate names the row it repeats).
+  if (row.state === "excluded") {
+    const said = issueWords(errors.length > 0 ? errors : issues);
+    return said ? `Excluded in the preview: ${said}` : "Excluded in the preview.";
   }
   const code = row.resultCode === null ? "" : ` (code ${row.resultCode})`;
   return `${row.resultMessage ?? "Failed."}${code}`;
+}
+
+function issueWords(issues: RowIssue[]): string {
+  return issues
+    .map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message))
+    .join("; ");
 }

@@ -243,6 +243,24 @@ export type ThreadPlan = {
 };
 
 /** A rehearsal's request and outcome, kept on the job (`import_jobs.rehearsal`). */
+/**
+ * How far a running rehearsal has got, written on the job as it goes (at most every second),
+ * so that a page opened or reloaded mid-way shows it. Rows are messages for a messages import.
+ */
+export type RehearsalProgress = {
+  /** Rows the rehearsal sends. */
+  total: number;
+  /** Of those, rows with an outcome: created, existed or would fail. */
+  done: number;
+  created: number;
+  existed: number;
+  failed: number;
+  /** When the rows started to be sent (after the scratch application was seeded). */
+  since: string;
+  /** When these counts were written. */
+  at: string;
+};
+
 export type Rehearsal = {
   state: "running" | "done" | "failed";
   startedAt: string;
@@ -263,6 +281,8 @@ export type Rehearsal = {
    * over), or of the finished rehearsal, kept for Verify until a new rehearsal, plan or the run.
    */
   appId?: string;
+  /** While it runs, once its rows are being sent. */
+  progress?: RehearsalProgress;
 };
 
 /** What a Verify checks: the run on the console's target, or the rehearsal's scratch application. */

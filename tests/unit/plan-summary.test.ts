@@ -2,7 +2,7 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { planState } from "@/components/imports/jobs/job-view";
-import { PlanSummary } from "@/components/imports/jobs/plan-summary";
+import { PlanSummary, RehearsalSummary } from "@/components/imports/jobs/plan-summary";
 import type { JobProgress } from "@/lib/imports/jobs";
 import type { JobPlan } from "@/lib/imports/types";
 
@@ -104,5 +104,41 @@ describe("the plan card of a job", () => {
     const finished = planState(progress("2026-11-26T04:00:00.000Z")).description;
     expect(finished).not.toContain("Nothing has been sent");
     expect(finished).toBe("What the dry run found on the platform before the run.");
+  });
+});
+
+describe("a running rehearsal", () => {
+  const running = { state: "running" as const, startedAt: "2026-11-26T08:00:00.000Z" };
+  const shown = (progress: Parameters<typeof RehearsalSummary>[0]["progress"]) =>
+    renderToStaticMarkup(
+      createElement(RehearsalSummary, {
+        rehearsal: running,
+        firstRow: 2,
+        resource: "users",
+        progress,
+      }),
+    )
+      .replace(/<[^>]+>/g, " ")
+      .replace(/\s+/g, " ");
+
+  it("shows rows done of the total, what they came to, pace and time left, as a run does", () => {
+    const text = shown({
+      total: 12_000,
+      done: 3_000,
+      created: 2_990,
+      existed: 0,
+      failed: 10,
+      perSecond: 150,
+      secondsLeft: 60,
+    });
+    expect(text).toContain("Rows done 3,000 of 12,000");
+    expect(text).toContain("Rows per second 150");
+    expect(text).toContain("Would fail 10");
+    expect(text).toContain("Time left 1 min 0 s");
+    expect(text).toContain("So far: 2,990 created · 0 existed · 10 would fail");
+  });
+
+  it("says it is preparing before its rows are sent", () => {
+    expect(shown(null)).toContain("Preparing the scratch application; its rows are sent next.");
   });
 });

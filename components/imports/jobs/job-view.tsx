@@ -46,7 +46,12 @@ export function JobView({ initialProgress, target }: JobViewProps) {
           title="Rehearsal"
           description="The whole plan run against the embedded sandbox first."
         >
-          <RehearsalSummary rehearsal={progress.rehearsal} firstRow={progress.firstRow} />
+          <RehearsalSummary
+            rehearsal={progress.rehearsal}
+            firstRow={progress.firstRow}
+            resource={progress.resource}
+            progress={progress.rehearsalProgress}
+          />
         </Card>
       )}
       {started && (

@@ -1,7 +1,9 @@
 import { ProgressBar } from "@/components/ui/progress-bar";
+import type { RehearsalPace } from "@/lib/imports/jobs";
 import type { JobPlan, Rehearsal } from "@/lib/imports/types";
 import type { PlanProgress } from "@/lib/imports/types";
 import { counted } from "@/lib/text/counted";
+import { RehearsalProgressPanel } from "./job-progress";
 
 const stepLabels: Record<PlanProgress["step"], (noun: string) => string> = {
   lookups: (noun) => `Asking the platform which ${noun} already exist`,
@@ -207,15 +209,34 @@ function SenderList({ label, items }: { label: string; items: string[] }) {
   );
 }
 
-/** `firstRow`: the row a spreadsheet shows for row index 0 (the job's). */
-export type RehearsalSummaryProps = { rehearsal: Rehearsal; firstRow: number };
+/**
+ * `firstRow`: the row a spreadsheet shows for row index 0 (the job's); `progress`: how far a
+ * running rehearsal has got, once it sends its rows.
+ */
+export type RehearsalSummaryProps = {
+  rehearsal: Rehearsal;
+  firstRow: number;
+  resource: string;
+  progress: RehearsalPace | null;
+};
 
-export function RehearsalSummary({ rehearsal, firstRow }: RehearsalSummaryProps) {
+export function RehearsalSummary({
+  rehearsal,
+  firstRow,
+  resource,
+  progress,
+}: RehearsalSummaryProps) {
   if (rehearsal.state === "running")
     return (
-      <p role="status" className="text-sm text-slate-700">
-        Rehearsing in a scratch sandbox application…
-      </p>
+      <div className="space-y-3">
+        <p role="status" className="text-sm text-slate-700">
+          Rehearsing in a scratch sandbox application…
+          {progress
+            ? " You can leave this page; the rehearsal goes on without it."
+            : " Preparing the scratch application; its rows are sent next."}
+        </p>
+        {progress && <RehearsalProgressPanel pace={progress} resource={resource} />}
+      </div>
     );
   if (rehearsal.state === "failed")
     return (

@@ -6,6 +6,7 @@ import { reasonColumn, rowNumberColumn } from "@/lib/imports/failures-csv";
 import { csvLine } from "./csv";
 import { channelsWithMessages } from "../run/message-channels";
 import { rowsOf } from "../shared/rows";
+import { rehearsalPace, type RehearsalPace } from "../rehearse/pace";
 import {
   creationRequest,
   finalRequestsOfRow,
@@ -53,6 +54,8 @@ export type JobProgress = {
   /** How far the plan being made has got, while the job is `planning`. */
   planProgress: PlanProgress | null;
   rehearsal: Rehearsal | null;
+  /** A running rehearsal's counts, pace and time left, once its rows are being sent. */
+  rehearsalProgress: RehearsalPace | null;
   /** Why the job could not go on (e.g. the plan could not be made), in words. */
   error: string | null;
   /** Messages imports: channels whose every message has been sent, of those with any to send. */
@@ -121,6 +124,10 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     plan: job.plan,
     planProgress: job.planProgress,
     rehearsal: job.rehearsal,
+    rehearsalProgress:
+      job.rehearsal?.state === "running" && job.rehearsal.progress
+        ? rehearsalPace(job.rehearsal.progress)
+        : null,
     error: job.error,
     channels: job.resource === "messages" && job.plan ? await channelProgress(db, jobId) : null,
   };

@@ -131,7 +131,9 @@ export function RehearsalProgressPanel({ pace, resource }: RehearsalProgressPane
         </div>
         <div>
           <dt className="text-slate-500">{noun} per second</dt>
-          <dd className="font-medium tabular-nums">{pace.perSecond.toLocaleString("en")}</dd>
+          <dd className="font-medium tabular-nums" data-testid="rehearsal-per-second">
+            {pace.perSecond.toLocaleString("en")}
+          </dd>
         </div>
         <div>
           <dt className="text-slate-500">Would fail</dt>
@@ -139,7 +141,7 @@ export function RehearsalProgressPanel({ pace, resource }: RehearsalProgressPane
         </div>
         <div>
           <dt className="text-slate-500">Time left</dt>
-          <dd className="font-medium tabular-nums">
+          <dd className="font-medium tabular-nums" data-testid="rehearsal-time-left">
             {pace.secondsLeft === null ? "—" : duration(pace.secondsLeft)}
           </dd>
         </div>

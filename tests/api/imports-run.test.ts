@@ -4,7 +4,12 @@ import { listRows, rowCounts } from "@/lib/imports/jobs/store/jobs";
 import { appendRows, countRows, createJob, finishUpload } from "@/lib/imports/jobs/store/upload";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { failuresCsv, reportPage, rowRequests } from "@/lib/imports/jobs/report/report";
+import {
+  failuresCsv,
+  jobProgress,
+  reportPage,
+  rowRequests,
+} from "@/lib/imports/jobs/report/report";
 import { requestPlan } from "@/lib/imports/jobs/plan/plan";
 import { jobFromRowsNotDone } from "@/lib/imports/jobs/report/rows-not-done";
 import { autoMap } from "@/lib/imports/mapping";
@@ -335,6 +340,8 @@ describe("an import job against the sandbox", () => {
     const { db } = jobs.handle;
     await runJob(jobs.handle, sandbox, job.id);
     expect(await rowCounts(db, job.id)).toMatchObject({ created: 2, excluded: 3, invalid: 0 });
+    // Nothing failed, yet the page offers the failures CSV: it holds the excluded rows.
+    expect(await jobProgress(db, job.id)).toMatchObject({ rowsNotDone: 0, failuresCsvRows: 3 });
 
     const excluded = await reportPage(db, job.id, { state: "excluded" });
     expect(excluded.rows.map((row) => [row.rowNumber, row.issues.map((i) => i.message)])).toEqual([

@@ -24,8 +24,7 @@ export function JobView({ initialProgress, target }: JobViewProps) {
   const { counts } = progress;
   const version = `${progress.status}:${counts.created}:${counts.existed}:${counts.failed}:${counts.invalid}:${counts.followUpsFailed}:${counts.threadsFailed}`;
   const started = progress.startedAt !== null;
-  // The failures CSV holds the excluded rows too.
-  const hasFailures = progress.rowsNotDone + counts.excluded > 0;
+  const hasFailures = progress.failuresCsvRows > 0;
 
   return (
     <div className="space-y-6">

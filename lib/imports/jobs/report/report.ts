@@ -42,10 +42,12 @@ export type JobProgress = {
   /** Rows still to send (or whose follow-ups are still to send). */
   remaining: number;
   /**
-   * Rows that did not reach their final state and never will in this job: the failures CSV's
-   * rows, less the excluded ones (`counts.excluded`), which it holds too.
+   * Rows that did not reach their final state and never will in this job: what a new job
+   * "from the rows not done" takes, and the invalid rows.
    */
   rowsNotDone: number;
+  /** The failures CSV's rows: those, and the rows excluded in the preview. */
+  failuresCsvRows: number;
   /** Rows finished per second over the last few seconds. */
   perSecond: number;
   /** At that pace; null when unknown. */
@@ -97,6 +99,12 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     counts.created - counts.followUpsPending + counts.failed + counts.existedInRun,
   );
   const remaining = Math.max(0, toSend - done);
+  const rowsNotDone =
+    counts.failed +
+    counts.invalid +
+    counts.followUpsFailed +
+    counts.threadsFailed +
+    (jobOver(job.status) ? counts.pending + counts.followUpsPending : 0);
   if (job.status !== "running") forgetRate(jobId);
   const perSecond = job.status === "running" ? rateOf(jobId, done) : 0;
   return {
@@ -113,12 +121,8 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     toSend,
     done: Math.max(0, done),
     remaining,
-    rowsNotDone:
-      counts.failed +
-      counts.invalid +
-      counts.followUpsFailed +
-      counts.threadsFailed +
-      (jobOver(job.status) ? counts.pending + counts.followUpsPending : 0),
+    rowsNotDone,
+    failuresCsvRows: rowsNotDone + counts.excluded,
     perSecond: Math.round(perSecond * 10) / 10,
     secondsLeft: perSecond > 0 ? Math.ceil(remaining / perSecond) : null,
     plan: job.plan,

@@ -78,6 +78,8 @@ export const pgliteOnly: Record<string, string> = {
     "a newer export's messages planned against an earlier import's rows and run on the sandbox; its job tables are PGlite in both runs",
   "tests/api/imports-final-stage.test.ts":
     "the last stage's deactivations against the sandbox; its job tables are PGlite in both runs",
+  "tests/api/imports-threads-reliability.test.ts":
+    "the replies stage's worker killed over a faulty platform; its job tables are PGlite in both runs",
   "tests/api/imports-threads.test.ts":
     "the replies stage against the sandbox; its job tables are PGlite in both runs, and the " +
     "sandbox's sends and reactions run on both in sandbox-messages and sandbox-reactions",

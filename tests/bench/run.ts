@@ -10,6 +10,7 @@ import { benchImportRun } from "./import-run";
 import { benchMessageImportRun } from "./message-import-run";
 import { benchPreview } from "./preview";
 import { benchRehearsal } from "./rehearsal";
+import { benchRepliesStage } from "./replies-stage";
 import { benchSandboxHttp } from "./sandbox-http";
 import { writeSection } from "./support";
 import { benchWebhookDelivery } from "./webhook-delivery";
@@ -23,6 +24,7 @@ const benches: Record<string, () => Promise<string>> = {
   "import-run": () => benchImportRun(),
   "message-import-run": () => benchMessageImportRun(),
   rehearsal: () => benchRehearsal(),
+  "replies-stage": () => benchRepliesStage(),
   "slack-reader": () => benchSlackReader(),
   "discord-reader": () => benchDiscordReader(),
 };

@@ -1,0 +1,252 @@
+/**
+ * The replies-and-reactions stage against the standalone sandbox (issue 23):
+ *   (a) no limit: the time the sandbox alone needs for the stage's requests (replies sent,
+ *       reactions added, reactions listed, each kind's rate measured under autocannon in the
+ *       same run) ÷ the time the stage took in the job: ≥ 0.8;
+ *   (b) SANDBOX_RATE_LIMIT=write=N: the stage's achieved writes/second ÷ N (≥ 0.95), and the
+ *       share of its writes answered 429 (< 1 %).
+ * The stage's time is from its first request to its last answer (the migration of other
+ * channels may still run beside it early on, which only makes the figure worse). The job runs
+ * in a child process (`--conditions=react-server`) on a fresh PGlite database.
+ */
+import autocannon from "autocannon";
+import type { PlatformClientOptions } from "@/lib/platform/client";
+import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
+import {
+  machine,
+  openBenchJobs,
+  runBenchChild,
+  runJobToCompletion,
+  today,
+  type BenchTarget,
+} from "./support";
+
+type StageCounts = { sends: number; adds: number; lists: number; reads: number };
+type ChildResult = StageCounts & {
+  seconds: number;
+  writes: number;
+  rateLimited: number;
+  created: number;
+  rows: number;
+};
+type ChildConfig = BenchTarget & { channels: number };
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const PER_CHANNEL = { messages: 400, replies: 100, roots: 20, reactions: 150 };
+const WRITE_LIMIT = 40;
+
+export async function benchRepliesStage(): Promise<string> {
+  const alone = await startSandboxServer();
+  let rates: { send: number; add: number; list: number };
+  try {
+    rates = await sandboxRates(alone, seconds);
+  } finally {
+    await alone.stop();
+  }
+  const open = await startSandboxServer();
+  let unlimited: ChildResult;
+  try {
+    unlimited = await runJobInChild(open, 20);
+  } finally {
+    await open.stop();
+  }
+  const limited = await startSandboxServer({ SANDBOX_RATE_LIMIT: `write=${WRITE_LIMIT}` });
+  let paced: ChildResult;
+  try {
+    paced = await runJobInChild(limited, 4);
+  } finally {
+    await limited.stop();
+  }
+  const ideal =
+    unlimited.sends / rates.send + unlimited.adds / rates.add + unlimited.lists / rates.list;
+  const ratio = ideal / unlimited.seconds;
+  const achieved = (paced.writes - paced.rateLimited) / paced.seconds;
+  const share429 = paced.writes === 0 ? 0 : paced.rateLimited / paced.writes;
+  const mark = (ok: boolean) => (ok ? "✅" : "❌");
+  const n = (value: number) => Math.round(value).toLocaleString("en");
+  return [
+    `Replies-and-reactions stage (${today()}, ${machine()}; autocannon ${seconds} s, 10 connections)`,
+    "",
+    "| Measure | Value | Target |",
+    "|---|---|---|",
+    `| Sandbox alone: replies sent (POST …/messages with parent_message_id) | ${n(rates.send)} requests/s | |`,
+    `| Sandbox alone: reactions added (POST …/reactions) | ${n(rates.add)} requests/s | |`,
+    `| Sandbox alone: reactions listed (GET …/reactions) | ${n(rates.list)} requests/s | |`,
+    `| The stage, no limit: ${n(unlimited.sends)} replies, ${n(unlimited.adds)} reactions, ${n(unlimited.lists)} reaction lists, ${n(unlimited.reads)} message lists | ${unlimited.seconds.toFixed(1)} s | |`,
+    `| The same requests at the sandbox's own rates | ${ideal.toFixed(1)} s | |`,
+    `| Sandbox's time ÷ the stage's | ${ratio.toFixed(2)} | ≥ 0.8 ${mark(ratio >= 0.8)} |`,
+    `| The stage, write=${WRITE_LIMIT} (${n(paced.sends)} replies, ${n(paced.adds)} reactions in ${paced.seconds.toFixed(1)} s) | ${achieved.toFixed(1)} writes/s | |`,
+    `| Achieved ÷ ${WRITE_LIMIT} | ${(achieved / WRITE_LIMIT).toFixed(2)} | ≥ 0.95 ${mark(achieved / WRITE_LIMIT >= 0.95)} |`,
+    `| Writes answered 429 | ${(share429 * 100).toFixed(2)} % (${paced.rateLimited} of ${paced.writes}) | < 1 % ${mark(share429 < 0.01)} |`,
+  ].join("\n");
+}
+
+/** Each of the stage's kinds of request alone under autocannon, in requests per second. */
+async function sandboxRates(sandbox: SandboxServer, duration: number) {
+  const headers = { "content-type": "application/json", "Api-Token": sandbox.token };
+  const post = (path: string, body: unknown) =>
+    fetch(`${sandbox.baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+  await post("/v3/users", { user_id: "raw_a", nickname: "A", profile_url: "" });
+  await post("/v3/group_channels", { channel_url: "raw_c", user_ids: ["raw_a"] });
+  const root = (await (
+    await post("/v3/group_channels/raw_c/messages", {
+      message_type: "MESG",
+      user_id: "raw_a",
+      message: "root",
+    })
+  ).json()) as { message_id: number };
+  const base = `/sandbox/${sandbox.appId}/v3/group_channels/raw_c/messages`;
+  const run = async (request: autocannon.Request) =>
+    (
+      await autocannon({
+        url: `${sandbox.baseUrl}/v3/users`,
+        connections: 10,
+        duration,
+        headers,
+        requests: [request],
+      })
+    ).requests.average;
+  let counter = 0;
+  const send = await run({
+    method: "POST",
+    setupRequest: (request) => {
+      const n = counter++;
+      return {
+        ...request,
+        path: base,
+        body: JSON.stringify({
+          message_type: "MESG",
+          user_id: "raw_a",
+          message: `reply ${n}`,
+          parent_message_id: root.message_id,
+          created_at: 1_700_000_000_000 + n,
+          dedup_id: `raw-${n}`,
+        }),
+      };
+    },
+  });
+  // Reactions on messages of their own, as the stage adds them (one user, a key each).
+  const targets: number[] = [];
+  for (let n = 0; n < 200; n++)
+    targets.push(
+      (
+        (await (
+          await post("/v3/group_channels/raw_c/messages", {
+            message_type: "MESG",
+            user_id: "raw_a",
+            message: `target ${n}`,
+          })
+        ).json()) as { message_id: number }
+      ).message_id,
+    );
+  counter = 0;
+  const add = await run({
+    method: "POST",
+    setupRequest: (request) => {
+      const n = counter++;
+      return {
+        ...request,
+        path: `${base}/${targets[n % targets.length]}/reactions`,
+        body: JSON.stringify({ user_id: "raw_a", reaction: `k${Math.floor(n / targets.length)}` }),
+      };
+    },
+  });
+  counter = 0;
+  const list = await run({
+    method: "GET",
+    setupRequest: (request) => ({
+      ...request,
+      path: `${base}/${targets[counter++ % targets.length]}/reactions`,
+    }),
+  });
+  return { send, add, list };
+}
+
+function runJobInChild(sandbox: SandboxServer, channels: number): Promise<ChildResult> {
+  const config: ChildConfig = {
+    baseUrl: sandbox.baseUrl,
+    token: sandbox.token,
+    appId: sandbox.appId,
+    channels,
+  };
+  return runBenchChild<ChildResult>("tests/bench/replies-stage.ts", {
+    REPLIES_BENCH_CHILD: JSON.stringify(config),
+  });
+}
+
+/** Which of the stage's requests an answer was, if it was one of them. */
+function stageRequest(method: string, url: string): keyof StageCounts | null {
+  const path = new URL(url).pathname;
+  if (/\/messages\/\d+\/reactions$/.test(path)) return method === "POST" ? "adds" : "lists";
+  if (/\/group_channels\/[^/]+\/messages$/.test(path)) return method === "POST" ? "sends" : "reads";
+  return null;
+}
+
+/** In the child: users and channels on the sandbox, then upload, plan and run one threads job. */
+async function child(config: ChildConfig) {
+  const { appendRows, createJob } = await import("@/lib/imports/jobs/store/upload");
+  const { planJob, requestPlan } = await import("@/lib/imports/jobs/plan/plan");
+  const { threadsFile, threadsMapping } = await import("@/tests/fixtures/imports");
+  const { db, client, close } = await openBenchJobs("replies", config, { rateLimitRetries: 5 });
+  const prefix = `rb_${Date.now().toString(36)}`;
+  const senders = Array.from({ length: 4 }, (_, n) => `${prefix}_u${n}`);
+  for (const id of senders)
+    await client().users.create({ user_id: id, nickname: id, profile_url: "" });
+  const channels = Array.from({ length: config.channels }, (_, n) => `${prefix}_c${n}`);
+  for (const url of channels)
+    await client().groupChannels.create({ channel_url: url, user_ids: senders });
+  const file = threadsFile(channels, senders, PER_CHANNEL, { prefix });
+  const job = await createJob(db, {
+    resource: "messages",
+    fileName: "bench.ndjson",
+    columns: file.columns,
+    mapping: threadsMapping,
+    totalRows: file.rows.length,
+  });
+  for (let start = 0; start < file.rows.length; start += 5000)
+    await appendRows(
+      db,
+      job.id,
+      file.rows.slice(start, start + 5000).map((values, i) => ({ index: start + i, values })),
+    );
+  await requestPlan(db, job.id);
+  await planJob(db, client(), job.id);
+
+  const counts: StageCounts = { sends: 0, adds: 0, lists: 0, reads: 0 };
+  let first = Infinity;
+  let last = 0;
+  let writes = 0;
+  let rateLimited = 0;
+  const watched = (hooks: Partial<PlatformClientOptions>) =>
+    client({
+      ...hooks,
+      onResponse: (info) => {
+        hooks.onResponse?.(info);
+        const kind = stageRequest(info.method, info.url);
+        // Message lists before the first reply or reaction are the roots' search: the stage's.
+        if (kind === null) return;
+        const now = performance.now();
+        first = Math.min(first, now - info.latencyMs);
+        last = Math.max(last, now);
+        if (info.status === 429) rateLimited++;
+        else counts[kind]++;
+        if (kind === "sends" || kind === "adds") writes++;
+      },
+    });
+  const run = await runJobToCompletion(db, watched, job.id);
+  await close();
+  const result: ChildResult = {
+    ...counts,
+    seconds: (last - first) / 1000,
+    writes,
+    rateLimited,
+    created: run.counts.created,
+    rows: file.rows.length,
+  };
+  console.log(JSON.stringify(result));
+}
+
+if (process.env.REPLIES_BENCH_CHILD) {
+  await child(JSON.parse(process.env.REPLIES_BENCH_CHILD) as ChildConfig);
+  process.exit(0);
+}

@@ -209,7 +209,7 @@ export async function runJob(
  */
 export async function finishMigration(handle: DatabaseHandle, target: Target) {
   const { db } = handle;
-  await requestFinalStage(db);
+  await requestFinalStage(db, null);
   const runner = startImportRunner({
     getDb: async () => db,
     createClient: async (hooks) => clientFor(target, { ...hooks, timeoutMs: 10_000 }),
@@ -218,7 +218,7 @@ export async function finishMigration(handle: DatabaseHandle, target: Target) {
   });
   try {
     return await waitFor(
-      () => finalStage(db),
+      () => finalStage(db, null),
       (stage) => stage.state !== "in progress",
       { deadline: Date.now() + 30_000, intervalMs: 100, failure: () => "still finishing" },
     );

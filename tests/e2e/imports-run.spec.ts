@@ -60,7 +60,9 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
   // Run it and follow it to the end.
   await page.getByRole("button", { name: "Run import" }).click();
   // The confirmation names the target and the plan's counts.
-  const confirm = page.getByRole("alertdialog", { name: "Run the import into local?" });
+  const confirm = page.getByRole("alertdialog", {
+    name: "Run the import into Default application?",
+  });
   await expect(confirm.getByTestId("run-target-kind")).toHaveText("the embedded sandbox");
   await expect(confirm.getByTestId("run-plan-counts")).toContainText("3 to create");
   await confirm.getByRole("button", { name: "Run import" }).click();

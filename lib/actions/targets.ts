@@ -13,7 +13,7 @@ import {
   listTargets,
   requireTarget,
   storeRemoteTarget,
-  TargetError,
+  isTargetError,
 } from "@/lib/targets";
 import { ActionError, adminAction } from "./safe-action";
 
@@ -30,7 +30,7 @@ async function existingTarget(targetId: string) {
   try {
     return await requireTarget(targetId);
   } catch (error) {
-    if (error instanceof TargetError) throw new ActionError(error.message);
+    if (isTargetError(error)) throw new ActionError(error.message);
     throw error;
   }
 }

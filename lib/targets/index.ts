@@ -15,6 +15,7 @@ export {
   candidateTarget,
   deleteRemoteTarget,
   findRemoteTargetRow,
+  isTargetError,
   storeRemoteTarget,
   TargetError,
   type NewRemoteTarget,

@@ -113,3 +113,12 @@ export class TargetError extends Error {
     this.name = "TargetError";
   }
 }
+
+/**
+ * Whether `error` is a TargetError. By name, not `instanceof`: the target resolver is wired in
+ * at start-up (lib/startup.ts), outside the console's bundle, so its TargetError is another
+ * class than the one pages and actions import.
+ */
+export function isTargetError(error: unknown): error is TargetError {
+  return error instanceof Error && error.name === "TargetError";
+}

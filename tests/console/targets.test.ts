@@ -1,29 +1,42 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signBody } from "@/lib/delivery/post-json";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
+import { startConsoleServer, type ConsoleServer } from "../support/console-server";
+import { startWebhookReceiver } from "../support/webhook-receiver";
 import { serverActionId } from "./support/server-actions";
 import { signIn } from "./support/sign-in";
 
 /**
- * Targets through the console's server actions over HTTP (issue 25.3): a second sandbox added
- * as a remote platform, chosen, used and removed. Its API token goes in once and is in no
- * answer after that, nor in the one that took it.
+ * Targets through the console's server actions over HTTP (issue 25.3): two more sandboxes added
+ * as remote platforms, chosen, used and removed. Their API tokens go in once and are in no
+ * answer after that, nor in the one that took them, nor in the console's output. A console of
+ * its own, with SWITCHBOARD_SECRET_KEY set and its output kept.
  */
 describe("remote targets over HTTP", () => {
-  const { origin } = inject("console");
+  let server: ConsoleServer;
+  let origin = "";
   let remote: SandboxServer;
+  let near: SandboxServer;
   let cookie = "";
-  /** Every answer's text, to look for the token in at the end. */
+  /** Every answer's text, to look for the tokens in at the end. */
   const answers: string[] = [];
 
   beforeAll(async () => {
-    [remote, cookie] = await Promise.all([startSandboxServer({ SANDBOX_APP_ID: "far" }), signIn()]);
+    [server, remote, near] = await Promise.all([
+      startConsoleServer({ SWITCHBOARD_SECRET_KEY: randomBytes(32).toString("hex") }),
+      startSandboxServer({ SANDBOX_APP_ID: "far" }),
+      startSandboxServer({ SANDBOX_APP_ID: "near" }),
+    ]);
+    origin = server.origin;
+    cookie = await signIn(server);
   }, 300_000);
   afterAll(async () => {
-    await remote?.stop();
+    await Promise.all([server?.stop(), remote?.stop(), near?.stop()]);
   });
 
-  async function call(name: string, input: unknown) {
-    const id = serverActionId("lib/actions/targets.ts", name);
+  async function call(name: string, input: unknown, file = "lib/actions/targets.ts") {
+    const id = serverActionId(file, name);
     if (!id) throw new Error(`no action ${name}: run next build first`);
     const response = await fetch(`${origin}/settings`, {
       method: "POST",
@@ -41,7 +54,7 @@ describe("remote targets over HTTP", () => {
     expect(response.status).toBeLessThan(500);
     const row = /^1:(.*)$/m.exec(text)?.[1];
     return JSON.parse(row!) as {
-      data?: Record<string, unknown> & { target?: { id: string; name: string } };
+      data?: Record<string, unknown> & { target?: { id: string; name: string }; jobId?: string };
       serverError?: string;
       validationErrors?: { fieldErrors: Record<string, string[]> };
     };
@@ -52,14 +65,31 @@ describe("remote targets over HTTP", () => {
     answers.push(text);
     return { status: response.status, text };
   }
-  const input = () => ({
-    name: "Far sandbox",
-    appId: remote.appId,
-    chatBaseUrl: remote.baseUrl,
+  const input = (platform = remote, name = "Far sandbox") => ({
+    name,
+    appId: platform.appId,
+    chatBaseUrl: platform.baseUrl,
     callsBaseUrl: "",
-    apiToken: remote.token,
+    apiToken: platform.token,
     environment: "sandbox",
   });
+  /** Sets a remote sandbox's webhook endpoint the way the platform takes it. */
+  async function setWebhook(platform: SandboxServer, url: string) {
+    const put = await fetch(
+      `${platform.baseUrl}/v1/applications/${platform.appId}/settings/webhook`,
+      {
+        method: "PUT",
+        headers: { "Api-Token": platform.token, "content-type": "application/json" },
+        body: JSON.stringify({
+          application_id: platform.appId,
+          enabled: true,
+          url,
+          enabled_events: ["room:create"],
+        }),
+      },
+    );
+    expect(put.status, await put.text()).toBe(200);
+  }
 
   it("refuses bad input and a platform that does not answer the token, adding nothing", async () => {
     const bad = await call("addRemoteTarget", { ...input(), chatBaseUrl: "ftp://x", apiToken: "" });
@@ -88,17 +118,7 @@ describe("remote targets over HTTP", () => {
     // The settings page lists it; the webhooks route still reads the embedded sandbox's settings.
     const settings = await get("/settings");
     expect(settings.text).toContain("Far sandbox");
-    const put = await fetch(`${remote.baseUrl}/v1/applications/${remote.appId}/settings/webhook`, {
-      method: "PUT",
-      headers: { "Api-Token": remote.token, "content-type": "application/json" },
-      body: JSON.stringify({
-        application_id: remote.appId,
-        enabled: true,
-        url: "http://127.0.0.1:9/far",
-        enabled_events: ["room:create"],
-      }),
-    });
-    expect(put.status, await put.text()).toBe(200);
+    await setWebhook(remote, "http://127.0.0.1:9/far");
     expect((await get("/webhooks/settings")).text).not.toContain("http://127.0.0.1:9/far");
 
     // Chosen, this session reads the remote platform's settings.
@@ -128,5 +148,79 @@ describe("remote targets over HTTP", () => {
 
     expect(answers.length).toBeGreaterThan(10);
     for (const answer of answers) expect(answer.includes(remote.token)).toBe(false);
+  });
+
+  it("keeps each remote target's test deliveries in its own log, signed with its own token", async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const far = (await call("addRemoteTarget", input())).data!.target!;
+      const other = (await call("addRemoteTarget", input(near, "Near sandbox"))).data!.target!;
+      await setWebhook(remote, `${receiver.url}/far`);
+      await setWebhook(near, `${receiver.url}/near`);
+
+      expect((await call("chooseTarget", { targetId: far.id })).data).toBeDefined();
+      const sent = await call(
+        "sendTestEvent",
+        { category: "room:create" },
+        "lib/actions/webhooks.ts",
+      );
+      const deliveryId = (sent.data as { deliveryId: string }).deliveryId;
+      expect(deliveryId).toMatch(/^[0-9a-f-]{36}$/);
+      await receiver.waitFor(1);
+      const [posted] = receiver.received;
+      // Signed as Far signs its deliveries: with Far's token (not PLATFORM_API_TOKEN, unset here).
+      expect(posted!.headers["x-sendbird-signature"]).toBe(signBody(posted!.raw, remote.token));
+
+      const log = async () => (await get("/webhooks/deliveries?limit=100")).text;
+      expect(await log()).toContain(deliveryId);
+      expect((await call("chooseTarget", { targetId: other.id })).data).toBeDefined();
+      expect(await log()).not.toContain(deliveryId);
+      const resend = await call(
+        "resendWebhookDelivery",
+        { id: deliveryId },
+        "lib/actions/webhooks.ts",
+      );
+      expect(resend.serverError).toMatch(/no longer in the log/);
+      expect(receiver.received).toHaveLength(1);
+
+      for (const target of [far, other])
+        expect((await call("removeRemoteTarget", { targetId: target.id })).data).toBeDefined();
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it("shows a job whose target was removed with a plain message, and sends nothing for it", async () => {
+    const far = (await call("addRemoteTarget", input())).data!.target!;
+    expect((await call("chooseTarget", { targetId: far.id })).data).toBeDefined();
+    const made = await call(
+      "createImportJob",
+      {
+        resource: "users",
+        fileName: "far-users.csv",
+        columns: ["user_id", "nickname", "profile_url"],
+        mapping: { user_id: "user_id", nickname: "nickname", profile_url: "profile_url" },
+        totalRows: 1,
+      },
+      "lib/actions/imports.ts",
+    );
+    const jobId = made.data!.jobId!;
+    expect(jobId).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await call("removeRemoteTarget", { targetId: far.id })).data).toBeDefined();
+
+    const page = await get(`/imports/${jobId}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("This import&#x27;s target is gone");
+    expect(page.text).toContain("That remote platform has been removed from Settings.");
+    const plan = await call("planImportJob", { jobId }, "lib/actions/imports.ts");
+    expect(plan.serverError).toMatch(/removed from Settings/);
+  });
+
+  it("holds no remote token in any answer nor in the console's output", () => {
+    expect(answers.length).toBeGreaterThan(20);
+    for (const token of [remote.token, near.token]) {
+      for (const answer of answers) expect(answer.includes(token)).toBe(false);
+      expect(server.output()).not.toContain(token);
+    }
   });
 });

@@ -7,7 +7,7 @@ import { requireAdmin } from "@/lib/auth/session";
 import { readImportJob } from "@/lib/imports/jobs";
 import { targetNaming, targetPhrase } from "@/lib/forms/targets";
 import { getPlatformTarget } from "@/lib/platform";
-import { defaultTargetKey, TargetError } from "@/lib/targets";
+import { defaultTargetKey, isTargetError } from "@/lib/targets";
 
 export const metadata: Metadata = { title: "Import" };
 
@@ -20,12 +20,12 @@ export default async function ImportJobPage({ params }: { params: Promise<{ id: 
   // The job's own target, which may not be the one the console works on now, nor be there still.
   const target = await getPlatformTarget(job.targetId ?? defaultTargetKey).catch(
     (error: unknown) => {
-      if (error instanceof TargetError) return error;
+      if (isTargetError(error)) return error;
       throw error;
     },
   );
   const rows = `${job.totalRows.toLocaleString("en")} rows of ${job.resource.replace("_", " ")}`;
-  if (target instanceof TargetError)
+  if (isTargetError(target))
     return (
       <>
         <PageHeader

@@ -61,6 +61,8 @@ export async function uploadJob(
     chunkRows?: number;
     totalRows?: number;
     jobOptions?: JobOptions;
+    /** The target the job is made on (absent: none, the default one). */
+    targetId?: string;
   } = {},
 ): Promise<ImportJob> {
   const { db } = handle;
@@ -72,6 +74,7 @@ export async function uploadJob(
     mapping,
     totalRows,
     options: options.jobOptions,
+    targetId: options.targetId,
   });
   const chunkRows = options.chunkRows ?? 2000;
   for (let start = 0; start < file.rows.length; start += chunkRows) {
@@ -97,6 +100,7 @@ export async function createPlannedJob(
     chunkRows?: number;
     clientTimeoutMs?: number;
     jobOptions?: JobOptions;
+    targetId?: string;
   } = {},
 ): Promise<ImportJob> {
   const job = await uploadJob(handle, resource, file, mapping, options);

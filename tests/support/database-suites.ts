@@ -76,6 +76,8 @@ export const pgliteOnly: Record<string, string> = {
     "an export's imports planned and run; its job tables are PGlite in both runs",
   "tests/api/imports-final-stage.test.ts":
     "the last stage's deactivations against the sandbox; its job tables are PGlite in both runs",
+  "tests/api/imports-targets.test.ts":
+    "jobs on two targets (runs, last stage, Verify, pace); its job tables are PGlite in both runs",
   "tests/api/imports-threads.test.ts":
     "the replies stage against the sandbox; its job tables are PGlite in both runs, and the " +
     "sandbox's sends and reactions run on both in sandbox-messages and sandbox-reactions",
@@ -115,6 +117,8 @@ export const pgliteOnly: Record<string, string> = {
   "tests/console/imports-routes.test.ts": "import pages and routes require a session",
   "tests/console/sandbox-mount.test.ts": "the sandbox mounted at /sandbox (routing)",
   "tests/console/session.test.ts": "pages require a session",
+  "tests/console/targets.test.ts":
+    "targets added, chosen and removed over HTTP; plain inserts and reads, no concurrency",
   "tests/console/webhooks-routes.test.ts": "the Webhooks page's routes refuse a bad query",
 };
 

@@ -16,6 +16,7 @@ import {
   findRemoteTargetRow,
   listRemoteTargetRows,
   openRemoteTarget,
+  isTargetError,
   remoteTargetPrefix,
   TargetError,
 } from "./store";
@@ -51,12 +52,20 @@ export async function requireTarget(targetId: string): Promise<ResolvedTarget> {
 
 /**
  * The target the console works on: PLATFORM_* when they fix one; otherwise the session's
- * choice, or the sandbox's default application when there is none or it was removed.
+ * choice, or the sandbox's default application when there is none, it was removed, or its
+ * token cannot be read (SWITCHBOARD_SECRET_KEY changed): every page then names the default
+ * one, and choosing the other again says why it cannot be used.
  */
 export async function currentTarget(sessionChoice: string | null): Promise<ResolvedTarget> {
   const fixed = environmentTarget();
   if (fixed) return fixed;
-  if (sessionChoice && (await targetExists(sessionChoice))) return requireTarget(sessionChoice);
+  if (sessionChoice && (await targetExists(sessionChoice))) {
+    try {
+      return await requireTarget(sessionChoice);
+    } catch (error) {
+      if (!isTargetError(error)) throw error;
+    }
+  }
   return defaultTarget();
 }
 

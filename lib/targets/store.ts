@@ -4,10 +4,16 @@ import { asc, eq } from "drizzle-orm";
 import { getDb } from "@/lib/db/client";
 import { platformTargets } from "@/lib/db/schema";
 import { env } from "@/lib/env";
-import { maskToken, type ResolvedTarget } from "@/lib/platform";
+import type { ResolvedTarget } from "@/lib/platform";
 import { isEncrypted, openSecret, sealSecret, SecretBoxError } from "./secret-box";
 
 export const remoteTargetPrefix = "remote:";
+
+/**
+ * How a remote target's token is shown: not even its last characters (the fixed target's and
+ * the sandbox's show theirs), since no part of a token added here leaves the server.
+ */
+const hiddenToken = "••••••••";
 
 type RemoteTargetRow = typeof platformTargets.$inferSelect;
 
@@ -33,7 +39,7 @@ export function candidateTarget(input: NewRemoteTarget): ResolvedTarget {
     chatBaseUrl: input.chatBaseUrl,
     callsBaseUrl: input.callsBaseUrl ?? input.chatBaseUrl,
     apiToken: input.apiToken,
-    maskedToken: maskToken(input.apiToken),
+    maskedToken: hiddenToken,
   };
 }
 
@@ -88,7 +94,7 @@ export function openRemoteTarget(row: RemoteTargetRow): ResolvedTarget {
       `The API token of "${row.name}" cannot be read: ${error.message} Set the key it was stored with, or delete the target and add it again.`,
     );
   }
-  return { ...describeRemoteRow(row), maskedToken: maskToken(apiToken), apiToken };
+  return { ...describeRemoteRow(row), maskedToken: hiddenToken, apiToken };
 }
 
 /** What may be shown of a stored remote target without opening its token. */

@@ -54,7 +54,10 @@ describe("remote targets over HTTP", () => {
     expect(response.status).toBeLessThan(500);
     const row = /^1:(.*)$/m.exec(text)?.[1];
     return JSON.parse(row!) as {
-      data?: Record<string, unknown> & { target?: { id: string; name: string }; jobId?: string };
+      data?: Record<string, unknown> & {
+        target?: { id: string; name: string; maskedToken?: string };
+        jobId?: string;
+      };
       serverError?: string;
       validationErrors?: { fieldErrors: Record<string, string[]> };
     };
@@ -107,6 +110,8 @@ describe("remote targets over HTTP", () => {
     const added = await call("addRemoteTarget", input());
     const target = added.data!.target!;
     expect(target.id).toMatch(/^remote:[0-9a-f-]{36}$/);
+    // Not even its last characters come back.
+    expect(target.maskedToken).toBe("••••••••");
     expect(added.data!.compatibility).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ operation: "GET webhook settings", outcome: "pass" }),

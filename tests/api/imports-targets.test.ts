@@ -35,6 +35,11 @@ describe("import jobs on two targets", () => {
       getDb: async () => jobs.handle.db,
       createClient: async ({ targetId, ...hooks }) => {
         asked.push(targetId);
+        // As lib/targets answers for a target removed since (its TargetError, by name).
+        if (targetId === "gone")
+          throw Object.assign(new Error("That remote platform has been removed from Settings."), {
+            name: "TargetError",
+          });
         return clientFor(platformOf(targetId), { ...hooks, timeoutMs: 10_000 });
       },
       pollMs: 50,
@@ -116,6 +121,33 @@ describe("import jobs on two targets", () => {
       );
       expect(done).toMatchObject({ state: "done", error: null });
       expect(done.counts).toMatchObject({ matched: 4, missing: 0 });
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it("pauses a job whose target is gone, with the reason, and runs the jobs behind it", async () => {
+    const prefix = `gone_${randomBytes(4).toString("hex")}`;
+    const { db } = jobs.handle;
+    const [stranded, next] = [
+      await createPlannedJob(jobs.handle, a, "users", usersFile(3, `${prefix}_x`), usersMapping, {
+        targetId: "gone",
+      }),
+      await createPlannedJob(jobs.handle, a, "users", usersFile(3, `${prefix}_y`), usersMapping, {
+        targetId: "a",
+      }),
+    ];
+    // The stranded job is the older run: without the pause it would hold up the other for good.
+    await controlJob(db, stranded.id, "run");
+    await controlJob(db, next.id, "run");
+    const runner = startRunner();
+    try {
+      const paused = await waitForJob(db, stranded.id, (job) => job.status === "paused", {
+        timeoutMs: 30_000,
+      });
+      expect(paused.error).toMatch(/removed from Settings\. Nothing more can be sent/);
+      await waitForJob(db, next.id, (job) => job.status === "completed", { timeoutMs: 60_000 });
+      await expect(clientFor(a).users.get(`${prefix}_x_0`)).rejects.toThrow();
     } finally {
       await runner.stop();
     }

@@ -84,6 +84,22 @@ export async function targetsWithFinalSteps(db: Database): Promise<Array<string 
   ).map((row) => row.target_id);
 }
 
+/**
+ * The pending steps of a target that can take nothing more (removed, or its token unreadable)
+ * fail with the reason, which the migration overview shows; finishing again tries them again.
+ */
+export async function failTargetSteps(
+  db: Database,
+  targetId: string | null,
+  reason: string,
+): Promise<void> {
+  await db.execute(sql`
+    update import_final_steps set state = 'failed', result_message = ${reason},
+      locked_by = null, locked_until = null, finished_at = now()
+    where state = 'pending'
+      and job_id in (select j.id from import_jobs as j where ${ofTarget("j", targetId)})`);
+}
+
 async function claimSteps(work: FinalStepWork): Promise<ClaimedStep[]> {
   return rowsOf<ClaimedStep>(
     await work.db.execute(sql`

@@ -5,7 +5,8 @@ import { startPollLoop } from "@/lib/background/poll-loop";
 import type { Database } from "@/lib/db/client";
 import { importJobs } from "@/lib/db/schema";
 import type { PlatformClient, ResponseInfo } from "@/lib/platform";
-import { targetsWithFinalSteps, workFinalSteps } from "../finish/run";
+import { isTargetError } from "@/lib/targets";
+import { failTargetSteps, targetsWithFinalSteps, workFinalSteps } from "../finish/run";
 import { prepareSenders } from "../finish/senders";
 import { completeIfDone, finishCancelling } from "../run/completion";
 import { workMessageJob } from "../run/message-runner";
@@ -13,7 +14,7 @@ import { workThreadStage } from "../replies/thread-stage";
 import { Pacer } from "../run/pacer";
 import { workRows } from "../run/row-work";
 import type { Pacers } from "../run/send-row";
-import type { ImportJob } from "../store/jobs";
+import { transition, type ImportJob } from "../store/jobs";
 import { startPlanner } from "./planner";
 import { startVerifier } from "../verify/verifier";
 
@@ -124,25 +125,16 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       .orderBy(asc(importJobs.startedAt))
       .limit(1);
     if (!job) return workLastStage(db);
+    const { pacers, onResponse } = pacingOf(job.targetId);
+    const client = await jobClient(db, job, onResponse);
+    if (!client) return false;
     if (job.status === "cancelling") {
       // Cancel stops new rows, but a row already created still gets its follow-ups
       // (a created user the file marks inactive must not stay active).
-      const { pacers, onResponse } = pacingOf(job.targetId);
-      const client = await options.createClient({
-        targetId: job.targetId,
-        onResponse,
-        rateLimitRetries: 0,
-      });
       await work(db, client, job, pacers, true);
       await finishCancelling(db, job.id);
       return false;
     }
-    const { pacers, onResponse } = pacingOf(job.targetId);
-    const client = await options.createClient({
-      targetId: job.targetId,
-      onResponse,
-      rateLimitRetries: 0,
-    });
     // Senders deactivated on the platform (or unknown, when asked) are made able to send first.
     if (job.resource === "messages" && !sendersPrepared.has(job.id)) {
       if ((await prepareSenders(db, client, job, pacers.write, log)) === 0)
@@ -162,6 +154,34 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     return worked;
   }
 
+  /**
+   * The client of the job's target. A target that is gone (removed, or its token unreadable) can
+   * take nothing more: its running job is paused with the reason and a cancelling one cancelled,
+   * rather than failing every tick and holding up the jobs behind it.
+   */
+  async function jobClient(
+    db: Database,
+    job: ImportJob,
+    onResponse: (info: ResponseInfo) => void,
+  ): Promise<PlatformClient | undefined> {
+    try {
+      return await options.createClient({
+        targetId: job.targetId,
+        onResponse,
+        rateLimitRetries: 0,
+      });
+    } catch (error) {
+      if (!isTargetError(error)) throw error;
+      log(`job ${job.id}: its target cannot be used: ${error.message}`);
+      if (job.status === "cancelling") await finishCancelling(db, job.id);
+      else
+        await transition(db, job.id, ["running"], "paused", {
+          error: `Paused: ${error.message} Nothing more can be sent for this import.`,
+        }).catch(() => {});
+      return undefined;
+    }
+  }
+
   /** Messages jobs whose senders this process has prepared (`../finish/senders.ts`). */
   const sendersPrepared = new Set<string>();
 
@@ -173,7 +193,14 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     let worked = false;
     for (const targetId of await targetsWithFinalSteps(db)) {
       const { pacers, onResponse } = pacingOf(targetId);
-      const client = await options.createClient({ targetId, onResponse, rateLimitRetries: 0 });
+      let client: PlatformClient;
+      try {
+        client = await options.createClient({ targetId, onResponse, rateLimitRetries: 0 });
+      } catch (error) {
+        if (!isTargetError(error)) throw error;
+        await failTargetSteps(db, targetId, `Not sent: ${error.message}`);
+        continue;
+      }
       const sent = await workFinalSteps({
         db,
         targetId,

@@ -29,7 +29,10 @@ export const remoteTargetSchema = z.object({
     .string()
     .trim()
     .min(8, "Enter the application's API token.")
-    .max(500, "Use at most 500 characters."),
+    .max(500, "Use at most 500 characters.")
+    // A character a header cannot carry would make fetch throw an error quoting the token,
+    // which the compatibility check would then show: refused here, without repeating it.
+    .regex(/^[\x21-\x7e]+$/, "An API token has letters, digits and punctuation only, no spaces."),
   environment: z.enum(["production", "sandbox"], {
     error: "Say whether this is a production platform or a sandbox.",
   }),

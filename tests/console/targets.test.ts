@@ -221,6 +221,15 @@ describe("remote targets over HTTP", () => {
     expect(plan.serverError).toMatch(/removed from Settings/);
   });
 
+  it("refuses to finish the migration of a target the console no longer works on", async () => {
+    const far = (await call("addRemoteTarget", input())).data!.target!;
+    // The page was read on Far; then another tab chose the embedded sandbox.
+    expect((await call("chooseTarget", { targetId: "sandbox:local" })).data).toBeDefined();
+    const finish = await call("finishMigration", { targetId: far.id }, "lib/actions/imports.ts");
+    expect(finish.serverError).toMatch(/now works on Default application .*Nothing was started/);
+    expect((await call("removeRemoteTarget", { targetId: far.id })).data).toBeDefined();
+  });
+
   it("holds no remote token in any answer nor in the console's output", () => {
     expect(answers.length).toBeGreaterThan(20);
     for (const token of [remote.token, near.token]) {

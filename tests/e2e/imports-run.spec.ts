@@ -148,6 +148,10 @@ test("an import whose upload stopped can be cancelled from its page", async ({ p
   await expect(page.getByText("Draft", { exact: true })).toBeVisible();
   await page.getByRole("button", { name: "Cancel import" }).click();
   const cancel = page.getByRole("alertdialog", { name: "Cancel this import?" });
+  // It names the job's target and what it is.
+  await expect(cancel.getByTestId("cancel-target")).toHaveText(
+    "The import into Default application (application local, the embedded sandbox).",
+  );
   await expect(cancel).toContainText("Nothing has been sent to the platform");
   await cancel.getByRole("button", { name: "Cancel import" }).click();
   await expect(page.getByText("Cancelled", { exact: true })).toBeVisible({ timeout: 10_000 });

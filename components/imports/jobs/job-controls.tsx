@@ -77,7 +77,12 @@ export function JobControls({ progress, target }: JobControlsProps) {
         {/* A draft (an upload left unfinished, a plan that failed) is cancelled too, or it would
             stay in the list and the migration overview for good. */}
         {["draft", "planning", "planned", "running", "paused"].includes(progress.status) && (
-          <CancelDialog progress={progress} disabled={busy} onConfirm={() => confirmed("cancel")} />
+          <CancelDialog
+            progress={progress}
+            target={target}
+            disabled={busy}
+            onConfirm={() => confirmed("cancel")}
+          />
         )}
         {over && progress.rowsNotDone > progress.counts.invalid && (
           <ConfirmDialog
@@ -194,13 +199,22 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
   );
 }
 
-function CancelDialog({ progress, disabled, onConfirm }: DialogProps) {
+function CancelDialog({
+  progress,
+  target,
+  disabled,
+  onConfirm,
+}: DialogProps & { target: RunTarget }) {
   const started = progress.status === "running" || progress.status === "paused";
   return (
     <JobActionDialog
       title="Cancel this import?"
       description={
         <div className="space-y-2">
+          <p data-testid="cancel-target">
+            The import into <strong>{target.name}</strong> (application{" "}
+            <code className="font-mono">{target.appId}</code>, {targetNature(target)}).
+          </p>
           {started ? (
             <>
               <p>

@@ -16,6 +16,7 @@ import {
   requestVerification,
   startRehearsal,
 } from "@/lib/imports/jobs";
+import { jobOptionsSchema } from "@/lib/imports/job-options";
 import { columnTransformsSchema } from "@/lib/imports/transforms";
 import { getPlatformTarget } from "@/lib/platform";
 import { defaultTargetKey } from "@/lib/targets";
@@ -45,7 +46,7 @@ export const createImportJob = adminAction(
       ),
     /** The row a spreadsheet shows for the first data row (header row included). */
     firstRow: z.number().int().min(1).max(1_000_000).default(2),
-    options: z.object({ createUnknownSenders: z.boolean().optional() }).strict().default({}),
+    options: jobOptionsSchema.default({}),
   }),
   async (input) =>
     explained(async () => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { reactingUsers } from "./reactions";
-import type { FollowUps, ImportResource, PreparedRow, RowIssue } from "./types";
+import type { FollowUps, ImportResource, JobOptions, PreparedRow, RowIssue } from "./types";
 
 /**
  * What a row refers to that must exist before it is sent: a message's channel and sender, a
@@ -90,11 +90,16 @@ export type KnownReferences = {
   users: ReadonlyMap<string, boolean>;
 };
 
-/** The issues of one row's references that were looked up and found missing; nothing for values not looked up. */
+/**
+ * The issues of one row's references that were looked up and found missing; nothing for values
+ * not looked up. A message's missing sender or reacting user is an error, unless the import
+ * creates unknown senders (`createUnknownSenders`, as the plan then does): a warning that says so.
+ */
 export function referenceIssues(
   resource: ImportResource,
   references: RowReferences | undefined,
   known: KnownReferences,
+  options: JobOptions = {},
 ): RowIssue[] {
   if (!references) return [];
   const issues: RowIssue[] = [];
@@ -108,22 +113,41 @@ export function referenceIssues(
   }
   const missing = references.users.filter((user) => known.users.get(user.id) === false);
   if (resource === "messages") {
+    const created = options.createUnknownSenders === true;
     for (const user of missing.filter((user) => user.field === "user_id")) {
-      issues.push({
-        field: user.field,
-        severity: "error",
-        code: 400201,
-        message: `No user "${user.id}" on the platform or in a users import of this console: import the users first, or fix the sender.`,
-      });
+      const nowhere = `No user "${user.id}" on the platform or in a users import of this console`;
+      issues.push(
+        created
+          ? {
+              field: user.field,
+              severity: "warning",
+              message: `${nowhere}: created as a deactivated user (nickname = the id), so the message is kept. It is created before the messages and deactivated in the migration's last stage.`,
+            }
+          : {
+              field: user.field,
+              severity: "error",
+              code: 400201,
+              message: `${nowhere}: import the users first, fix the sender, or create unknown senders as deactivated users.`,
+            },
+      );
     }
     const reactors = missing.filter((user) => user.field === "reactions").map((user) => user.id);
     if (reactors.length > 0) {
-      issues.push({
-        field: "reactions",
-        severity: "error",
-        code: 400201,
-        message: `${reactors.length === 1 ? "Reacting user" : `${reactors.length} reacting users,`} ${quoteSome(reactors)}, on neither the platform nor a users import of this console: the platform would refuse the reaction. Import the users first, or fix the reactions.`,
-      });
+      const who = `${reactors.length === 1 ? "Reacting user" : `${reactors.length} reacting users,`} ${quoteSome(reactors)}, on neither the platform nor a users import of this console`;
+      issues.push(
+        created
+          ? {
+              field: "reactions",
+              severity: "warning",
+              message: `${who}: created as ${reactors.length === 1 ? "a deactivated user" : "deactivated users"} (nickname = the id), so the reactions are kept.`,
+            }
+          : {
+              field: "reactions",
+              severity: "error",
+              code: 400201,
+              message: `${who}: the platform would refuse the reaction. Import the users first, or fix the reactions.`,
+            },
+      );
     }
     return issues;
   }

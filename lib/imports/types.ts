@@ -160,7 +160,10 @@ export type JobPlan = {
   excluded: number;
   /** `invitations`: invitation requests (100 member ids each) for channels of more than 100 members. */
   followUps: { deactivate: number; freeze: number; metadata: number; invitations: number };
-  /** Rows with a warning (e.g. members that will be left out). */
+  /**
+   * Rows "with warnings", as the preview counts them: not excluded (invalid ones included),
+   * warned by their own checks or by the plan's look-ups (e.g. members that will be left out).
+   */
   warnings: number;
   /** Distinct member or operator ids neither in an import nor on the platform. */
   missingMembers: number;
@@ -192,6 +195,8 @@ export type MessagePlan = {
   reactivateSenders?: string[];
   /** With `createUnknownSenders`: the missing senders, created before the messages and deactivated last. */
   createSenders?: string[];
+  /** Messages an earlier messages import created: not sent again (absent in older plans). */
+  earlier?: EarlierMessages;
   /** The channels with the most messages (at most 100 of them), largest first. */
   largestChannels: Array<{
     channelUrl: string;
@@ -205,6 +210,18 @@ export type MessagePlan = {
 };
 
 /** The replies stage of a messages import, as planned. */
+/**
+ * A newer export's messages that an earlier import of this console created (the same channel
+ * and dedup id): skipped, so a cutover sends only what is new.
+ */
+export type EarlierMessages = {
+  imported: number;
+  /** Of those, whose text, file or sender changed in the source since (kept as first sent). */
+  changed: number;
+  /** Of those, with reactions the earlier import did not have: the new ones are added. */
+  newReactions: number;
+};
+
 export type ThreadPlan = {
   /** Replies sent with the send API, each to its root. */
   replies: number;
@@ -226,6 +243,24 @@ export type ThreadPlan = {
 };
 
 /** A rehearsal's request and outcome, kept on the job (`import_jobs.rehearsal`). */
+/**
+ * How far a running rehearsal has got, written on the job as it goes (at most every second),
+ * so that a page opened or reloaded mid-way shows it. Rows are messages for a messages import.
+ */
+export type RehearsalProgress = {
+  /** Rows the rehearsal sends. */
+  total: number;
+  /** Of those, rows with an outcome: created, existed or would fail. */
+  done: number;
+  created: number;
+  existed: number;
+  failed: number;
+  /** When the rows started to be sent (after the scratch application was seeded). */
+  since: string;
+  /** When these counts were written. */
+  at: string;
+};
+
 export type Rehearsal = {
   state: "running" | "done" | "failed";
   startedAt: string;
@@ -246,6 +281,8 @@ export type Rehearsal = {
    * over), or of the finished rehearsal, kept for Verify until a new rehearsal, plan or the run.
    */
   appId?: string;
+  /** While it runs, once its rows are being sent. */
+  progress?: RehearsalProgress;
 };
 
 /** What a Verify checks: the run on the console's target, or the rehearsal's scratch application. */

@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { importVerificationFindings } from "@/lib/db/schema";
 import {
   convertRecords,
   defaultExportChoices,
@@ -19,6 +21,7 @@ import {
   runJob,
   uploadJob,
   useJobDatabase,
+  verifyJob,
   waitForPlan,
   type Target,
 } from "./imports-harness";
@@ -110,6 +113,21 @@ describe.each(["slack", "discord", "mattermost"] as const)(
           await channelHistory(sandbox, "group_channels", urls.get(source)!, { replies: true }),
           source,
         ).toHaveLength(count);
+
+      // Verify finds the platform holding what each import sent.
+      for (const job of [users.job, channels.job, messages.job]) {
+        const verification = await verifyJob(jobs.handle, sandbox, job.id);
+        const findings = await jobs.handle.db
+          .select()
+          .from(importVerificationFindings)
+          .where(eq(importVerificationFindings.verificationId, verification.id));
+        const found = findings.map((finding) => `${finding.key}: ${finding.reason}`).join("\n");
+        expect(verification, `${job.resource}: ${verification.error ?? found}`).toMatchObject({
+          state: "done",
+          error: null,
+          counts: { missing: 0, extra: 0, different: 0 },
+        });
+      }
 
       // The same export again: its rows find what is there, and nothing is added.
       const again = await plan("messages");

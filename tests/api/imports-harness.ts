@@ -10,8 +10,11 @@ import { requestPlan } from "@/lib/imports/jobs/plan/plan";
 import { startPlanner } from "@/lib/imports/jobs/worker/planner";
 import { startImportRunner, type RunnerOptions } from "@/lib/imports/jobs/worker/runner";
 import { requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store/jobs";
+import { startVerifier } from "@/lib/imports/jobs/verify/verifier";
+import { findVerification, requestVerification } from "@/lib/imports/jobs/verify/verify";
 import { appendRows, createJob } from "@/lib/imports/jobs/store/upload";
 import type { ImportResource, JobOptions } from "@/lib/imports/types";
+import type { PreviewSession } from "@/lib/imports/parse/preview-session";
 import { createPlatformClient, type PlatformClientOptions } from "@/lib/platform/client";
 import { waitFor } from "../support/wait";
 import { call } from "./support/http";
@@ -86,6 +89,27 @@ export async function uploadJob(
     await appendRows(db, job.id, rows);
   }
   return job;
+}
+
+/**
+ * Uploads the rows a wizard's preview holds (its header, fixes and exclusions) as the wizard
+ * does, and asks for the plan.
+ */
+export async function uploadPreview(
+  handle: DatabaseHandle,
+  preview: PreviewSession,
+  job: {
+    resource: ImportResource;
+    fileName: string;
+    columns: string[];
+    mapping: Record<string, string>;
+    firstRow?: number;
+  },
+): Promise<ImportJob> {
+  const { db } = handle;
+  const created = await createJob(db, { ...job, totalRows: preview.counts().rows });
+  await appendRows(db, created.id, preview.uploadRows(0, 100));
+  return requestPlan(db, created.id);
 }
 
 /** Uploads a file in chunks as the wizard does, asks for the plan and waits for a planner to make it. */
@@ -261,5 +285,34 @@ export async function channelHistory(
     messages.push(...page.body.messages);
     if (page.body.messages.length < 200) return messages;
     ts = page.body.messages[page.body.messages.length - 1]!.created_at;
+  }
+}
+
+/**
+ * Verifies a job's run (or rehearsal) with a verifier of the test's own, claimed as in
+ * production, and returns the finished verification (its counts; findings are in the table).
+ */
+export async function verifyJob(
+  handle: DatabaseHandle,
+  target: Target,
+  jobId: string,
+  scope: "run" | "rehearsal" = "run",
+) {
+  const requested = await requestVerification(handle.db, jobId, scope, { sample: null });
+  const verifier = startVerifier({
+    getDb: async () => handle.db,
+    createClient: async (hooks) => clientFor(target, hooks),
+    workerId: "test-verifier",
+    pollMs: 20,
+    log: () => {},
+  });
+  try {
+    return await waitFor(
+      async () => (await findVerification(handle.db, requested.id))!,
+      (verification) => verification.state !== "running",
+      { deadline: Date.now() + 60_000, intervalMs: 50, failure: () => "Verify still running" },
+    );
+  } finally {
+    await verifier.stop();
   }
 }

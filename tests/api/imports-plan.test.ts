@@ -4,7 +4,10 @@ import { describe, expect, it } from "vitest";
 import { importJobs, importRows } from "@/lib/db/schema";
 import { controlJob } from "@/lib/imports/jobs/run/control";
 import { planJob, requestPlan } from "@/lib/imports/jobs/plan/plan";
+import { missingReferences } from "@/lib/imports/jobs/plan/lookups";
 import { startRehearsal } from "@/lib/imports/jobs/rehearse/rehearsal";
+import { autoMap } from "@/lib/imports/mapping";
+import { PreviewSession } from "@/lib/imports/parse/preview-session";
 import type { Rehearsal } from "@/lib/imports/types";
 import { createApplication, findApplication, listApplications } from "@/lib/sandbox/apps";
 import {
@@ -14,7 +17,9 @@ import {
   type ImportJob,
 } from "@/lib/imports/jobs/store/jobs";
 import type { PlanProgress } from "@/lib/imports/types";
-import { usersFile, usersMapping } from "@/tests/fixtures/imports";
+import { jobProgress } from "@/lib/imports/jobs/report/report";
+import { messagesFile, messagesMapping, usersFile, usersMapping } from "@/tests/fixtures/imports";
+import { waitFor } from "../support/wait";
 import type { FetchLike } from "@/lib/platform/client";
 import { call, sharedSandbox } from "./support/http";
 import {
@@ -25,6 +30,7 @@ import {
   useJobDatabase,
   waitForJob,
   waitForPlan,
+  uploadPreview,
   type Target,
 } from "./imports-harness";
 
@@ -105,6 +111,49 @@ describe("plans are made in the background", () => {
     expect(repeated[0]!.planIssues).toEqual([
       expect.objectContaining({ message: expect.stringContaining("is on row 12 of the file") }),
     ]);
+  });
+
+  it("counts the rows with warnings as the preview does, its own checks and the plan's", async () => {
+    const prefix = `warn_${randomBytes(4).toString("hex")}`;
+    for (const id of ["ada", "bob"]) {
+      const made = await call(sandbox, "POST", "/v3/users", {
+        user_id: `${prefix}_${id}`,
+        nickname: id,
+        profile_url: "",
+      });
+      expect(made.status).toBe(200);
+    }
+    const [ada, bob, ghost] = [`${prefix}_ada`, `${prefix}_bob`, `${prefix}_ghost`] as const;
+    // Rows 2-5 name a member who exists nowhere (a warning of the look-up, the plan's too);
+    // rows 6-7 an operator who is not a member (a warning of the row itself); row 8 both,
+    // with an error; row 9 is clean.
+    const records = [
+      ["channel_url", "user_ids", "operator_ids", "custom_type"],
+      ...[0, 1, 2, 3].map((at) => [`${prefix}_m${at}`, `${ada};${ghost}`, "", ""]),
+      ...[4, 5].map((at) => [`${prefix}_o${at}`, ada, bob, ""]),
+      [`${prefix}_both`, `${ada};${ghost}`, bob, "k".repeat(129)],
+      [`${prefix}_clean`, `${ada};${bob}`, ada, ""],
+    ];
+    const preview = new PreviewSession("group_channels", records);
+    const header = preview.chooseHeader(0);
+    const mapping = autoMap("group_channels", header.columns);
+    preview.validate(mapping);
+    const asked = preview.uncheckedReferences(1000);
+    const counts = preview.referencesChecked(
+      asked,
+      await missingReferences(jobs.handle.db, clientFor(sandbox), asked),
+    );
+    expect(counts).toMatchObject({ rows: 8, errors: 1, warnings: 7 });
+
+    const job = await uploadPreview(jobs.handle, preview, {
+      resource: "group_channels",
+      fileName: "warnings.csv",
+      columns: header.columns,
+      mapping,
+      firstRow: header.firstRow,
+    });
+    const planned = await planJob(jobs.handle.db, clientFor(sandbox), job.id);
+    expect(planned.plan).toMatchObject({ invalid: 1, warnings: counts.warnings });
   });
 
   it("stops without saving when its reporter says the job is no longer to be planned", async () => {
@@ -346,6 +395,8 @@ describe("rehearsals are run in the background", () => {
       );
       expect(planned.status).toBe("planned");
       expect((await requireJob(jobs.handle.db, long.id)).rehearsal?.state).toBe("running");
+      // Still seeding: no row is sent yet, so there is no progress to show.
+      expect((await jobProgress(jobs.handle.db, long.id)).rehearsalProgress).toBeNull();
       // Asked to stop while held: once the look-up answers, the rehearsal stops before sending anything.
       stopping = planner.stop();
     } finally {
@@ -365,6 +416,78 @@ describe("rehearsals are run in the background", () => {
     });
     // One application: the attempt that stopped deleted its own.
     expect(await scratchApplications(long.id)).toHaveLength(1);
+  });
+
+  it("writes its progress as it goes: read mid-way, as the job page reads it, it has counts, pace and time left", async () => {
+    const prefix = `prog_${randomBytes(4).toString("hex")}`;
+    const client = clientFor(sandbox);
+    const senders = [`${prefix}_ann`, `${prefix}_bob`];
+    for (const id of senders)
+      await client.users.create({ user_id: id, nickname: id, profile_url: "" });
+    const first = `${prefix}_first`;
+    const held = `${prefix}_held`;
+    for (const url of [first, held])
+      await client.groupChannels.create({ channel_url: url, user_ids: senders });
+    const planned = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "messages",
+      messagesFile([first, held], senders, 150),
+      messagesMapping,
+    );
+    expect(planned.plan).toMatchObject({ toCreate: 300, invalid: 0 });
+
+    // The rehearsal asks the target which kind each channel is before sending its messages:
+    // holding that answer for one channel stops the rehearsal half-way, for as long as needed.
+    let release = () => {};
+    const holding = new Promise<void>((resolve) => (release = resolve));
+    const holdChannel: FetchLike = async (url, init) => {
+      if (url.includes(`/open_channels/${held}`)) await holding;
+      return fetch(url, init);
+    };
+    const { db } = jobs.handle;
+    await startRehearsal(db, planned.id);
+    const planner = startTestPlanner(jobs.handle, sandbox, {
+      fetch: holdChannel,
+      clientTimeoutMs: 120_000,
+    });
+    try {
+      const midway = await waitFor(
+        () => jobProgress(db, planned.id),
+        (progress) => progress.rehearsalProgress?.done === 150,
+        {
+          deadline: Date.now() + 30_000,
+          intervalMs: 50,
+          failure: (progress) => `progress: ${JSON.stringify(progress.rehearsalProgress)}`,
+        },
+      );
+      expect(midway.rehearsal?.state).toBe("running");
+      expect(midway.rehearsalProgress).toMatchObject({
+        total: 300,
+        done: 150,
+        created: 150,
+        existed: 0,
+        failed: 0,
+      });
+      // A second on, from the database alone (a reloaded page, another process): a pace, and
+      // the time the other half takes at it.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const later = (await jobProgress(db, planned.id)).rehearsalProgress!;
+      expect(later.done).toBe(150);
+      expect(later.perSecond).toBeGreaterThan(0);
+      expect(later.secondsLeft).toBe(Math.ceil(150 / later.perSecond));
+    } finally {
+      release();
+    }
+    try {
+      await waitForJob(db, planned.id, (job) => !rehearsalRunning(job));
+    } finally {
+      await planner.stop();
+    }
+    const over = await jobProgress(db, planned.id);
+    expect(over.rehearsal).toMatchObject({ state: "done", created: 300, failed: 0 });
+    expect(over.rehearsal?.progress).toBeUndefined();
+    expect(over.rehearsalProgress).toBeNull();
   });
 
   it("reports a member it could not copy into the scratch application as a seeding failure", async () => {

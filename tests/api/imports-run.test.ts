@@ -4,8 +4,14 @@ import { listRows, rowCounts } from "@/lib/imports/jobs/store/jobs";
 import { appendRows, countRows, createJob, finishUpload } from "@/lib/imports/jobs/store/upload";
 import { usersFile, usersMapping } from "@/tests/fixtures/imports";
 import { call, sharedSandbox } from "./support/http";
-import { failuresCsv, reportPage, rowRequests } from "@/lib/imports/jobs/report/report";
+import {
+  failuresCsv,
+  jobProgress,
+  reportPage,
+  rowRequests,
+} from "@/lib/imports/jobs/report/report";
 import { requestPlan } from "@/lib/imports/jobs/plan/plan";
+import { jobFromRowsNotDone } from "@/lib/imports/jobs/report/rows-not-done";
 import { autoMap } from "@/lib/imports/mapping";
 import { PreviewSession } from "@/lib/imports/parse/preview-session";
 import { readRecords } from "@/lib/imports/parse/read-file";
@@ -14,6 +20,7 @@ import {
   createPlannedJob,
   finishMigration,
   runJob,
+  uploadPreview,
   useJobDatabase,
   waitForPlan,
 } from "./imports-harness";
@@ -284,18 +291,15 @@ describe("an import job against the sandbox", () => {
     const preview = new PreviewSession("users", records);
     const header = preview.chooseHeader(1);
     const mapping = autoMap("users", header.columns);
-    const counts = preview.validate(mapping);
+    preview.validate(mapping);
     const { db } = jobs.handle;
-    const job = await createJob(db, {
+    const job = await uploadPreview(jobs.handle, preview, {
       resource: "users",
       fileName: "blank-lines.csv",
       columns: header.columns,
       mapping,
-      totalRows: counts.rows,
       firstRow: header.firstRow,
     });
-    await appendRows(db, job.id, preview.uploadRows(0, 100));
-    await requestPlan(db, job.id);
     await waitForPlan(jobs.handle, sandbox, job.id);
     await runJob(jobs.handle, sandbox, job.id);
 
@@ -305,6 +309,85 @@ describe("an import job against the sandbox", () => {
     expect(lines[0]).toBe("user_id,nickname,reason,row");
     expect(lines.slice(1).map((line) => line.split(",").at(-1))).toEqual(["6", "9"]);
     expect(lines[2]).toContain("row 3");
+  });
+
+  it("puts the rows excluded in the preview in the failures CSV, a duplicate with the row it repeats", async () => {
+    const prefix = `excl_${randomBytes(4).toString("hex")}`;
+    const records = [
+      ["user_id", "nickname"],
+      [`${prefix}_1`, "Ann"],
+      [`${prefix}_2`, "Bob"],
+      [`${prefix}_1`, "Ann again"],
+      [`${prefix}_3`, "Cid"],
+      ["", "No id"],
+    ];
+    // As the administrator does: exclude the rows with errors (the repeated user, the row
+    // without an id), then one more row by hand.
+    const preview = new PreviewSession("users", records);
+    const header = preview.chooseHeader(0);
+    const mapping = autoMap("users", header.columns);
+    preview.validate(mapping);
+    expect(preview.excludeErrors().rows).toEqual([2, 4]);
+    preview.exclude(3, true);
+    const job = await uploadPreview(jobs.handle, preview, {
+      resource: "users",
+      fileName: "excluded.csv",
+      columns: header.columns,
+      mapping,
+      firstRow: header.firstRow,
+    });
+    await waitForPlan(jobs.handle, sandbox, job.id);
+    const { db } = jobs.handle;
+    await runJob(jobs.handle, sandbox, job.id);
+    expect(await rowCounts(db, job.id)).toMatchObject({ created: 2, excluded: 3, invalid: 0 });
+    // Nothing failed, yet the page offers the failures CSV: it holds the excluded rows.
+    expect(await jobProgress(db, job.id)).toMatchObject({ rowsNotDone: 0, failuresCsvRows: 3 });
+
+    const excluded = await reportPage(db, job.id, { state: "excluded" });
+    expect(excluded.rows.map((row) => [row.rowNumber, row.issues.map((i) => i.message)])).toEqual([
+      [4, ["The same user_id is on row 2 of the file."]],
+      [5, []],
+      [6, [expect.stringMatching(/required/)]],
+    ]);
+
+    let csv = "";
+    for await (const part of failuresCsv(db, job.id)) csv += part;
+    const lines = csv.trim().split("\r\n");
+    expect(lines).toEqual([
+      "user_id,nickname,reason,row",
+      `${prefix}_1,Ann again,Excluded in the preview: user_id: The same user_id is on row 2 of the file.,4`,
+      `${prefix}_3,Cid,Excluded in the preview.,5`,
+      expect.stringMatching(/^,No id,Excluded in the preview: user_id: .*required.*,6$/),
+    ]);
+    // A new job from the rows not done leaves them out: they were left out on purpose.
+    await expect(jobFromRowsNotDone(db, job.id)).rejects.toThrow(
+      /nothing to run again.*excluded in the preview/,
+    );
+
+    // Uploaded again, they are ordinary rows: checked anew, and sent unless excluded again.
+    const read = await readRecords(new File([csv], "failures.csv"), () => {});
+    const again = new PreviewSession("users", read.records);
+    const againHeader = again.chooseHeader(0);
+    const againMapping = autoMap("users", againHeader.columns);
+    expect(againMapping).toEqual({ user_id: "user_id", nickname: "nickname", reason: "", row: "" });
+    expect(again.validate(againMapping)).toMatchObject({
+      rows: 3,
+      valid: 2,
+      errors: 1,
+      excluded: 0,
+    });
+    const second = await uploadPreview(jobs.handle, again, {
+      resource: "users",
+      fileName: "failures.csv",
+      columns: againHeader.columns,
+      mapping: againMapping,
+    });
+    // The repeated user exists by now; the one excluded by hand is created.
+    expect((await waitForPlan(jobs.handle, sandbox, second.id)).plan).toMatchObject({
+      toCreate: 1,
+      existing: 1,
+      invalid: 1,
+    });
   });
 
   it("writes formula cells of the failures CSV so no spreadsheet runs them, and reads them back", async () => {

@@ -14,16 +14,15 @@ import {
   runVerification,
 } from "@/lib/imports/jobs/verify/verify";
 import { verificationCsv } from "@/lib/imports/jobs/verify/report";
-import { startVerifier } from "@/lib/imports/jobs/verify/verifier";
 import type { ImportJob } from "@/lib/imports/jobs/store/jobs";
 import { messageColumns, messagesMapping, type ImportFile } from "@/tests/fixtures/imports";
-import { waitFor } from "../support/wait";
 import {
   clientFor,
   createPlannedJob,
   runJob,
   startTestPlanner,
   useJobDatabase,
+  verifyJob,
   waitForJob,
 } from "./imports-harness";
 import { call, sharedSandbox } from "./support/http";
@@ -44,30 +43,14 @@ describe("Verify against the sandbox", () => {
 
   /** Runs the Verify of a job with a verifier of the test's own (claimed as in production) and returns its findings. */
   async function verify(job: ImportJob, scope: "run" | "rehearsal" = "run") {
-    const requested = await requestVerification(jobs.handle.db, job.id, scope, { sample: null });
-    const verifier = startVerifier({
-      getDb: async () => jobs.handle.db,
-      createClient: async (hooks) => clientFor(sandbox, hooks),
-      workerId: "test-verifier",
-      pollMs: 20,
-      log: () => {},
-    });
-    try {
-      const done = await waitFor(
-        async () => (await findVerification(jobs.handle.db, requested.id))!,
-        (verification) => verification.state !== "running",
-        { deadline: Date.now() + 60_000, intervalMs: 50, failure: () => "Verify still running" },
-      );
-      expect(done).toMatchObject({ state: "done", error: null });
-      const findings = await jobs.handle.db
-        .select()
-        .from(importVerificationFindings)
-        .where(eq(importVerificationFindings.verificationId, requested.id))
-        .orderBy(asc(importVerificationFindings.id));
-      return { verification: done, findings };
-    } finally {
-      await verifier.stop();
-    }
+    const done = await verifyJob(jobs.handle, sandbox, job.id, scope);
+    expect(done).toMatchObject({ state: "done", error: null });
+    const findings = await jobs.handle.db
+      .select()
+      .from(importVerificationFindings)
+      .where(eq(importVerificationFindings.verificationId, done.id))
+      .orderBy(asc(importVerificationFindings.id));
+    return { verification: done, findings };
   }
 
   /** Users, a group channel with three members, and its messages: imported and run. */

@@ -8,8 +8,16 @@ import { controlJob } from "@/lib/imports/jobs/run/control";
 import { startImportRunner } from "@/lib/imports/jobs/worker/runner";
 import type { ResponseInfo } from "@/lib/platform/client";
 import { listRows, requireJob, rowCounts } from "@/lib/imports/jobs/store/jobs";
-import { messagesFile, messagesMapping, usersFile, usersMapping } from "@/tests/fixtures/imports";
+import {
+  messagesFile,
+  messagesMapping,
+  threadsFile,
+  threadsMapping,
+  usersFile,
+  usersMapping,
+} from "@/tests/fixtures/imports";
 import { sharedSandbox } from "./support/http";
+import { expectThreadsOnPlatform, seedThreadTarget } from "./support/threads";
 import { clientFor, createPlannedJob } from "./imports-harness";
 
 const databaseUrl = process.env.TEST_DATABASE_URL;
@@ -145,5 +153,40 @@ describe.skipIf(!databaseUrl)("two workers on one PostgreSQL job", () => {
     expect(listed.messages).toHaveLength(200);
     const times = listed.messages.map((message) => message.created_at);
     expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
+  it("shares the replies stage of a threads job: each reply and reaction sent once between them", async () => {
+    const prefix = `pgt_${randomBytes(4).toString("hex")}`;
+    const client = clientFor(sandbox);
+    const { senders, urls } = await seedThreadTarget(client, prefix, 8);
+    const file = threadsFile(
+      urls,
+      senders,
+      { messages: 30, replies: 10, roots: 3, reactions: 12 },
+      { prefix },
+    );
+    const planned = await createPlannedJob(first, sandbox, "messages", file, threadsMapping);
+    const sends = [0, 0];
+    const reactions = [0, 0];
+    await runOnBoth(planned.id, 2, (worker, info) => {
+      if (info.method !== "POST") return;
+      if (/\/messages\/\d+\/reactions$/.test(new URL(info.url).pathname)) reactions[worker]!++;
+      else if (/\/group_channels\/[^/]+\/messages$/.test(new URL(info.url).pathname))
+        sends[worker]!++;
+    });
+    expect(await rowCounts(first.db, planned.id)).toMatchObject({
+      created: file.rows.length,
+      failed: 0,
+      threadsFailed: 0,
+    });
+    // Both took channels of the stage, and between them sent each reply and reaction once.
+    expect(sends[0]! + reactions[0]!).toBeGreaterThan(0);
+    expect(sends[1]! + reactions[1]!).toBeGreaterThan(0);
+    expect(sends[0]! + sends[1]!).toBe(urls.length * 10);
+    expect(reactions[0]! + reactions[1]!).toBe(file.reactionCount);
+    expect(await expectThreadsOnPlatform(client, file, urls)).toEqual({
+      replies: urls.length * 10,
+      reactions: file.reactionCount,
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { strToU8, zipSync } from "fflate";
 import { expected, fixtureFiles, fixtureZip, type ExportFixture } from "../fixtures/exports/build";
-import { cancelImport, gotoHydrated } from "./support/console";
+import { cancelImport, gotoHydrated, revealApiToken } from "./support/console";
 
 /**
  * The export flow as an administrator runs it (issue 24, item 2): drop an export, read its
@@ -40,6 +40,20 @@ async function plannedToCreate(page: Page, href: string): Promise<string> {
   const create = page.getByTestId("plan-create");
   await expect(create).toBeVisible({ timeout: 45_000 });
   return (await create.textContent()) ?? "";
+}
+
+/** "Create the imports" from the forecast: the three imports' pages, once they are made. */
+async function createImports(page: Page) {
+  await page.getByRole("button", { name: "Create the imports" }).click();
+  const made = page.getByRole("region", { name: "The imports are created" });
+  await expect(made).toBeVisible({ timeout: 60_000 });
+  const href = async (name: string) =>
+    (await made.getByRole("link", { name }).getAttribute("href")) ?? "";
+  return {
+    users: await href("Users import"),
+    channels: await href("Group channels import"),
+    messages: await href("Messages import"),
+  };
 }
 
 /** A forecast line's count. */
@@ -97,16 +111,7 @@ for (const format of ["slack", "discord", "mattermost"] as const) {
     await expect(lineCount(page, "frozen")).toHaveText(String(counts.archived));
 
     // (d) The imports, created and planned with what the forecast said.
-    await page.getByRole("button", { name: "Create the imports" }).click();
-    const made = page.getByRole("region", { name: "The imports are created" });
-    await expect(made).toBeVisible({ timeout: 60_000 });
-    const href = async (name: string) =>
-      (await made.getByRole("link", { name }).getAttribute("href")) ?? "";
-    const jobs = {
-      users: await href("Users import"),
-      channels: await href("Group channels import"),
-      messages: await href("Messages import"),
-    };
+    const jobs = await createImports(page);
     await page.screenshot({ path: `test-results/export-flow-${format}.png`, fullPage: true });
     expect(await plannedToCreate(page, jobs.users)).toBe(String(people));
     expect(await plannedToCreate(page, jobs.channels)).toBe(String(conversations));
@@ -134,4 +139,123 @@ test("a ZIP that is no export is named so", async ({ page }) => {
     "photos.zip is a ZIP archive, but not a Slack workspace export",
   );
   await expect(page.getByTestId("export-drop-zone")).toBeVisible();
+});
+
+/** Runs the planned import at `url` to completion; `replan` plans it again first. */
+async function runImport(page: Page, url: string, { replan = false } = {}) {
+  await page.goto(url);
+  await expect(page.getByTestId("plan-create")).toBeVisible({ timeout: 45_000 });
+  if (replan) {
+    await page.getByRole("button", { name: "Plan again" }).click();
+    await expect(
+      page.getByRole("alert").filter({ hasText: /run it to completion first/ }),
+    ).toHaveCount(0, { timeout: 45_000 });
+    await expect(page.getByTestId("plan-create")).toBeVisible({ timeout: 45_000 });
+  }
+  await page.getByRole("button", { name: "Run import" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Run import" }).click();
+  await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 90_000 });
+}
+
+async function dropAndCreate(page: Page, zip: Uint8Array) {
+  await openFlow(page);
+  await page
+    .getByLabel("Export to import")
+    .setInputFiles({
+      name: "Acme Slack export.zip",
+      mimeType: "application/zip",
+      buffer: Buffer.from(zip),
+    });
+  await page
+    .getByRole("form", { name: "Choices" })
+    .getByRole("button", { name: "Show the forecast" })
+    .click({ timeout: 30_000 });
+  await expect(page.getByTestId("export-forecast")).toBeVisible();
+  return createImports(page);
+}
+
+// Issue 24, "Done means": migrated end to end in the browser, verified, and at cutover a newer
+// export adds only what is new. Last in this file: the tests above plan the same export and
+// expect its people to be new.
+test("a Slack export migrated end to end and verified; a newer export adds only what is new", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(360_000);
+  const counts = expected("slack");
+  const people = counts.people.listed + counts.people.fromMessages;
+  const conversations = Object.values(counts.conversations).reduce((sum, n) => sum + n, 0);
+
+  const first = await dropAndCreate(page, fixtureZip("slack"));
+  await runImport(page, first.users);
+  await runImport(page, first.channels);
+  // Planned before its channels were created: planned again once they are.
+  await runImport(page, first.messages, { replan: true });
+  const refused = Number(
+    /(\d+) failed/.exec((await page.getByTestId("report-counts").innerText()) ?? "")![1],
+  );
+  await page.getByRole("button", { name: "Verify", exact: true }).click();
+  const verified = page.getByTestId("verification-run");
+  await expect(verified.getByRole("heading")).toContainText("Verify of the run: Verified", {
+    timeout: 60_000,
+  });
+  await expect(verified.getByTestId("verification-counts")).toContainText(
+    "0 missing · 0 extra · 0 different",
+  );
+
+  // The platform's count of #general's messages, through the sandbox's API.
+  await page.goto("/settings");
+  const token = await revealApiToken(page, "local");
+  const base = `${new URL(page.url()).origin}/sandbox/local/v3`;
+  const headers = { "Api-Token": token };
+  const listed = (await (
+    await request.get(`${base}/group_channels?name=general&limit=10`, { headers })
+  ).json()) as { channels: Array<{ channel_url: string; name: string }> };
+  const general = listed.channels.find((channel) => channel.name === "general")!.channel_url;
+  const total = async () =>
+    (
+      (await (
+        await request.get(`${base}/group_channels/${general}/messages/total_count`, { headers })
+      ).json()) as { total: number }
+    ).total;
+  const before = await total();
+
+  // The newer export: the same workspace, two days later, with two new messages in #general.
+  const newer = fixtureZip("slack", {
+    "general/2024-03-09.json": JSON.stringify([
+      {
+        type: "message",
+        user: "U01ALICE",
+        text: "After the cutover export",
+        ts: "1709978400.000100",
+      },
+      {
+        type: "message",
+        user: "U02BOB",
+        text: "Welcome to the new place",
+        ts: "1709978460.000200",
+      },
+    ]),
+  });
+  const second = await dropAndCreate(page, newer);
+  const delta = page.getByTestId("export-delta");
+  await expect(delta).toContainText(`People: 0 new (${people} already on the platform)`, {
+    timeout: 60_000,
+  });
+  await expect(delta).toContainText(
+    `Conversations: 0 new (${conversations} already on the platform)`,
+  );
+  // The replies the platform refused the first time are tried again: they are not on it.
+  await expect(delta).toContainText(
+    `Messages: ${2 + refused} new (${counts.messages - refused} sent by an earlier import)`,
+  );
+  await page.screenshot({ path: "test-results/export-flow-newer.png", fullPage: true });
+
+  await runImport(page, second.users);
+  await runImport(page, second.channels);
+  await runImport(page, second.messages, { replan: true });
+  await expect(page.getByTestId("report-counts")).toContainText(
+    `2 created · ${counts.messages - refused} existed · ${refused} failed`,
+  );
+  expect(await total()).toBe(before + 2);
 });

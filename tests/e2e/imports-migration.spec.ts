@@ -39,20 +39,39 @@ async function runToCompletion(page: Page) {
 type Platform = {
   token: string;
   get: (path: string) => Promise<{ status: number; body: Record<string, unknown> }>;
+  /** Makes a group channel of these users through the platform's API, as if it existed before. */
+  groupChannel: (channelUrl: string, userIds: string[]) => Promise<void>;
+  /** The sender of each message of a group channel, oldest first. */
+  senders: (channelUrl: string) => Promise<string[]>;
 };
 
 async function platform(page: Page, request: APIRequestContext): Promise<Platform> {
   await page.goto("/settings");
   const token = await revealApiToken(page, "local");
   const base = `${new URL(page.url()).origin}/sandbox/local/v3`;
+  const get: Platform["get"] = async (path) => {
+    const response = await request.get(`${base}${path}`, { headers: { "Api-Token": token } });
+    return {
+      status: response.status(),
+      body: (await response.json()) as Record<string, unknown>,
+    };
+  };
   return {
     token,
-    get: async (path) => {
-      const response = await request.get(`${base}${path}`, { headers: { "Api-Token": token } });
-      return {
-        status: response.status(),
-        body: (await response.json()) as Record<string, unknown>,
-      };
+    get,
+    groupChannel: async (channelUrl, userIds) => {
+      const response = await request.post(`${base}/group_channels`, {
+        headers: { "Api-Token": token },
+        data: { channel_url: channelUrl, name: "Room", user_ids: userIds },
+      });
+      expect(response.status()).toBe(200);
+    },
+    senders: async (channelUrl) => {
+      const listed = await get(
+        `/group_channels/${channelUrl}/messages?message_ts=0&prev_limit=0&next_limit=200`,
+      );
+      const messages = listed.body.messages as Array<{ user: { user_id: string } }>;
+      return messages.map((message) => message.user.user_id);
     },
   };
 }
@@ -343,7 +362,6 @@ test("the history of people who left: two inactive users' 20 of 40 messages arri
   test.setTimeout(240_000);
   const p = `left${Date.now().toString(36)}`;
   const api = await platform(page, request);
-  const origin = new URL(page.url()).origin;
   const people = [
     { id: `${p}-ann`, name: "Ann", active: "yes" },
     { id: `${p}-bob`, name: "Bob", active: "no" },
@@ -358,10 +376,10 @@ test("the history of people who left: two inactive users' 20 of 40 messages arri
   ).toBeVisible();
   await runToCompletion(page);
   const room = `${p}-room`;
-  await request.post(`${origin}/sandbox/local/v3/group_channels`, {
-    headers: { "Api-Token": api.token },
-    data: { channel_url: room, name: "Room", user_ids: people.map((person) => person.id) },
-  });
+  await api.groupChannel(
+    room,
+    people.map((person) => person.id),
+  );
 
   // 40 messages, every other one by Bob or Dee, and one row of an unknown type (left out).
   const rows = Array.from({ length: 40 }, (_, n) => [
@@ -393,12 +411,10 @@ test("the history of people who left: two inactive users' 20 of 40 messages arri
   await expect(page.getByTestId("stage-messages")).toContainText("40 done, 1 left out");
   await expect(page.getByTestId("stage-finish")).toContainText("deactivation");
 
-  const listed = (
-    await api.get(`/group_channels/${room}/messages?message_ts=0&prev_limit=0&next_limit=200`)
-  ).body as { messages: Array<{ user: { user_id: string } }> };
-  expect(listed.messages).toHaveLength(40);
+  const senders = await api.senders(room);
+  expect(senders).toHaveLength(40);
   const left = [`${p}-bob`, `${p}-dee`];
-  expect(listed.messages.filter((m) => left.includes(m.user.user_id))).toHaveLength(20);
+  expect(senders.filter((id) => left.includes(id))).toHaveLength(20);
   for (const id of left)
     expect((await api.get(`/users/${id}`)).body).toMatchObject({ is_active: true });
 
@@ -407,10 +423,105 @@ test("the history of people who left: two inactive users' 20 of 40 messages arri
     expect((await api.get(`/users/${id}`)).body).toMatchObject({ is_active: false });
   for (const id of [`${p}-ann`, `${p}-cy`])
     expect((await api.get(`/users/${id}`)).body).toMatchObject({ is_active: true });
-  expect(
-    (
-      (await api.get(`/group_channels/${room}/messages?message_ts=0&prev_limit=0&next_limit=200`))
-        .body as { messages: unknown[] }
-    ).messages,
-  ).toHaveLength(40);
+  expect(await api.senders(room)).toHaveLength(40);
+});
+
+test("a sender who exists nowhere, created as a deactivated user when asked: the messages arrive, and the sender ends up deactivated", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(240_000);
+  const p = `ghost${Date.now().toString(36)}`;
+  const api = await platform(page, request);
+  const ann = `${p}-ann`;
+  const ghost = `${p}-ghost`;
+  const people = [
+    { id: ann, name: "Ann" },
+    { id: `${p}-bea`, name: "Bea" },
+  ];
+  await upload(page, /Users/, "known-people.csv", usersCsv(people), 2);
+  await planAndRun(page);
+  await runToCompletion(page);
+  const room = `${p}-room`;
+  await api.groupChannel(
+    room,
+    people.map((person) => person.id),
+  );
+
+  // Six messages, every other one by someone on neither the platform nor a users import.
+  const rows = Array.from({ length: 6 }, (_, n) => [
+    room,
+    n % 2 === 0 ? ann : ghost,
+    `message ${n}`,
+    String(1_709_283_600 + n),
+    `${p}-${n}`,
+  ]);
+  await upload(
+    page,
+    /Messages/,
+    "ghost-history.csv",
+    csv([["channel", "from", "text", "ts", "id"], ...rows]),
+    6,
+  );
+  await expect(page.getByTestId("reference-check")).toContainText("were checked", {
+    timeout: 20_000,
+  });
+  await expect(page.getByTestId("count-with-errors")).toHaveText("3");
+  await expect(previewRow(page, 3)).toContainText(
+    `No user "${ghost}" on the platform or in a users import of this console`,
+  );
+
+  const option = page.getByRole("checkbox", {
+    name: "Create unknown senders as deactivated users",
+  });
+  await expect(option).not.toBeChecked();
+  await expect(option).toHaveAccessibleDescription(
+    /^Senders that are neither on the platform nor in a users import are created as deactivated users, so their messages are kept\./,
+  );
+  await option.check();
+  await expect(page.getByTestId("count-with-errors")).toHaveText("0");
+  await expect(page.getByTestId("count-valid")).toHaveText("6");
+  await expect(page.getByTestId("count-with-warnings")).toHaveText("3");
+  await page.getByRole("button", { name: /^With warnings/ }).click();
+  await expect(previewRow(page, 3)).toContainText(
+    `No user "${ghost}" on the platform or in a users import of this console: created as a deactivated user`,
+  );
+
+  // The choice is part of the draft: a reload brings it back, and the rows with it.
+  await expect(page.getByTestId("draft-status")).toHaveText("Draft saved in this browser");
+  await page.reload();
+  await expect(page.getByText("Your unfinished import is back")).toBeVisible({ timeout: 30_000 });
+  await expect(option).toBeChecked();
+  await expect(page.getByTestId("reference-check")).toContainText("were checked", {
+    timeout: 20_000,
+  });
+  await expect(page.getByTestId("count-valid")).toHaveText("6");
+  await expect(page.getByTestId("count-with-warnings")).toHaveText("3");
+
+  await planAndRun(page);
+  await expect(page.getByTestId("plan-create")).toHaveText("6");
+  await expect(page.getByTestId("plan-invalid")).toHaveText("0");
+  await expect(page.getByTestId("plan-senders")).toHaveText(
+    `1 sender on neither the platform nor a users import: created as users before the messages (nickname = their id), deactivated in the migration's last stage: ${ghost}.`,
+  );
+  await page.getByRole("button", { name: "Run import" }).click();
+  const confirm = page.getByRole("alertdialog");
+  await expect(confirm.getByTestId("run-created-senders")).toContainText(
+    "1 unknown sender created as users before the messages",
+  );
+  await confirm.getByRole("button", { name: "Run import" }).click();
+  await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 45_000 });
+
+  const senders = await api.senders(room);
+  expect(senders).toHaveLength(6);
+  expect(senders.filter((id) => id === ghost)).toHaveLength(3);
+  expect((await api.get(`/users/${ghost}`)).body).toMatchObject({
+    nickname: ghost,
+    is_active: true,
+  });
+
+  await finishMigration(page);
+  expect((await api.get(`/users/${ghost}`)).body).toMatchObject({ is_active: false });
+  expect((await api.get(`/users/${ann}`)).body).toMatchObject({ is_active: true });
+  expect(await api.senders(room)).toHaveLength(6);
 });

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { usersCsv, usersWithMistakes } from "../fixtures/imports";
-import { openImportWizard, revealApiToken } from "./support/console";
+import { cancelImport, openImportWizard, revealApiToken } from "./support/console";
 
 test("a users import is planned, inspected, run and reported; the failures CSV downloads", async ({
   page,
@@ -129,6 +129,42 @@ async function previewUsers(page: Page, fileName: string, csv: string, rows: str
   await page.getByRole("button", { name: "Continue to mapping" }).click();
   await page.getByRole("button", { name: `Validate ${rows}` }).click();
 }
+
+test("a rehearsal shows rows done, pace and time left as it goes, and the same after a reload", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const prefix = `reh${Date.now().toString(36)}`;
+  const fileName = `${prefix}.csv`;
+  // Long enough (about 10 s on a quiet machine) to be watched and reloaded mid-way.
+  const rows = 20_000;
+  const csv = [
+    "user_id,nickname",
+    ...Array.from({ length: rows }, (_, n) => `${prefix}-${n},User ${n}`),
+  ].join("\n");
+  await previewUsers(page, fileName, csv, "20,000 rows");
+  await page.getByRole("button", { name: "Continue to plan" }).click();
+  await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout: 60_000 });
+  await expect(page.getByTestId("plan-create")).toHaveText("20,000", { timeout: 60_000 });
+
+  await page.getByRole("button", { name: "Rehearse in a scratch application" }).click();
+  await expect(page.getByTestId("rehearsal-done")).toHaveText(/^[\d,]+ of 20,000$/, {
+    timeout: 30_000,
+  });
+  // Reopened mid-way, the page reads the same progress from the job: a pace, and the time left.
+  await page.reload();
+  await expect(page.getByTestId("rehearsal-done")).toHaveText(/^[\d,]+ of 20,000$/);
+  await expect(page.getByTestId("rehearsal-per-second")).not.toHaveText("0");
+  await expect(page.getByTestId("rehearsal-time-left")).toHaveText(/\d+ (s|min)/);
+  await expect(page.getByTestId("rehearsal-counts")).toContainText(/So far: [\d,]+ created/);
+
+  await expect(page.getByTestId("rehearsal")).toContainText("20,000 created, 0 existed", {
+    timeout: 120_000,
+  });
+  await expect(page.getByTestId("rehearsal-progress")).toHaveCount(0);
+  // No planned import is left behind to hold back the migration's last stage.
+  await cancelImport(page);
+});
 
 test("an import whose upload stopped can be cancelled from its page", async ({ page }) => {
   const fileName = `stopped-${Date.now().toString(36)}.csv`;

@@ -74,10 +74,14 @@ export const pgliteOnly: Record<string, string> = {
     "the runner's retries and pauses; its job tables are PGlite in both runs",
   "tests/api/imports-export-flow.test.ts":
     "an export's imports planned and run; its job tables are PGlite in both runs",
+  "tests/api/imports-delta.test.ts":
+    "a newer export's messages planned against an earlier import's rows and run on the sandbox; its job tables are PGlite in both runs",
   "tests/api/imports-final-stage.test.ts":
     "the last stage's deactivations against the sandbox; its job tables are PGlite in both runs",
   "tests/api/imports-targets.test.ts":
     "jobs on two targets (runs, last stage, Verify, pace); its job tables are PGlite in both runs",
+  "tests/api/imports-threads-reliability.test.ts":
+    "the replies stage's worker killed over a faulty platform; its job tables are PGlite in both runs",
   "tests/api/imports-threads.test.ts":
     "the replies stage against the sandbox; its job tables are PGlite in both runs, and the " +
     "sandbox's sends and reactions run on both in sandbox-messages and sandbox-reactions",

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { deriveChannelUrl } from "@/lib/imports/jobs/store/channel-url";
 import { csvField, csvLine } from "@/lib/imports/jobs/report/csv";
 import { Pacer } from "@/lib/imports/jobs/run/pacer";
+import { rehearsalPace } from "@/lib/imports/jobs/rehearse/pace";
 import { finalRequestsOfRow, followUpRequests } from "@/lib/imports/jobs/run/requests";
 import { channelUrlSchema } from "@/lib/schemas/channels";
 
@@ -157,5 +158,44 @@ describe("followUpRequests", () => {
       { method: "PUT", path: "/v3/group_channels/c1/freeze", body: { freeze: true } },
     ]);
     expect(finalRequestsOfRow("users", "u", { metadata: { a: "b" } })).toEqual([]);
+  });
+});
+
+describe("rehearsalPace", () => {
+  const since = "2026-11-26T08:00:00.000Z";
+  const progress = (done: number, at: string) => ({
+    total: 1000,
+    done,
+    created: done - 10,
+    existed: 0,
+    failed: 10,
+    since,
+    at,
+  });
+
+  it("is the pace since the rows started to be sent, and the time the rest takes at it", () => {
+    const at = "2026-11-26T08:00:20.000Z";
+    expect(rehearsalPace(progress(250, at), Date.parse(at))).toEqual({
+      total: 1000,
+      done: 250,
+      created: 240,
+      existed: 0,
+      failed: 10,
+      perSecond: 12.5,
+      secondsLeft: 60,
+    });
+  });
+
+  it("slows down while nothing more is written, and knows no pace in its first second", () => {
+    const at = "2026-11-26T08:00:20.000Z";
+    expect(rehearsalPace(progress(250, at), Date.parse("2026-11-26T08:00:50.000Z"))).toMatchObject({
+      perSecond: 5,
+      secondsLeft: 150,
+    });
+    const early = "2026-11-26T08:00:00.500Z";
+    expect(rehearsalPace(progress(40, early), Date.parse(early))).toMatchObject({
+      perSecond: 0,
+      secondsLeft: null,
+    });
   });
 });

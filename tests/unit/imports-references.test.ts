@@ -121,6 +121,107 @@ describe("issues of what was looked up", () => {
   });
 });
 
+describe("unknown senders created as deactivated users", () => {
+  const ghost = () => rowReferences("messages", message("general", "ghost"));
+  const missing = known({ general: true }, { ghost: false });
+
+  it("off: a sender on neither the platform nor a users import is an error", () => {
+    expect(referenceIssues("messages", ghost(), missing, {})).toEqual([
+      expect.objectContaining({ field: "user_id", severity: "error", code: 400201 }),
+    ]);
+  });
+
+  it("on: the same sender is a warning that says it is created as a deactivated user", () => {
+    const issues = referenceIssues("messages", ghost(), missing, { createUnknownSenders: true });
+    expect(issues).toEqual([
+      {
+        field: "user_id",
+        severity: "warning",
+        message: expect.stringContaining(
+          'No user "ghost" on the platform or in a users import of this console: created as a deactivated user',
+        ),
+      },
+    ]);
+    // A sender that exists, or one not looked up yet, says nothing either way.
+    expect(
+      referenceIssues("messages", ghost(), known({}, {}), { createUnknownSenders: true }),
+    ).toEqual([]);
+  });
+
+  it("reacting users are created the same way (the plan creates every unknown user it finds)", () => {
+    const reacted = { channel: "general", users: [{ id: "ghost", field: "reactions" }] };
+    expect(referenceIssues("messages", reacted, missing)).toEqual([
+      expect.objectContaining({ field: "reactions", severity: "error" }),
+    ]);
+    expect(referenceIssues("messages", reacted, missing, { createUnknownSenders: true })).toEqual([
+      expect.objectContaining({
+        field: "reactions",
+        severity: "warning",
+        message: expect.stringContaining("created as a deactivated user"),
+      }),
+    ]);
+  });
+
+  it("on: a missing channel stays an error, and a channel import's missing members are untouched", () => {
+    const issues = referenceIssues(
+      "messages",
+      rowReferences("messages", message("nowhere", "ghost")),
+      known({ nowhere: false }, { ghost: false }),
+      { createUnknownSenders: true },
+    );
+    expect(issues.map((issue) => [issue.field, issue.severity])).toEqual([
+      ["channel_url", "error"],
+      ["user_id", "warning"],
+    ]);
+    const strict = referenceIssues(
+      "group_channels",
+      { users: [{ id: "ghost", field: "user_ids" }], strict: true },
+      missing,
+      { createUnknownSenders: true },
+    );
+    expect(strict).toEqual([expect.objectContaining({ severity: "error", code: 400111 })]);
+  });
+
+  it("in the preview: ticking the option makes the rows valid with the warning, unticking makes them errors again", () => {
+    const session = new PreviewSession("messages", [
+      messageColumns,
+      ["general", "ada", "MESG", "hi", "1700000000000"],
+      ["general", "ghost", "MESG", "hello", "1700000001000"],
+      ["general", "ghost", "MESG", "again", "1700000002000"],
+    ]);
+    session.chooseHeader(0);
+    session.validate(messageMapping);
+    const asked = session.uncheckedReferences(1000);
+    expect(session.referencesChecked(asked, { channels: [], users: ["ghost"] })).toMatchObject({
+      valid: 1,
+      errors: 2,
+      warnings: 0,
+    });
+
+    expect(session.setOptions({ createUnknownSenders: true })).toMatchObject({
+      valid: 3,
+      errors: 0,
+      warnings: 2,
+    });
+    expect(session.viewRow(1).issues).toEqual([
+      expect.objectContaining({
+        field: "user_id",
+        severity: "warning",
+        message: expect.stringContaining("created as a deactivated user"),
+      }),
+    ]);
+    expect(session.rows("warnings", 0, 10).total).toBe(2);
+    expect(session.rows("errors", 0, 10).total).toBe(0);
+    // Validating again (a new mapping) keeps the option.
+    expect(session.validate(messageMapping)).toMatchObject({ valid: 3, warnings: 2 });
+
+    expect(session.setOptions({})).toMatchObject({ valid: 1, errors: 2, warnings: 0 });
+    expect(session.viewRow(2).issues).toEqual([
+      expect.objectContaining({ field: "user_id", severity: "error" }),
+    ]);
+  });
+});
+
 describe("a look-up request", () => {
   it("holds at most 1,000 values of each kind", () => {
     const ids = Array.from({ length: 1001 }, (_, i) => `c${i}`);

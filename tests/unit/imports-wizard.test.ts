@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { draftOf, draftTransforms, savedFixes } from "@/components/imports/wizard/wizard-draft";
+import {
+  draftOf,
+  draftOptions,
+  draftTransforms,
+  savedFixes,
+} from "@/components/imports/wizard/wizard-draft";
 import {
   hasWork,
   initialWizardState,
@@ -194,6 +199,28 @@ describe("the wizard's reducer", () => {
     expect(draftTransforms({})).toEqual({});
     expect(draftTransforms({ transforms: { a: { invert: "yes" } } as never })).toEqual({});
     expect(play([{ type: "restarted" }], changed).transforms).toEqual({});
+  });
+
+  it("creating unknown senders is kept in the draft, and a stopped upload's job is made again with it", () => {
+    const chosen = play(
+      [{ type: "options-changed", options: { createUnknownSenders: true }, counts: counts(0) }],
+      { ...mapped, activity: "fixing", upload: { jobId: "job-1", sent: 2, total: 4 } },
+    );
+    expect(chosen).toMatchObject({
+      options: { createUnknownSenders: true },
+      counts: counts(0),
+      activity: null,
+      upload: null,
+    });
+    expect(draftOf(chosen)?.options).toEqual({ createUnknownSenders: true });
+    expect(draftOptions({ options: { createUnknownSenders: true } })).toEqual({
+      createUnknownSenders: true,
+    });
+    // A draft from before options, or one whose storage mangled them, reads as none.
+    expect(draftOptions({})).toEqual({});
+    expect(draftOptions({ options: { createUnknownSenders: "yes" } as never })).toEqual({});
+    expect(draftOptions({ options: { deleteEverything: true } as never })).toEqual({});
+    expect(play([{ type: "restarted" }], chosen).options).toEqual({});
   });
 
   it("a failure ends the activity with its message; starting over keeps the resource only", () => {

@@ -2,7 +2,7 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { planState } from "@/components/imports/jobs/job-view";
-import { PlanSummary } from "@/components/imports/jobs/plan-summary";
+import { PlanSummary, RehearsalSummary } from "@/components/imports/jobs/plan-summary";
 import type { JobProgress } from "@/lib/imports/jobs";
 import type { JobPlan } from "@/lib/imports/types";
 
@@ -26,7 +26,10 @@ function text(jobPlan: JobPlan): string {
   const html = renderToStaticMarkup(
     createElement(PlanSummary, { plan: jobPlan, resource: "group channels" }),
   );
-  return html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+  return html
+    .replace(/<[^>]+>/g, " ")
+    .replaceAll("&#x27;", "'")
+    .replace(/\s+/g, " ");
 }
 
 describe("the plan summary's sentences", () => {
@@ -53,6 +56,45 @@ describe("the plan summary's sentences", () => {
   });
 });
 
+describe("a messages plan's senders", () => {
+  const messages = (createSenders: string[], missingSenders: string[] = []) =>
+    plan({
+      messages: {
+        channels: 1,
+        requests: 1,
+        firstTimestamp: null,
+        lastTimestamp: null,
+        byType: { MESG: 3, FILE: 0, ADMM: 0 },
+        missingChannels: [],
+        missingSenders,
+        createSenders,
+        largestChannels: [],
+      },
+    });
+
+  it("counts and names the unknown senders created as users and deactivated last", () => {
+    expect(text(messages(["ghost", "wraith"]))).toContain(
+      "2 senders on neither the platform nor a users import: created as users before the messages (nickname = their id), deactivated in the migration's last stage: ghost, wraith.",
+    );
+  });
+
+  it("names them as left out when they are not created", () => {
+    const summary = text(messages([], ["ghost"]));
+    expect(summary).toContain("Senders that are not users (their messages are left out): ghost.");
+    expect(summary).not.toContain("created as users");
+  });
+});
+
+describe("the plan summary's rows with warnings", () => {
+  it("says the preview's own words for them", () => {
+    expect(text(plan({ warnings: 6 }))).toContain(
+      "With warnings: 6 rows, counted as the preview counts them",
+    );
+    expect(text(plan({ warnings: 1 }))).toContain("With warnings: 1 row,");
+    expect(text(plan({ warnings: 0 }))).not.toContain("With warnings");
+  });
+});
+
 describe("the plan card of a job", () => {
   const progress = (startedAt: string | null) =>
     ({ status: startedAt ? "completed" : "planned", plan: plan({}), startedAt }) as JobProgress;
@@ -62,5 +104,41 @@ describe("the plan card of a job", () => {
     const finished = planState(progress("2026-11-26T04:00:00.000Z")).description;
     expect(finished).not.toContain("Nothing has been sent");
     expect(finished).toBe("What the dry run found on the platform before the run.");
+  });
+});
+
+describe("a running rehearsal", () => {
+  const running = { state: "running" as const, startedAt: "2026-11-26T08:00:00.000Z" };
+  const shown = (progress: Parameters<typeof RehearsalSummary>[0]["progress"]) =>
+    renderToStaticMarkup(
+      createElement(RehearsalSummary, {
+        rehearsal: running,
+        firstRow: 2,
+        resource: "users",
+        progress,
+      }),
+    )
+      .replace(/<[^>]+>/g, " ")
+      .replace(/\s+/g, " ");
+
+  it("shows rows done of the total, what they came to, pace and time left, as a run does", () => {
+    const text = shown({
+      total: 12_000,
+      done: 3_000,
+      created: 2_990,
+      existed: 0,
+      failed: 10,
+      perSecond: 150,
+      secondsLeft: 60,
+    });
+    expect(text).toContain("Rows done 3,000 of 12,000");
+    expect(text).toContain("Rows per second 150");
+    expect(text).toContain("Would fail 10");
+    expect(text).toContain("Time left 1 min 0 s");
+    expect(text).toContain("So far: 2,990 created · 0 existed · 10 would fail");
+  });
+
+  it("says it is preparing before its rows are sent", () => {
+    expect(shown(null)).toContain("Preparing the scratch application; its rows are sent next.");
   });
 });

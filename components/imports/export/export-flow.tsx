@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { ExportDelta } from "./export-delta";
 import { useEffect, useReducer, useRef } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -322,7 +323,8 @@ export function ExportFlow({ actions }: ExportFlowProps) {
               : "Cancel these from their pages, or keep them and create the imports again."
           }
         >
-          <ul className="space-y-1 text-sm" data-testid="created-imports">
+          {state.step === "created" && <ExportDelta jobs={state.jobs} />}
+          <ul className="mt-3 space-y-1 text-sm" data-testid="created-imports">
             {flowResources.map((resource) =>
               state.jobs[resource] ? (
                 <li key={resource}>

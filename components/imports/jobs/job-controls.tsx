@@ -155,6 +155,7 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
   const follow = plan ? plan.followUps.metadata + (plan.followUps.invitations ?? 0) : 0;
   const last = plan ? plan.followUps.deactivate + plan.followUps.freeze : 0;
   const production = target.environment === "production";
+  const createdSenders = plan?.messages?.createSenders?.length ?? 0;
   return (
     <JobActionDialog
       title={`Run the import into ${target.name}?`}
@@ -184,6 +185,13 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
                 <li>
                   {n(last)} deactivations and freezes left to the migration&apos;s last stage
                   (Finish the migration), after the messages
+                </li>
+              )}
+              {createdSenders > 0 && (
+                <li data-testid="run-created-senders">
+                  {n(createdSenders)} unknown {createdSenders === 1 ? "sender" : "senders"} created
+                  as users before the messages, and deactivated in the migration&apos;s last stage
+                  (Finish the migration)
                 </li>
               )}
             </ul>

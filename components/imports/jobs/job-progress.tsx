@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import type { JobProgress } from "@/lib/imports/jobs";
+import type { JobProgress, RehearsalPace } from "@/lib/imports/jobs";
 import { Progress } from "@/components/ui/progress-bar";
 
 export type JobProgressPanelProps = { progress: JobProgress };
@@ -105,6 +105,49 @@ export function JobProgressPanel({ progress }: JobProgressPanelProps) {
         {counts.followUpsFailed > 0 && ` · ${n(counts.followUpsFailed)} follow-ups failed`}
         {counts.threadsFailed > 0 &&
           ` · ${n(counts.threadsFailed)} with replies or reactions not carried`}
+      </p>
+    </div>
+  );
+}
+
+export type RehearsalProgressPanelProps = { pace: RehearsalPace; resource: string };
+
+/**
+ * A running rehearsal, as a run's progress is shown: rows done of the rows it sends, what they
+ * came to so far, its pace and the time left. Read from what the rehearsal writes on the job,
+ * so the page shows the same after a reload.
+ */
+export function RehearsalProgressPanel({ pace, resource }: RehearsalProgressPanelProps) {
+  const noun = resource === "messages" ? "Messages" : "Rows";
+  return (
+    <div className="space-y-3" data-testid="rehearsal-progress">
+      <Progress label="Rehearsal progress" value={pace.done} max={Math.max(1, pace.total)} />
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4">
+        <div>
+          <dt className="text-slate-500">{noun} done</dt>
+          <dd className="font-medium tabular-nums" data-testid="rehearsal-done">
+            {n(pace.done)} of {n(pace.total)}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-slate-500">{noun} per second</dt>
+          <dd className="font-medium tabular-nums" data-testid="rehearsal-per-second">
+            {pace.perSecond.toLocaleString("en")}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-slate-500">Would fail</dt>
+          <dd className="font-medium tabular-nums">{n(pace.failed)}</dd>
+        </div>
+        <div>
+          <dt className="text-slate-500">Time left</dt>
+          <dd className="font-medium tabular-nums" data-testid="rehearsal-time-left">
+            {pace.secondsLeft === null ? "—" : duration(pace.secondsLeft)}
+          </dd>
+        </div>
+      </dl>
+      <p className="text-sm text-slate-700" data-testid="rehearsal-counts">
+        So far: {n(pace.created)} created · {n(pace.existed)} existed · {n(pace.failed)} would fail
       </p>
     </div>
   );

@@ -24,7 +24,7 @@ export function JobView({ initialProgress, target }: JobViewProps) {
   const { counts } = progress;
   const version = `${progress.status}:${counts.created}:${counts.existed}:${counts.failed}:${counts.invalid}:${counts.followUpsFailed}:${counts.threadsFailed}`;
   const started = progress.startedAt !== null;
-  const hasFailures = progress.rowsNotDone > 0;
+  const hasFailures = progress.failuresCsvRows > 0;
 
   return (
     <div className="space-y-6">
@@ -45,7 +45,12 @@ export function JobView({ initialProgress, target }: JobViewProps) {
           title="Rehearsal"
           description="The whole plan run against the embedded sandbox first."
         >
-          <RehearsalSummary rehearsal={progress.rehearsal} firstRow={progress.firstRow} />
+          <RehearsalSummary
+            rehearsal={progress.rehearsal}
+            firstRow={progress.firstRow}
+            resource={progress.resource}
+            progress={progress.rehearsalProgress}
+          />
         </Card>
       )}
       {started && (

@@ -1,7 +1,9 @@
 import { ProgressBar } from "@/components/ui/progress-bar";
+import type { RehearsalPace } from "@/lib/imports/jobs";
 import type { JobPlan, Rehearsal } from "@/lib/imports/types";
 import type { PlanProgress } from "@/lib/imports/types";
 import { counted } from "@/lib/text/counted";
+import { RehearsalProgressPanel } from "./job-progress";
 
 const stepLabels: Record<PlanProgress["step"], (noun: string) => string> = {
   lookups: (noun) => `Asking the platform which ${noun} already exist`,
@@ -76,7 +78,7 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
         {lastStage.length > 0 &&
           ` In the migration's last stage (Finish the migration, after the messages): ${lastStage.join(", ")}.`}
         {plan.warnings > 0 &&
-          ` ${counted(plan.warnings, "row")} ${plan.warnings === 1 ? "has" : "have"} warnings (see the report).`}
+          ` With warnings: ${counted(plan.warnings, "row")}, counted as the preview counts them (see the report).`}
         {plan.missingMembers > 0 &&
           ` ${counted(plan.missingMembers, "member id")} ${plan.missingMembers === 1 ? "is" : "are"} neither in an import nor on the platform.`}
       </p>
@@ -110,6 +112,17 @@ function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }
           `, sent from ${minute(plan.firstTimestamp)} to ${minute(plan.lastTimestamp)} UTC`}
         . Every message carries a dedup id, so running the file again adds nothing.
       </p>
+      {plan.earlier && plan.earlier.imported > 0 && (
+        <p data-testid="earlier-messages">
+          {counted(plan.earlier.imported, "message")} {plan.earlier.imported === 1 ? "was" : "were"}{" "}
+          sent by an earlier import of this console and {plan.earlier.imported === 1 ? "is" : "are"}{" "}
+          not sent again: only what is new goes out.
+          {plan.earlier.changed > 0 &&
+            ` ${n(plan.earlier.changed)} of them changed in the source since (an edit): the platform keeps what was sent first, and each has a warning in the report.`}
+          {plan.earlier.newReactions > 0 &&
+            ` ${n(plan.earlier.newReactions)} of them have new reactions, which are added.`}
+        </p>
+      )}
       {plan.threads && (plan.threads.replies > 0 || plan.threads.reactions > 0) && (
         <p data-testid="thread-plan">
           Then, once each channel is migrated: {n(plan.threads.replies)} replies to{" "}
@@ -140,7 +153,7 @@ function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }
         items={plan.reactivateSenders ?? []}
       />
       <SenderList
-        label="neither users nor in a users import: created before the messages (nickname = their id), deactivated in the migration's last stage"
+        label="on neither the platform nor a users import: created as users before the messages (nickname = their id), deactivated in the migration's last stage"
         items={plan.createSenders ?? []}
       />
       {plan.largestChannels.length > 0 && (
@@ -196,15 +209,34 @@ function SenderList({ label, items }: { label: string; items: string[] }) {
   );
 }
 
-/** `firstRow`: the row a spreadsheet shows for row index 0 (the job's). */
-export type RehearsalSummaryProps = { rehearsal: Rehearsal; firstRow: number };
+/**
+ * `firstRow`: the row a spreadsheet shows for row index 0 (the job's); `progress`: how far a
+ * running rehearsal has got, once it sends its rows.
+ */
+export type RehearsalSummaryProps = {
+  rehearsal: Rehearsal;
+  firstRow: number;
+  resource: string;
+  progress: RehearsalPace | null;
+};
 
-export function RehearsalSummary({ rehearsal, firstRow }: RehearsalSummaryProps) {
+export function RehearsalSummary({
+  rehearsal,
+  firstRow,
+  resource,
+  progress,
+}: RehearsalSummaryProps) {
   if (rehearsal.state === "running")
     return (
-      <p role="status" className="text-sm text-slate-700">
-        Rehearsing in a scratch sandbox application…
-      </p>
+      <div className="space-y-3">
+        <p role="status" className="text-sm text-slate-700">
+          Rehearsing in a scratch sandbox application…
+          {progress
+            ? " You can leave this page; the rehearsal goes on without it."
+            : " Preparing the scratch application; its rows are sent next."}
+        </p>
+        {progress && <RehearsalProgressPanel pace={progress} resource={resource} />}
+      </div>
     );
   if (rehearsal.state === "failed")
     return (

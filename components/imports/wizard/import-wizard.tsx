@@ -22,7 +22,8 @@ import {
 import { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { PreviewCounts, PreviewProgress } from "@/lib/imports/parse/protocol";
 import { formatBytes } from "@/lib/imports/parse/sniff";
-import { importLimits, type ImportResource } from "@/lib/imports/types";
+import { optionsFor } from "@/lib/imports/job-options";
+import { importLimits, type ImportResource, type JobOptions } from "@/lib/imports/types";
 import { FileStep } from "./file-step";
 import { HeaderRowChoice } from "./header-row-choice";
 import { MappingStep } from "./mapping-step";
@@ -40,6 +41,7 @@ import {
   saveDraft,
   saveDraftFile,
   savedFixes,
+  draftOptions,
   draftTransforms,
   type ImportDraft,
 } from "./wizard-draft";
@@ -178,19 +180,26 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
         await readFile(worker, draft.file, draft.resource, draft.sheet);
         const choice = await worker.request({ type: "header", headerRow: draft.headerRow });
         const transforms = draftTransforms(draft);
+        const options = draftOptions(draft);
         const restored: Partial<WizardState> = {
           resource: draft.resource,
           headerRow: draft.headerRow,
           header: choice,
           mapping: draft.mapping,
           transforms,
+          options,
           step: draft.step === "preview" ? "map" : draft.step,
         };
         if (
           draft.step === "preview" &&
           mappingProblems(draft.resource, choice.columns, draft.mapping, transforms).length === 0
         ) {
-          await worker.request({ type: "validate", mapping: draft.mapping, transforms });
+          await worker.request({
+            type: "validate",
+            mapping: draft.mapping,
+            transforms,
+            options,
+          });
           const restoredCounts = await worker.request({
             type: "apply-fixes",
             fixes: savedFixes(draft.fixes),
@@ -240,6 +249,7 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
       state.header,
       state.mapping,
       state.transforms,
+      state.options,
       state.filter,
       state.fixes,
     ],
@@ -334,6 +344,7 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
         type: "validate",
         mapping: state.mapping,
         transforms: state.transforms,
+        options: state.options,
       });
       await invalidatePreview(queryClient, state.session);
       dispatch({ type: "validated", counts: result });
@@ -398,6 +409,16 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
     return changed;
   }
 
+  /** A new choice beyond the mapping: the preview checks the rows it changes again. */
+  async function chooseOptions(options: JobOptions) {
+    if (!client) return;
+    await run("fixing", async () => {
+      const result = await client.request({ type: "options", options });
+      dispatch({ type: "options-changed", options, counts: result });
+      await invalidatePreview(queryClient, state.session);
+    });
+  }
+
   async function sendRows() {
     if (!client || !actions || !resource || !header || !file || !counts) return;
     const start = state.upload ?? { jobId: null, sent: 0, total: counts.rows };
@@ -413,6 +434,7 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
           mapping: state.mapping,
           transforms: state.transforms,
           firstRow: header.firstRow,
+          options: optionsFor(resource, state.options),
         },
         start,
         (upload) => dispatch({ type: "upload-progress", upload }),
@@ -693,6 +715,10 @@ export function ImportWizard({ actions, usersImports, unfinished = null }: Impor
           onUpload={() => void sendRows()}
           references={references.check}
           onRetryReferences={() => checkReferences()}
+          createUnknownSenders={state.options.createUnknownSenders === true}
+          onCreateUnknownSenders={(checked) =>
+            void chooseOptions({ ...state.options, createUnknownSenders: checked })
+          }
         />
       )}
     </div>

@@ -14,6 +14,7 @@ import { FindReplaceForm, type ReplaceInColumn } from "./find-replace-form";
 import { PreviewGrid } from "./preview-grid";
 import { ProgressBar } from "@/components/ui/progress-bar";
 import type { UploadState } from "./upload-rows";
+import { UnknownSendersChoice } from "./unknown-senders-choice";
 import type { ReferenceCheck } from "./use-reference-check";
 import { counted } from "@/lib/text/counted";
 
@@ -43,6 +44,9 @@ export type PreviewStepProps = {
   /** The look-up of the channels and users the rows name (not for users imports). */
   references: ReferenceCheck;
   onRetryReferences: () => void;
+  /** Messages: whether unknown senders are created as deactivated users, and changing it. */
+  createUnknownSenders: boolean;
+  onCreateUnknownSenders: (checked: boolean) => void;
 };
 
 const filters: Array<{ id: RowFilter; label: string; count: (counts: PreviewCounts) => number }> = [
@@ -127,6 +131,13 @@ export function PreviewStep(props: PreviewStepProps) {
           check={props.references}
           onRetry={props.onRetryReferences}
         />
+        {props.resource === "messages" && (
+          <UnknownSendersChoice
+            checked={props.createUnknownSenders}
+            onChange={props.onCreateUnknownSenders}
+            disabled={busy || uploading}
+          />
+        )}
         <PreviewGrid
           client={props.client}
           session={props.session}

@@ -3,7 +3,7 @@ import type { ColumnMapping } from "@/lib/imports/fields";
 import type { ColumnTransforms } from "@/lib/imports/transforms";
 import type { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { UploadRow } from "@/lib/imports/parse/protocol";
-import type { ImportResource } from "@/lib/imports/types";
+import type { ImportResource, JobOptions } from "@/lib/imports/types";
 
 /** The server actions the upload calls (lib/actions/imports.ts), passed in by the page. */
 export type ImportUploadActions = {
@@ -15,6 +15,8 @@ export type ImportUploadActions = {
     transforms: ColumnTransforms;
     totalRows: number;
     firstRow: number;
+    /** The choices beyond the mapping; none when absent. */
+    options?: JobOptions;
   }) => Promise<ActionResult<{ jobId: string }>>;
   appendImportRows: (input: {
     jobId: string;
@@ -53,6 +55,7 @@ export async function uploadRows(
     mapping: ColumnMapping;
     transforms: ColumnTransforms;
     firstRow: number;
+    options?: JobOptions;
   },
   state: UploadState,
   onProgress: (state: UploadState) => void,

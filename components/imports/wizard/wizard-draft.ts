@@ -2,7 +2,8 @@ import { del, delMany, get, getMany, set } from "idb-keyval";
 import type { ColumnMapping } from "@/lib/imports/fields";
 import { columnTransformsSchema, type ColumnTransforms } from "@/lib/imports/transforms";
 import type { RowFilter, SavedFixes } from "@/lib/imports/parse/protocol";
-import type { ImportResource } from "@/lib/imports/types";
+import { jobOptionsSchema } from "@/lib/imports/job-options";
+import type { ImportResource, JobOptions } from "@/lib/imports/types";
 import type { Fixes, WizardState, WizardStep } from "./wizard-state";
 
 /**
@@ -25,6 +26,8 @@ export type ImportDraft = {
   mapping: ColumnMapping;
   /** Absent in drafts saved before transforms existed; read with `draftTransforms`. */
   transforms?: ColumnTransforms;
+  /** Absent in drafts saved before options existed; read with `draftOptions`. */
+  options?: JobOptions;
   filter: RowFilter;
   fixes: Fixes;
 };
@@ -55,6 +58,7 @@ export function draftOf(state: WizardState): ImportDraft | null {
     headerRow: state.headerRow,
     mapping: state.mapping,
     transforms: state.transforms,
+    options: state.options,
     filter: state.filter,
     fixes: state.fixes,
   };
@@ -105,6 +109,12 @@ export function summarizeDraft(draft: ImportDraft): DraftSummary {
 /** A draft's transforms as the schema reads them: storage in a browser is not trusted either. */
 export function draftTransforms(draft: Pick<ImportDraft, "transforms">): ColumnTransforms {
   const parsed = columnTransformsSchema.safeParse(draft.transforms ?? {});
+  return parsed.success ? parsed.data : {};
+}
+
+/** A draft's options as the schema reads them; none when absent or mangled. */
+export function draftOptions(draft: Pick<ImportDraft, "options">): JobOptions {
+  const parsed = jobOptionsSchema.safeParse(draft.options ?? {});
   return parsed.success ? parsed.data : {};
 }
 

@@ -7,7 +7,7 @@ import type {
   PreviewProgress,
   RowFilter,
 } from "@/lib/imports/parse/protocol";
-import type { ImportResource } from "@/lib/imports/types";
+import type { ImportResource, JobOptions } from "@/lib/imports/types";
 import type { UploadState } from "./upload-rows";
 
 /**
@@ -38,6 +38,8 @@ export type WizardState = {
   transforms: ColumnTransforms;
   /** Whether the mapping came from a file with the same headers. */
   remembered: boolean;
+  /** The administrator's choices beyond the mapping, sent with the job (unknown senders created). */
+  options: JobOptions;
   counts: PreviewCounts | null;
   filter: RowFilter;
   fixes: Fixes;
@@ -65,6 +67,7 @@ export const initialWizardState: WizardState = {
   mapping: {},
   transforms: {},
   remembered: false,
+  options: {},
   counts: null,
   filter: "all",
   fixes: emptyFixes,
@@ -102,6 +105,8 @@ export type WizardEvent =
   | { type: "cell-fixed"; counts: PreviewCounts; edits: Array<[number, number, string]> }
   | { type: "rows-excluded"; counts: PreviewCounts; rows: Array<[number, boolean]> }
   | { type: "references-checked"; counts: PreviewCounts }
+  /** The preview checked the rows again with the new options. */
+  | { type: "options-changed"; options: JobOptions; counts: PreviewCounts }
   | { type: "filter-changed"; filter: RowFilter }
   | { type: "upload-progress"; upload: UploadState }
   | { type: "upload-failed"; upload: UploadState | null; problem: string }
@@ -217,6 +222,15 @@ export function wizardReducer(state: WizardState, event: WizardEvent): WizardSta
     case "references-checked":
       // Arrives beside the administrator's own work: the counts only, nothing else changes.
       return state.counts ? { ...state, counts: event.counts } : state;
+    case "options-changed":
+      return {
+        ...state,
+        activity: null,
+        options: event.options,
+        counts: event.counts,
+        // The job of an upload that stopped was made with the old options: make a new one.
+        upload: null,
+      };
     case "filter-changed":
       return { ...state, filter: event.filter };
     case "upload-progress":

@@ -257,17 +257,29 @@ export class ExportConverter {
         count.add("lost", "repliesFromNonMembers", example(text));
     }
 
+    // The platform takes a reaction only from a member of the channel: the others' are left
+    // out of the row (never sent to be refused), and forecast as lost.
+    const member = (id: string) => conversation.members?.has(id) !== false;
     const reactions = message.reactions
-      .map((reaction) => ({
-        key: reaction.name,
-        user_ids: reaction.userIds.filter((id) => !this.skipsPerson(id)),
-        count: reaction.count,
-        custom: reaction.emojiId !== null,
-      }))
-      .filter((reaction) => reaction.user_ids.length > 0 || reaction.count > 0);
+      .map((reaction) => {
+        const people = reaction.userIds.filter((id) => !this.skipsPerson(id));
+        return {
+          key: reaction.name,
+          user_ids: people.filter(member),
+          nonMembers: people.filter((id) => !member(id)).length,
+          count: reaction.count - people.filter((id) => !member(id)).length,
+          custom: reaction.emojiId !== null,
+        };
+      })
+      .filter(
+        (reaction) => reaction.user_ids.length > 0 || reaction.count > 0 || reaction.nonMembers > 0,
+      );
     for (const reaction of reactions) {
       const emoji = /^[\w+-]+$/.test(reaction.key) ? `:${reaction.key}:` : reaction.key;
       const reactionExample = example(`${emoji} on “${clip(text, 40)}”`);
+      if (reaction.nonMembers > 0)
+        count.add("lost", "reactionsFromNonMembers", reactionExample, reaction.nonMembers);
+      if (reaction.user_ids.length === 0 && reaction.count <= 0) continue;
       count.add("exact", "reactions", reactionExample, reaction.user_ids.length);
       if (reaction.custom) count.add("changed", "customEmoji", reactionExample);
       if (reaction.count > reaction.user_ids.length)

@@ -45,6 +45,8 @@ export const forecastTexts = {
   broadcasts: "replies also sent to the channel appear in their thread only",
   repliesFromNonMembers:
     "replies are written by someone no longer among the channel's members: the platform takes a reply only from a member, so these are refused and listed in the failures CSV",
+  reactionsFromNonMembers:
+    "reactions are by someone no longer among the channel's members: the platform takes a reaction only from a member, so these are left out",
   customEmoji: "reactions with a custom emoji keep its name; the image is not carried",
   botsSkipped: "bots are left out (your choice)",
   botMessagesSkipped: "messages from bots are left out (your choice)",

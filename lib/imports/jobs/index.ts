@@ -23,6 +23,7 @@ export { cancelVerification, DEFAULT_SAMPLE, requestVerification } from "./verif
 
 // What the job pages show.
 export { jobOver, type JobProgress, type ReportRow, type RowRequests } from "./report/report";
+export type { RehearsalPace } from "./rehearse/pace";
 export type { MigrationStage, StageJob } from "./report/overview";
 export { outcomeWords, type OutcomeCounts } from "./report/outcome-words";
 export * from "./verify/reads";

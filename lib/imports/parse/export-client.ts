@@ -8,9 +8,9 @@ import {
   type ExportReadResult,
   type ExportRequest,
   type ExportWorkerInbound,
-  type ExportWorkerOutbound,
   type RowsBatch,
 } from "./export-protocol";
+import { WorkerCalls } from "./worker-calls";
 
 /**
  * The page's side of the export worker: `read` resolves with the summary and samples,
@@ -19,52 +19,21 @@ import {
  * reading under way.
  */
 export class ExportReaderClient {
-  private readonly worker: Worker;
-  private nextId = 1;
-  private readonly pending = new Map<
-    number,
-    {
-      resolve: (value: unknown) => void;
-      reject: (error: Error) => void;
-      onProgress: (progress: ExportProgress) => void;
-    }
-  >();
-
-  constructor() {
-    this.worker = new Worker(new URL("./export-worker.ts", import.meta.url), {
+  private readonly calls = new WorkerCalls<ExportProgress>(
+    new Worker(new URL("./export-worker.ts", import.meta.url), {
       type: "module",
       name: "export-reader",
-    });
-    this.worker.addEventListener("message", (event: MessageEvent<ExportWorkerOutbound>) => {
-      const message = event.data;
-      const waiting = this.pending.get(message.id);
-      if (!waiting) return;
-      if (message.kind === "progress") {
-        waiting.onProgress(exportProgressSchema.parse(message.progress));
-        return;
-      }
-      this.pending.delete(message.id);
-      if (message.ok) waiting.resolve(message.result);
-      else waiting.reject(new Error(message.message));
-    });
-    this.worker.addEventListener("error", () => {
-      for (const waiting of this.pending.values())
-        waiting.reject(
-          new Error("Reading the export stopped unexpectedly. Reload the page and drop it again."),
-        );
-      this.pending.clear();
-    });
-  }
+    }),
+    "Reading the export stopped unexpectedly. Reload the page and drop it again.",
+  );
 
   private request(
     request: Exclude<ExportRequest, { type: "cancel" }>,
-    onProgress: (progress: ExportProgress) => void = () => {},
+    onProgress?: (progress: ExportProgress) => void,
   ): Promise<unknown> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onProgress });
-      this.worker.postMessage({ id, request } satisfies ExportWorkerInbound);
-    });
+    return this.calls.call(request, (progress) =>
+      onProgress?.(exportProgressSchema.parse(progress)),
+    );
   }
 
   async read(
@@ -86,11 +55,13 @@ export class ExportReaderClient {
   }
 
   cancel(): void {
-    this.worker.postMessage({ id: 0, request: { type: "cancel" } } satisfies ExportWorkerInbound);
+    this.calls.worker.postMessage({
+      id: 0,
+      request: { type: "cancel" },
+    } satisfies ExportWorkerInbound);
   }
 
   terminate(): void {
-    this.worker.terminate();
-    this.pending.clear();
+    this.calls.terminate();
   }
 }

@@ -10,7 +10,13 @@ import {
   type ReferenceLookup,
   type RowReferences,
 } from "../references";
-import { importLimits, MAX_CHUNK_BYTES, type ImportResource, type RowIssue } from "../types";
+import {
+  importLimits,
+  MAX_CHUNK_BYTES,
+  type ImportResource,
+  type JobOptions,
+  type RowIssue,
+} from "../types";
 import type {
   ColumnProfile,
   HeaderChoice,
@@ -41,6 +47,8 @@ export class PreviewSession {
   private columns: string[] = [];
   private mapping: ColumnMapping = {};
   private transforms: ColumnTransforms = {};
+  /** The import's options that change what a row's references mean (unknown senders created). */
+  private options: JobOptions = {};
   private flags = new Uint8Array(0);
   private ownIssues: (RowIssue[] | undefined)[] = [];
   private crossIssues: (RowIssue[] | undefined)[] = [];
@@ -138,7 +146,9 @@ export class PreviewSession {
     mapping: ColumnMapping,
     onProgress: (done: number, total: number) => void = () => {},
     transforms: ColumnTransforms = {},
+    options: JobOptions = this.options,
   ): PreviewCounts {
+    this.options = options;
     const total = this.indexes.length === 0 ? 0 : this.indexes[this.indexes.length - 1]! + 1;
     this.mapping = mapping;
     this.transforms = transforms;
@@ -205,7 +215,9 @@ export class PreviewSession {
       excluded,
     });
     if (!excluded)
-      issues.push(...referenceIssues(this.resource, this.references[index], this.known));
+      issues.push(
+        ...referenceIssues(this.resource, this.references[index], this.known, this.options),
+      );
     this.crossIssues[index] = issues.length > 0 ? issues : undefined;
     let flags = excluded ? EXCLUDED : 0;
     for (const issue of [...(this.ownIssues[index] ?? []), ...issues])
@@ -339,6 +351,21 @@ export class PreviewSession {
         (references.channel !== undefined && missingChannels.has(references.channel)) ||
         references.users.some((user) => missingUsers.has(user.id));
       if (names) this.refreshCross(index);
+    }
+    this.filtered.clear();
+    return this.counts();
+  }
+
+  /**
+   * Changes the import's options: the rows naming a user found missing are checked again (with
+   * `createUnknownSenders`, such a sender is a warning rather than an error).
+   */
+  setOptions(options: JobOptions): PreviewCounts {
+    this.options = options;
+    for (const index of this.indexes) {
+      const references = this.references[index];
+      if (references?.users.some((user) => this.known.users.get(user.id) === false))
+        this.refreshCross(index);
     }
     this.filtered.clear();
     return this.counts();

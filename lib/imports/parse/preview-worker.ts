@@ -60,6 +60,7 @@ async function handle(request: PreviewRequest): Promise<unknown> {
         request.mapping,
         (done, total) => progress({ phase: "validating", done, total }),
         request.transforms,
+        request.options,
       );
     case "rows":
       return activeSession().rows(request.filter, request.start, request.end);
@@ -84,6 +85,8 @@ async function handle(request: PreviewRequest): Promise<unknown> {
       return activeSession().uncheckedReferences(request.limit);
     case "references-checked":
       return activeSession().referencesChecked(request.asked, request.missing);
+    case "options":
+      return activeSession().setOptions(request.options);
   }
 }
 

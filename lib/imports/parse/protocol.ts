@@ -1,7 +1,7 @@
 import type { ColumnMapping } from "../fields";
 import type { ColumnTransforms } from "../transforms";
 import type { MissingReferences, ReferenceLookup } from "../references";
-import type { ImportResource, RowIssue } from "../types";
+import type { ImportResource, JobOptions, RowIssue } from "../types";
 import type { FileFormat } from "./sniff";
 
 /**
@@ -70,7 +70,12 @@ export type UploadRow = { index: number; values: string[]; excluded?: boolean };
 export type PreviewRequest =
   | { type: "load"; file: File; resource: ImportResource; sheet?: string | null }
   | { type: "header"; headerRow: number }
-  | { type: "validate"; mapping: ColumnMapping; transforms: ColumnTransforms }
+  | {
+      type: "validate";
+      mapping: ColumnMapping;
+      transforms: ColumnTransforms;
+      options?: JobOptions;
+    }
   | { type: "rows"; filter: RowFilter; start: number; end: number }
   | { type: "edit"; index: number; column: number; value: string }
   | { type: "exclude"; index: number; excluded: boolean }
@@ -79,7 +84,8 @@ export type PreviewRequest =
   | { type: "exclude-errors" }
   | { type: "replace"; column: number; find: string; replacement: string; wholeCell: boolean }
   | { type: "unchecked-references"; limit: number }
-  | { type: "references-checked"; asked: ReferenceLookup; missing: MissingReferences };
+  | { type: "references-checked"; asked: ReferenceLookup; missing: MissingReferences }
+  | { type: "options"; options: JobOptions };
 
 export type PreviewResults = {
   load: LoadedFile;
@@ -94,6 +100,7 @@ export type PreviewResults = {
   replace: { counts: PreviewCounts; edits: Array<[number, number, string]> };
   "unchecked-references": ReferenceLookup & { more: { channels: number; users: number } };
   "references-checked": PreviewCounts;
+  options: PreviewCounts;
 };
 
 export type PreviewProgress = {

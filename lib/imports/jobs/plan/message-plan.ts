@@ -12,6 +12,7 @@ import {
   usersOnPlatform,
 } from "./lookups";
 import { importedKeys, type ImportedKey, type ImportJob } from "../store/jobs";
+import { markEarlierMessages } from "./earlier-messages";
 import { planThreads } from "./thread-plan";
 
 export type { MessagePlan };
@@ -173,6 +174,7 @@ export async function planMessages(
     after:
       "is neither a user on the platform nor in a users import: created before the messages (nickname = the id) and deactivated in the last stage.",
   });
+  const earlier = await markEarlierMessages(db, job);
   const threads = await planThreads(db, client, job, () => requests++);
   await markRows(db, job.id, "resource_key", unfinishedChannels, {
     field: "channel_url",
@@ -194,6 +196,7 @@ export async function planMessages(
     summary: {
       ...(await summarize(db, job.id, missingChannels, missingSenders, names)),
       threads,
+      earlier,
       reactivateSenders,
       createSenders,
     },

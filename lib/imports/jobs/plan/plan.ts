@@ -161,6 +161,7 @@ async function startFromUpload(db: Database, jobId: string) {
         existedBefore: false,
         followUpState: null,
         threadState: null,
+        platformMessageId: null,
       })
       .where(
         and(
@@ -261,13 +262,18 @@ async function savePlan(
 
   const counts = await rowCounts(db, jobId);
   const followUps = await followUpCounts(db, jobId);
+  // The rows the preview counts "with warnings": any row not excluded, invalid ones too, whose
+  // own checks or the plan's look-ups warn. Counting the plan's alone said 4 where the preview
+  // had said 6 (a row's own warnings, such as an operator who is not a member, were left out).
   const [warned] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(importRows)
     .where(
       and(
         eq(importRows.jobId, jobId),
-        sql`${importRows.planIssues} @> '[{"severity":"warning"}]'::jsonb`,
+        eq(importRows.excluded, false),
+        sql`(${importRows.issues} @> '[{"severity":"warning"}]'::jsonb
+          or ${importRows.planIssues} @> '[{"severity":"warning"}]'::jsonb)`,
       ),
     );
   const plan: JobPlan = {
@@ -301,7 +307,10 @@ async function savePlan(
   return updated;
 }
 
-/** A key that appears again later in the file: the later rows are invalid, never sent. */
+/**
+ * A key that appears again later in the file: the later rows are invalid, never sent. An
+ * excluded row that repeats another's key is told which.
+ */
 async function markDuplicates(db: Database, job: ImportJob) {
   const field =
     job.resource === "users" ? "user_id" : job.resource === "messages" ? "dedup_id" : "channel_url";
@@ -320,6 +329,28 @@ async function markDuplicates(db: Database, job: ImportJob) {
       from import_rows where job_id = ${job.id} and state = 'pending' and resource_key is not null
     ) as d
     where r.job_id = ${job.id} and r.row_index = d.row_index and d.row_index <> d.first`);
+  // A row excluded in the preview as a duplicate lost that reason there (an excluded row takes
+  // no part in the preview's checks), and the upload checks each row alone: say here which row
+  // it repeats, preferring one that was kept, for the report and the failures CSV.
+  const same =
+    job.resource === "messages"
+      ? sql`o.resource_key = e.resource_key and o.body ->> 'dedup_id' = e.body ->> 'dedup_id'`
+      : sql`o.resource_key = e.resource_key`;
+  await db.execute(sql`
+    update import_rows as r set
+      plan_issues = jsonb_build_array(jsonb_build_object(
+        'field', ${field}::text,
+        'severity', 'error',
+        'message', 'The same ' || ${field}::text || ' is on row ' || (d.first + ${job.firstRow}) || ' of the file.'))
+    from (
+      select e.row_index, (
+        select o.row_index from import_rows as o
+        where o.job_id = e.job_id and ${same} and o.row_index <> e.row_index
+        order by o.excluded, o.row_index limit 1) as first
+      from import_rows as e
+      where e.job_id = ${job.id} and e.excluded and e.resource_key is not null
+    ) as d
+    where r.job_id = ${job.id} and r.row_index = d.row_index and d.first is not null`);
 }
 
 /**

@@ -41,11 +41,11 @@ export async function planThreads(
     from import_rows as p
     where r.job_id = ${jobId} and r.state = 'pending' and r.parent_source_id is not null
       and p.job_id = r.job_id and p.source_id = r.parent_source_id and p.parent_source_id is null
-      and (p.resource_key is distinct from r.resource_key or p.state <> 'pending')
+      and (p.resource_key is distinct from r.resource_key or p.state not in ('pending', 'existed'))
       -- A root given twice (the second refused as a duplicate) is sent once: not missing.
       and not exists (select 1 from import_rows as q where q.job_id = r.job_id
         and q.source_id = r.parent_source_id and q.parent_source_id is null
-        and q.resource_key = r.resource_key and q.state = 'pending')`);
+        and q.resource_key = r.resource_key and q.state in ('pending', 'existed'))`);
 
   // Roots not in this file: an earlier messages import of this console to the same channel
   // must have created them; the stage finds their ids on the platform as it finds this file's.
@@ -101,7 +101,7 @@ export async function planThreads(
     channels: number;
   }>(
     await db.execute(sql`
-      select count(*) filter (where parent_source_id is not null)::int as replies,
+      select count(*) filter (where parent_source_id is not null and state = 'pending')::int as replies,
         count(*) filter (where parent_source_id is null and ${rootsSql})::int as roots,
         count(*) filter (where reactions is not null and ${notOpen})::int as reacted,
         coalesce(sum((select count(*) from jsonb_array_elements(r.reactions) as e,

@@ -11,6 +11,7 @@ import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "../shared/concurrency";
 import { importedKeys, type ImportJob } from "../store/jobs";
+import type { RehearsalProgressWriter } from "./progress";
 
 type Failure = { rowIndex: number; code: number | null; message: string };
 
@@ -27,7 +28,12 @@ export async function rehearseMessages(
   target: PlatformClient,
   scratch: PlatformClient,
   job: ImportJob,
-  options: { pacer: Pacer; maxListedFailures: number; shouldStop?: () => boolean },
+  options: {
+    pacer: Pacer;
+    maxListedFailures: number;
+    shouldStop?: () => boolean;
+    progress: RehearsalProgressWriter;
+  },
 ) {
   const senders = rowsOf<{ id: string }>(
     await db.execute(sql`select distinct body ->> 'user_id' as id from import_rows
@@ -66,6 +72,14 @@ export async function rehearseMessages(
     (await importedKeys(db, channelResources, channels)).map((row) => [row.key, row.resource]),
   );
 
+  // The messages the reads below send: each channel's pending ones with a timestamp.
+  const [toSend] = rowsOf<{ n: number }>(
+    await db.execute(sql`select count(*)::int as n from import_rows
+      where job_id = ${job.id} and state = 'pending' and resource_key is not null
+        and body ? 'timestamp'`),
+  );
+  options.progress.start(toSend?.n ?? 0);
+
   const tally = {
     created: 0,
     existed: 0,
@@ -100,8 +114,10 @@ export async function rehearseMessages(
             platformRetries(),
           );
           tally.created += batch.rowIndexes.length;
+          options.progress.count("created", batch.rowIndexes.length);
         } catch (error) {
           tally.failed += batch.rowIndexes.length;
+          options.progress.count("failed", batch.rowIndexes.length);
           if (tally.failures.length < options.maxListedFailures) {
             tally.failures.push({
               rowIndex: batch.rowIndexes[0]!,

@@ -8,6 +8,7 @@ import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { createApplication, deleteApplication } from "@/lib/sandbox";
 import { sendCreation, sendFollowUps, type Pacers } from "../run/send-row";
 import { rehearseMessages } from "./message-rehearsal";
+import { RehearsalProgressWriter } from "./progress";
 import { scratchClient } from "./scratch-client";
 import { Pacer } from "../run/pacer";
 import { referencedUserIds } from "@/lib/imports/references";
@@ -21,6 +22,7 @@ import {
   pendingPages,
   rehearsalRunning,
   requireJob,
+  rowCounts,
   type ImportJob,
 } from "../store/jobs";
 
@@ -108,6 +110,7 @@ async function rehearse(
   const scratch = scratchClient(db, { id: appId, apiToken: app.apiToken }, (info) =>
     (info.method === "GET" ? pacers.read : pacers.write).observe(info.status, info.rateLimit),
   );
+  const progress = new RehearsalProgressWriter(db, job.id, appId);
   // Kept once the rehearsal has its outcome, for Verify to read (`dropScratchApplication`).
   let kept = false;
   try {
@@ -116,11 +119,14 @@ async function rehearse(
         pacer: pacers.migration,
         maxListedFailures: MAX_LISTED_FAILURES,
         shouldStop: hooks.shouldStop,
+        progress,
       });
+      await progress.flush();
       kept = true;
       return { ...outcome, appId };
     }
     const seeding = job.resource === "users" ? {} : await seedMembers(db, target, scratch, job.id);
+    progress.start((await rowCounts(db, job.id)).pending);
     const tally = {
       created: 0,
       existed: 0,
@@ -148,6 +154,7 @@ async function rehearse(
             await sleep(outcome.delayMs);
             continue;
           }
+          progress.count(outcome.kind === "failed" ? "failed" : outcome.state);
           if (outcome.kind === "failed") {
             tally.failed++;
             if (tally.failures.length < MAX_LISTED_FAILURES) {
@@ -176,9 +183,11 @@ async function rehearse(
       });
     }
     tally.failures.sort((a, b) => a.rowIndex - b.rowIndex);
+    await progress.flush();
     kept = true;
     return { ...tally, ...seeding, appId };
   } finally {
+    progress.stop();
     if (!kept) await deleteApplication(db, appId);
   }
 }

@@ -13,6 +13,12 @@ import { messagePlaceSql, rowStateSql, sentThroughPlaceSql } from "../store/row-
  */
 
 /**
+ * The job's row under `r` is on the platform: created by this job, or `existed` (a newer
+ * export's message an earlier import created: ../plan/earlier-messages.ts).
+ */
+const onPlatform = sql.raw(`${rowStateSql("r")} in ('created', 'existed')`);
+
+/**
  * Channels of the job with thread work whose messages are all migrated (none pending past the
  * channel's `sent_through` place, none waiting for a retry) and that no worker holds; all of
  * them, held or not, with `claimable: false`.
@@ -55,7 +61,7 @@ export async function rootsToFind(
     from import_rows as r
     where r.job_id = ${jobId} and r.resource_key = ${channelUrl} and r.thread_state = 'pending'
       and r.parent_source_id is null and r.platform_message_id is null and r.body ? 'timestamp'
-      and ${sql.raw(rowStateSql("r"))} = 'created'
+      and ${onPlatform}
     union
     select o.job_id, o.row_index, o.body ->> 'dedup_id', (o.body ->> 'timestamp')::bigint
     from import_rows as o join import_jobs as j on j.id = o.job_id
@@ -168,7 +174,7 @@ export async function reactedMessages(
     from import_rows as r
     where r.job_id = ${jobId} and r.resource_key = ${channelUrl} and r.thread_state = 'pending'
       and r.reactions is not null and r.platform_message_id is not null
-      and ${sql.raw(rowStateSql("r"))} = 'created'
+      and ${onPlatform}
     order by r.row_index
     limit ${limit}`);
   return rowsOf<{
@@ -203,6 +209,6 @@ export async function finishFoundRoots(
   await db.execute(sql`
     update import_rows as r set thread_state = 'done'
     where r.job_id = ${jobId} and r.resource_key = ${channelUrl} and r.thread_state = 'pending'
-      and r.platform_message_id is not null and ${sql.raw(rowStateSql("r"))} = 'created'
+      and r.platform_message_id is not null and ${onPlatform}
       and ${reactionsLeftOut ? sql`true` : sql`r.reactions is null`}`);
 }

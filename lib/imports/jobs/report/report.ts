@@ -6,6 +6,7 @@ import { reasonColumn, rowNumberColumn } from "@/lib/imports/failures-csv";
 import { csvLine } from "./csv";
 import { channelsWithMessages } from "../run/message-channels";
 import { rowsOf } from "../shared/rows";
+import { rehearsalPace, type RehearsalPace } from "../rehearse/pace";
 import {
   creationRequest,
   finalRequestsOfRow,
@@ -40,8 +41,13 @@ export type JobProgress = {
   done: number;
   /** Rows still to send (or whose follow-ups are still to send). */
   remaining: number;
-  /** Rows that did not reach their final state and never will in this job (the failures CSV's rows). */
+  /**
+   * Rows that did not reach their final state and never will in this job: what a new job
+   * "from the rows not done" takes, and the invalid rows.
+   */
   rowsNotDone: number;
+  /** The failures CSV's rows: those, and the rows excluded in the preview. */
+  failuresCsvRows: number;
   /** Rows finished per second over the last few seconds. */
   perSecond: number;
   /** At that pace; null when unknown. */
@@ -50,6 +56,8 @@ export type JobProgress = {
   /** How far the plan being made has got, while the job is `planning`. */
   planProgress: PlanProgress | null;
   rehearsal: Rehearsal | null;
+  /** A running rehearsal's counts, pace and time left, once its rows are being sent. */
+  rehearsalProgress: RehearsalPace | null;
   /** Why the job could not go on (e.g. the plan could not be made), in words. */
   error: string | null;
   /** Messages imports: channels whose every message has been sent, of those with any to send. */
@@ -91,6 +99,12 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     counts.created - counts.followUpsPending + counts.failed + counts.existedInRun,
   );
   const remaining = Math.max(0, toSend - done);
+  const rowsNotDone =
+    counts.failed +
+    counts.invalid +
+    counts.followUpsFailed +
+    counts.threadsFailed +
+    (jobOver(job.status) ? counts.pending + counts.followUpsPending : 0);
   if (job.status !== "running") forgetRate(jobId);
   const perSecond = job.status === "running" ? rateOf(jobId, done) : 0;
   return {
@@ -107,17 +121,17 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     toSend,
     done: Math.max(0, done),
     remaining,
-    rowsNotDone:
-      counts.failed +
-      counts.invalid +
-      counts.followUpsFailed +
-      counts.threadsFailed +
-      (jobOver(job.status) ? counts.pending + counts.followUpsPending : 0),
+    rowsNotDone,
+    failuresCsvRows: rowsNotDone + counts.excluded,
     perSecond: Math.round(perSecond * 10) / 10,
     secondsLeft: perSecond > 0 ? Math.ceil(remaining / perSecond) : null,
     plan: job.plan,
     planProgress: job.planProgress,
     rehearsal: job.rehearsal,
+    rehearsalProgress:
+      job.rehearsal?.state === "running" && job.rehearsal.progress
+        ? rehearsalPace(job.rehearsal.progress)
+        : null,
     error: job.error,
     channels: job.resource === "messages" && job.plan ? await channelProgress(db, jobId) : null,
   };
@@ -231,9 +245,13 @@ export function notDoneReason(row: ImportRow, jobStatus: string): string | null 
   return null;
 }
 
-/** Whether a row belongs in the failures CSV and in a new job "from the rows not done". */
+/**
+ * Whether a row belongs in the failures CSV: every row not imported for good, rows excluded in
+ * the preview included, so the file holds all that is left to fix or decide. A new job "from
+ * the rows not done" (`rows-not-done.ts`) takes fewer: never the invalid or excluded ones.
+ */
 export function rowNotDone(row: ImportRow, jobStatus: string): boolean {
-  if (row.state === "failed" || row.state === "invalid") return true;
+  if (row.state === "failed" || row.state === "invalid" || row.state === "excluded") return true;
   if (row.state === "created")
     return (
       row.followUpState === "failed" ||
@@ -246,7 +264,10 @@ export function rowNotDone(row: ImportRow, jobStatus: string): boolean {
 /**
  * Every row that did not reach its final state, in the file's own columns plus `reason`, so
  * they can be fixed and uploaded again: rows the platform refused, rows invalid in the file,
- * rows whose follow-ups failed, messages whose replies or reactions could not be carried, and, once the job has stopped, rows never sent (cancelled).
+ * rows excluded in the preview, rows whose follow-ups failed, messages whose replies or
+ * reactions could not be carried, and, once the job has stopped, rows never sent (cancelled).
+ * Uploaded again, each is an ordinary row of the new file (the reason and row columns are
+ * left unmapped), checked anew and sent unless excluded again.
  * Streamed page by page, so a million-row job never sits in memory.
  */
 export async function* failuresCsv(db: Database, jobId: string): AsyncGenerator<string> {
@@ -255,7 +276,7 @@ export async function* failuresCsv(db: Database, jobId: string): AsyncGenerator<
   let after = -1;
   for (;;) {
     const rows = await listRows(db, jobId, {
-      states: ["failed", "invalid", "created", "pending"],
+      states: ["failed", "invalid", "excluded", "created", "pending"],
       afterIndex: after,
       limit: 1000,
     });
@@ -278,14 +299,21 @@ export async function* failuresCsv(db: Database, jobId: string): AsyncGenerator<
 export function failureReason(row: ImportRow, jobStatus: string): string {
   const notDone = notDoneReason(row, jobStatus);
   if (notDone) return notDone;
-  if (row.state === "invalid") {
-    const errors = [...row.issues, ...row.planIssues].filter((issue) => issue.severity === "error");
-    return (
-      errors
-        .map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message))
-        .join("; ") || "Invalid row."
-    );
+  const issues = [...row.issues, ...row.planIssues];
+  const errors = issues.filter((issue) => issue.severity === "error");
+  if (row.state === "invalid") return issueWords(errors) || "Invalid row.";
+  // Why it was excluded is the administrator's; what the checks said of it helps decide again
+  // (a duplicate names the row it repeats).
+  if (row.state === "excluded") {
+    const said = issueWords(errors.length > 0 ? errors : issues);
+    return said ? `Excluded in the preview: ${said}` : "Excluded in the preview.";
   }
   const code = row.resultCode === null ? "" : ` (code ${row.resultCode})`;
   return `${row.resultMessage ?? "Failed."}${code}`;
+}
+
+function issueWords(issues: RowIssue[]): string {
+  return issues
+    .map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message))
+    .join("; ");
 }

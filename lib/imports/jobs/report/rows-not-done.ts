@@ -14,7 +14,8 @@ import { createJob } from "../store/upload";
  * failed (or were cut short) come as `created` with their follow-ups to send, so the new job
  * finishes them instead of skipping them as existing. Rows keep their index, so their row
  * numbers are still the lines of the original file. Invalid rows are left out: they need a
- * fix in the file first (the failures CSV holds them). The new job's plan is asked for at once.
+ * fix in the file first; so are the rows excluded in the preview, which were left out on
+ * purpose (the failures CSV holds both, to upload again). The new job's plan is asked for at once.
  */
 export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<ImportJob> {
   const source = await requireJob(db, jobId);
@@ -33,7 +34,7 @@ export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<I
   const total = counted?.n ?? 0;
   if (total === 0) {
     throw new ImportJobError(
-      "Every row of this import that could be sent reached its final state; there is nothing to run again. Rows invalid in the file, and messages whose replies or reactions the platform refused, are in the failures CSV, to be fixed first.",
+      "Every row of this import that could be sent reached its final state; there is nothing to run again. Rows invalid in the file or excluded in the preview, and messages whose replies or reactions the platform refused, are in the failures CSV, to be fixed or decided on first.",
     );
   }
   const job = await createJob(db, {

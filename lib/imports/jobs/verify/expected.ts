@@ -116,7 +116,8 @@ export function expectedMessage(
     dedupId: text(body.dedup_id),
     type,
     sender: type === "ADMM" ? undefined : text(body.user_id),
-    timestamp: Number(body.timestamp),
+    // A reply goes through the send API: its time is its `created_at`.
+    timestamp: Number(body.timestamp ?? body.created_at),
     customType: text(body.custom_type) ?? "",
     mentions: Array.isArray(body.mentioned_user_ids) ? (body.mentioned_user_ids as string[]) : [],
   };

@@ -9,8 +9,8 @@ import checkFile from "eslint-plugin-check-file";
  * (its index.ts) only, never its internals. lib/actions and lib/startup.ts compose features
  * and may use them all.
  */
-const features = ["auth", "forms", "imports", "sandbox", "settings", "webhooks"];
-const publicEntries = { sandbox: ["./index.ts"] };
+const features = ["auth", "forms", "imports", "sandbox", "settings", "targets", "webhooks"];
+const publicEntries = { sandbox: ["./index.ts"], targets: ["./index.ts"] };
 const featureZones = features.flatMap((feature) =>
   features
     .filter((other) => other !== feature)

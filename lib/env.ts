@@ -30,6 +30,30 @@ const addressRanges = z.string().transform((value, ctx) => {
   return ranges;
 });
 
+/** 32 bytes, as 64 hex digits or base64: the AES-256-GCM key remote targets' tokens are sealed with. */
+const secretKey = z.string().transform((value, ctx) => {
+  const text = value.trim();
+  const bytes = /^[0-9a-fA-F]{64}$/.test(text)
+    ? Buffer.from(text, "hex")
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(text)
+      ? Buffer.from(text, "base64")
+      : undefined;
+  if (bytes?.length !== 32) {
+    ctx.addIssue({
+      code: "custom",
+      message:
+        "must be 32 bytes as 64 hex digits or base64 (e.g. the output of `openssl rand -hex 32`)",
+    });
+    return z.NEVER;
+  }
+  return bytes;
+});
+
+/** Targets (lib/targets): remote platforms added on the Settings page. */
+const targetsEnv = {
+  SWITCHBOARD_SECRET_KEY: secretKey.optional(),
+};
+
 /** A TCP port; 0 asks the system for a free one (the tests' servers do). */
 const portNumber = z
   .string()
@@ -50,6 +74,7 @@ const listenHost = z
   );
 
 const envSchema = z.object({
+  ...targetsEnv,
   PORT: portNumber.default(3000),
   SANDBOX_PORT: portNumber.default(3001),
   SANDBOX_HOST: listenHost.default("127.0.0.1"),

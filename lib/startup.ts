@@ -38,6 +38,7 @@ export async function prepareServer(role: ServerRole): Promise<DatabaseHandle> {
   await step("The sandbox cannot start", () =>
     role === "sandbox" ? startStandaloneSandbox() : connectEmbeddedSandbox(),
   );
+  if (role !== "sandbox") await connectTargets(role);
   if (role === "console") {
     const { ensureAdminPassword } = await import("@/lib/auth/admin-password");
     await step("The administrator password cannot be set up", () => ensureAdminPassword(handle.db));
@@ -132,12 +133,41 @@ export async function connectEmbeddedSandbox() {
   ]);
   connectEmbeddedPlatform({
     fetch: inProcessTransport(getSandboxApp),
-    defaultApplication: async () => {
-      const appId = env().SANDBOX_APP_ID;
+    defaultAppId: env().SANDBOX_APP_ID,
+    application: async (appId) => {
       const app = await findApplication(await getSandboxApp().ready(), appId);
-      if (!app) throw new Error(`The sandbox's default application "${appId}" is missing.`);
-      return { id: app.id, apiToken: app.apiToken };
+      return app && { id: app.id, name: app.name, apiToken: app.apiToken };
     },
   });
   return db;
+}
+
+/**
+ * Lets the platform client find targets (lib/targets): the one an import job names, or the
+ * one the request's administrator session chose. Only the console has sessions.
+ */
+async function connectTargets(role: ServerRole) {
+  const [{ connectTargetResolver, defaultTarget }, { currentTarget, requireTarget }, jobs] =
+    await Promise.all([
+      import("@/lib/platform"),
+      import("@/lib/targets"),
+      import("@/lib/imports/jobs"),
+    ]);
+  const sessionChoice =
+    role === "console"
+      ? async () => {
+          const { getAdminSession } = await import("@/lib/auth/session");
+          try {
+            return (await getAdminSession())?.targetId ?? null;
+          } catch {
+            // Outside a request (a background job that named no target): the default target.
+            return null;
+          }
+        }
+      : async () => null;
+  connectTargetResolver(async (targetId) =>
+    targetId === undefined ? currentTarget(await sessionChoice()) : requireTarget(targetId),
+  );
+  // Imports made before targets existed were made on the default target.
+  await jobs.adoptJobsWithoutTarget((await defaultTarget()).id);
 }

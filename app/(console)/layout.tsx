@@ -2,6 +2,8 @@ import type { ReactNode } from "react";
 import { SignInRedirect } from "@/components/auth/sign-in-redirect";
 import { ConsoleShell } from "@/components/shell/console-shell";
 import { getAdminSession } from "@/lib/auth/session";
+import { getPlatformTarget } from "@/lib/platform";
+import { listTargets } from "@/lib/targets";
 
 // Every console page reads the session cookie: nothing here may be prerendered.
 export const dynamic = "force-dynamic";
@@ -13,5 +15,26 @@ export const dynamic = "force-dynamic";
  */
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   if (!(await getAdminSession())) return <SignInRedirect />;
-  return <ConsoleShell>{children}</ConsoleShell>;
+  // A current target that cannot be used (its token unreadable) leaves the switcher usable.
+  const [targets, current] = await Promise.all([
+    listTargets(),
+    getPlatformTarget().catch(() => undefined),
+  ]);
+  return (
+    <ConsoleShell
+      targets={{
+        targets: targets.map(({ id, name, kind, environment, fixed, appId }) => ({
+          id,
+          name,
+          kind,
+          environment,
+          fixed,
+          appId,
+        })),
+        currentId: current?.id,
+      }}
+    >
+      {children}
+    </ConsoleShell>
+  );
 }

@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Table } from "@/components/ui/table";
 import { unwrap } from "@/lib/actions/action-result";
 import { checkCompatibility } from "@/lib/actions/settings";
-import type { CompatibilityOutcome } from "@/lib/conformance/compatibility";
+import type { CompatibilityOutcome, CompatibilityResult } from "@/lib/conformance/compatibility";
 
 const outcomeBadge: Record<
   CompatibilityOutcome,
@@ -26,7 +26,6 @@ export function CompatibilityCheck() {
   const check = useMutation({
     mutationFn: () => unwrap(checkCompatibility({})),
   });
-  const failed = check.data?.filter((row) => row.outcome === "fail").length ?? 0;
 
   return (
     <div className="space-y-3">
@@ -41,32 +40,36 @@ export function CompatibilityCheck() {
         {check.isPending ? "Checking compatibility…" : "Check compatibility"}
       </Button>
       {check.isError && <Alert tone="error">{check.error.message}</Alert>}
-      {check.data && (
-        <>
-          <p role="status" className="text-sm text-slate-700">
-            {failed === 0
-              ? `Every operation tried answered as expected (${check.data.length} checked).`
-              : `${failed} of ${check.data.length} operations answered something unexpected.`}
-          </p>
-          <Table
-            aria-label="Compatibility check results"
-            density="compact"
-            columns={["Operation", "Result", "Detail"]}
-          >
-            {check.data.map((row) => (
-              <tr key={row.operation}>
-                <td className="py-1.5 pr-3 font-mono text-xs">{row.operation}</td>
-                <td className="py-1.5 pr-3">
-                  <Badge tone={outcomeBadge[row.outcome].tone}>
-                    {outcomeBadge[row.outcome].label}
-                  </Badge>
-                </td>
-                <td className="py-1.5 text-slate-700">{row.detail}</td>
-              </tr>
-            ))}
-          </Table>
-        </>
-      )}
+      {check.data && <CompatibilityResults results={check.data} />}
     </div>
+  );
+}
+
+/** What each read-only operation answered (Settings' check, and the check of a target being added). */
+export function CompatibilityResults({ results }: { results: CompatibilityResult[] }) {
+  const failed = results.filter((row) => row.outcome === "fail").length;
+  return (
+    <>
+      <p role="status" className="text-sm text-slate-700">
+        {failed === 0
+          ? `Every operation tried answered as expected (${results.length} checked).`
+          : `${failed} of ${results.length} operations answered something unexpected.`}
+      </p>
+      <Table
+        aria-label="Compatibility check results"
+        density="compact"
+        columns={["Operation", "Result", "Detail"]}
+      >
+        {results.map((row) => (
+          <tr key={row.operation}>
+            <td className="py-1.5 pr-3 font-mono text-xs">{row.operation}</td>
+            <td className="py-1.5 pr-3">
+              <Badge tone={outcomeBadge[row.outcome].tone}>{outcomeBadge[row.outcome].label}</Badge>
+            </td>
+            <td className="py-1.5 text-slate-700">{row.detail}</td>
+          </tr>
+        ))}
+      </Table>
+    </>
   );
 }

@@ -17,12 +17,18 @@ export function PlatformTargetDetails({ target }: PlatformTargetDetailsProps) {
         {target.kind === "sandbox" ? (
           <>
             <Badge tone="accent">Embedded sandbox</Badge>
-            Requests go to the sandbox served by this console, not to the real platform.
+            Requests go to {target.name}, an application of the sandbox served by this console, not
+            to the real platform.
           </>
         ) : (
           <>
             <Badge tone="success">Remote platform</Badge>
-            Requests go to the platform configured by PLATFORM_CHAT_URL.
+            <Badge tone={target.environment === "production" ? "danger" : "accent"}>
+              {target.environment === "production" ? "Production" : "Sandbox"}
+            </Badge>
+            {target.fixed
+              ? "Requests go to the platform configured by PLATFORM_CHAT_URL."
+              : `Requests go to ${target.name}, added on this page.`}
           </>
         )}
       </p>

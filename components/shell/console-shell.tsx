@@ -3,10 +3,11 @@ import type { ReactNode } from "react";
 import { focusRing } from "@/components/ui/class-names";
 import { ConsoleNav } from "./console-nav";
 import { SignOutButton } from "./sign-out-button";
+import { TargetSwitcher, type TargetSwitcherProps } from "./target-switcher";
 
-export type ConsoleShellProps = { children: ReactNode };
+export type ConsoleShellProps = { children: ReactNode; targets: TargetSwitcherProps };
 
-export function ConsoleShell({ children }: ConsoleShellProps) {
+export function ConsoleShell({ children, targets }: ConsoleShellProps) {
   return (
     <div className="flex min-h-dvh flex-col">
       <a
@@ -27,9 +28,12 @@ export function ConsoleShell({ children }: ConsoleShellProps) {
             >
               S
             </span>
-            Switchboard
+            <span className="hidden sm:inline">Switchboard</span>
           </Link>
-          <SignOutButton />
+          <div className="flex min-w-0 items-center gap-3">
+            <TargetSwitcher {...targets} />
+            <SignOutButton />
+          </div>
         </div>
         <nav
           aria-label="Console sections"

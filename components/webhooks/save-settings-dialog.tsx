@@ -2,6 +2,7 @@
 
 import { AlertDialogFrame } from "@/components/ui/alert-dialog-frame";
 import { Table } from "@/components/ui/table";
+import { targetNature } from "@/lib/forms/targets";
 import {
   hasChanges,
   type SettingsField,
@@ -26,6 +27,13 @@ export type SaveSettingsDialogProps = {
   onChoose: (field: SettingsField, choice: StaleChoice) => void;
   pending: boolean;
   onConfirm: () => void;
+  /** Where the save goes, named in the confirmation. */
+  target: {
+    name: string;
+    appId: string;
+    kind: "sandbox" | "remote";
+    environment: "sandbox" | "production";
+  };
 };
 
 const fieldLabels: Record<SettingsField, string> = {
@@ -55,14 +63,20 @@ export function SaveSettingsDialog({
   onChoose,
   pending,
   onConfirm,
+  target,
 }: SaveSettingsDialogProps) {
   const unchosen = stale.filter((item) => !choices[item.field]);
   return (
     <AlertDialogFrame
       open={open}
       onOpenChange={onOpenChange}
-      title="Save webhook settings?"
-      description="These changes replace the platform's webhook configuration, as read a moment ago."
+      title={`Save webhook settings of ${target.name}?`}
+      description={
+        <span data-testid="webhook-save-target">
+          These changes replace the webhook configuration of {target.name} (application{" "}
+          {target.appId}, {targetNature(target)}), as read a moment ago.
+        </span>
+      }
       confirmLabel="Confirm and save"
       pending={pending}
       confirmDisabled={unchosen.length > 0}

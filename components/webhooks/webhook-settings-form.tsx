@@ -97,7 +97,7 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
       ? resolveStale(form.getValues(), review.now, choices)
       : form.getValues();
     const result = await save
-      .mutateAsync(submitted)
+      .mutateAsync({ ...submitted, targetId: view.target.id })
       .catch(() => ({ serverError: unreachedMessage }));
     if (applyActionResult(result, form.setError, fieldNames)) {
       dispatch({ type: "saved", settings: result.data.settings });
@@ -243,6 +243,7 @@ export function WebhookSettingsForm({ view }: WebhookSettingsFormProps) {
         onChoose={(field, choice) => dispatch({ type: "chosen", field, choice })}
         pending={save.isPending}
         onConfirm={confirm}
+        target={view.target}
       />
     </form>
   );

@@ -9,6 +9,7 @@ import { PlayCallsPanel } from "./play-calls-panel";
 import { EndpointHealthPanel } from "./endpoint-health";
 import { SignatureHelp } from "./signature-help";
 import { TestEventPanel, type TestEventPanelProps } from "./test-event-panel";
+import { targetNature } from "@/lib/forms/targets";
 import { useWebhookSettings } from "./webhook-queries";
 import { WebhookSettingsForm } from "./webhook-settings-form";
 
@@ -39,8 +40,8 @@ export function WebhooksConsole({ initialTestDraft }: WebhooksConsoleProps) {
         title="Endpoint and events"
         description={
           <>
-            Application <span className="font-mono">{view.target.appId}</span> on the{" "}
-            {view.target.kind === "sandbox" ? "embedded sandbox" : "remote platform"}.
+            {view.target.name}: application <span className="font-mono">{view.target.appId}</span>{" "}
+            on {targetNature(view.target)}.
           </>
         }
       >

@@ -10,17 +10,19 @@ import {
   DEFAULT_SAMPLE,
   jobFromRowsNotDone,
   nudgeImportJobs,
+  readJobTarget,
   requestFinalStage,
   requestPlan,
   requestVerification,
   startRehearsal,
 } from "@/lib/imports/jobs";
-import { getPlatformTarget } from "@/lib/platform";
 import { jobOptionsSchema } from "@/lib/imports/job-options";
 import { columnTransformsSchema } from "@/lib/imports/transforms";
+import { getPlatformTarget } from "@/lib/platform";
+import { defaultTargetKey } from "@/lib/targets";
 import { importResources, MAX_CHUNK_ROWS, MAX_MESSAGE_IMPORT_ROWS } from "@/lib/imports/types";
 import { explained } from "./import-refusals";
-import { adminAction } from "./safe-action";
+import { ActionError, adminAction } from "./safe-action";
 
 const jobRef = z.object({ jobId: z.uuid({ error: "There is no such import." }) });
 
@@ -46,7 +48,12 @@ export const createImportJob = adminAction(
     firstRow: z.number().int().min(1).max(1_000_000).default(2),
     options: jobOptionsSchema.default({}),
   }),
-  async (input) => explained(async () => ({ jobId: (await createJob(await getDb(), input)).id })),
+  async (input) =>
+    explained(async () => {
+      // The job keeps the target it is made on, whatever the console works on later.
+      const { id: targetId } = await getPlatformTarget();
+      return { jobId: (await createJob(await getDb(), { ...input, targetId })).id };
+    }),
 );
 
 export const appendImportRows = adminAction(
@@ -68,11 +75,21 @@ export const appendImportRows = adminAction(
 );
 
 /**
+ * Nothing is planned, rehearsed or sent for a job whose target was removed since it was made:
+ * refused here in the target's words (a TargetError), rather than failing in the worker.
+ */
+async function requireJobTarget(jobId: string): Promise<void> {
+  const targetId = await readJobTarget(jobId);
+  if (targetId !== undefined) await getPlatformTarget(targetId ?? defaultTargetKey);
+}
+
+/**
  * Asks for the plan (the dry run against the platform) once every row is in. A worker makes
  * it in the background; the job page shows how far it has got.
  */
 const askForPlan = ({ jobId }: { jobId: string }) =>
   explained(async () => {
+    await requireJobTarget(jobId);
     await requestPlan(await getDb(), jobId);
     nudgeImportJobs();
     return { jobId };
@@ -85,6 +102,7 @@ export const planImportJob = adminAction(jobRef, askForPlan);
 
 export const rehearseImportJob = adminAction(jobRef, async ({ jobId }) =>
   explained(async () => {
+    await requireJobTarget(jobId);
     await startRehearsal(await getDb(), jobId);
     nudgeImportJobs();
     return { jobId };
@@ -95,6 +113,7 @@ export const controlImportJob = adminAction(
   jobRef.extend({ command: z.enum(["run", "pause", "resume", "cancel"]) }),
   async ({ jobId, command }) =>
     explained(async () => {
+      if (command === "run" || command === "resume") await requireJobTarget(jobId);
       const job = await controlJob(await getDb(), jobId, command);
       nudgeImportJobs();
       return { jobId, status: job.status };
@@ -110,13 +129,24 @@ export const newJobFromRowsNotDone = adminAction(jobRef, async ({ jobId }) =>
   }),
 );
 
-/** The migration's last stage: the deferred deactivations and freezes, once every import is over. */
-export const finishMigration = adminAction(z.object({}), async () =>
-  explained(async () => {
-    const stage = await requestFinalStage(await getDb());
-    nudgeImportJobs();
-    return { state: stage.state };
-  }),
+/**
+ * The last stage of the migration to the current target: the deferred deactivations and
+ * freezes, once every import into it is over. `targetId`: the target the page showed and its
+ * confirmation named; refused if the console works on another one since (another tab).
+ */
+export const finishMigration = adminAction(
+  z.object({ targetId: z.string().max(300) }),
+  async (input) =>
+    explained(async () => {
+      const target = await getPlatformTarget();
+      if (input.targetId !== target.id)
+        throw new ActionError(
+          `The console now works on ${target.name} (chosen in another tab or window), not on the target this page showed. Nothing was started: reload the page.`,
+        );
+      const stage = await requestFinalStage(await getDb(), target.id);
+      nudgeImportJobs();
+      return { state: stage.state };
+    }),
 );
 
 /**
@@ -128,7 +158,12 @@ export const verifyImportJob = adminAction(
   jobRef.extend({ scope: z.enum(["run", "rehearsal"]) }),
   async ({ jobId, scope }) =>
     explained(async () => {
-      const remote = scope === "run" && (await getPlatformTarget()).kind === "remote";
+      // The job's own target, whatever the console works on now.
+      const targetId = await readJobTarget(jobId);
+      const remote =
+        scope === "run" &&
+        targetId !== undefined &&
+        (await getPlatformTarget(targetId ?? defaultTargetKey)).kind === "remote";
       await requestVerification(await getDb(), jobId, scope, {
         sample: remote ? DEFAULT_SAMPLE : null,
       });

@@ -1,8 +1,13 @@
 "use server";
 
 import { z } from "zod";
-import { env } from "@/lib/env";
-import { getPlatformClient, getPlatformTarget, PlatformError } from "@/lib/platform";
+import {
+  getPlatformClient,
+  getPlatformTarget,
+  getTargetApiToken,
+  PlatformError,
+  type PlatformTarget,
+} from "@/lib/platform";
 import {
   emitEventSchema,
   playDirectCallSchema,
@@ -27,15 +32,23 @@ const saveSettingsSchema = z
     url: z.string().trim(),
     include_members: z.boolean(),
     enabled_events: z.array(z.string()),
+    /** The target the form read and its confirmation named: refused if the console moved on. */
+    targetId: z.string().max(300).optional(),
   })
-  .superRefine((input, ctx) => {
+  .superRefine(({ targetId: _targetId, ...input }, ctx) => {
     const checked = webhookSettingsRequestSchema.safeParse(input);
     if (checked.success) return;
     for (const issue of checked.error.issues)
       ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   });
 
-export const saveWebhookSettings = adminAction(saveSettingsSchema, async (input) => {
+export const saveWebhookSettings = adminAction(saveSettingsSchema, async (form) => {
+  const { targetId, ...input } = form;
+  const target = await getPlatformTarget();
+  if (targetId !== undefined && targetId !== target.id)
+    throw new ActionError(
+      `The console now works on ${target.name} (chosen in another tab or window), not on the target this page showed. Nothing was saved: reload the page.`,
+    );
   const client = await getPlatformClient();
   try {
     const saved = await client.webhooks.updateSettings(input);
@@ -79,15 +92,12 @@ export type TestEventResult = {
  */
 export const sendTestEvent = adminAction(emitEventSchema, async ({ category, ...overrides }) => {
   const target = await getPlatformTarget();
-  return dispatch(target.kind, samplePayload(category, target.appId, overrides));
+  return dispatch(target, samplePayload(category, target.appId, overrides));
 });
 
-async function dispatch(
-  kind: "sandbox" | "remote",
-  payload: WebhookPayload,
-): Promise<TestEventResult> {
+async function dispatch(target: PlatformTarget, payload: WebhookPayload): Promise<TestEventResult> {
   const client = await getPlatformClient();
-  if (kind === "sandbox") {
+  if (target.kind === "sandbox") {
     const emitted = await client.sandbox.emitEvent({
       category: payload.category,
       ...payloadToOverrides(payload),
@@ -104,7 +114,13 @@ async function dispatch(
   const { webhook } = await client.webhooks.getSettings();
   if (!webhook.url)
     throw new ActionError("Save an endpoint URL first: there is nowhere to send the event.");
-  const deliveryId = await startTestDelivery(webhook.url, payload, env().PLATFORM_API_TOKEN ?? "");
+  // Signed with the target's own token, as that platform signs its deliveries.
+  const deliveryId = await startTestDelivery(
+    target.id,
+    webhook.url,
+    payload,
+    await getTargetApiToken(target.id),
+  );
   return {
     deliveryId,
     delivered: true,
@@ -124,13 +140,13 @@ export const resendWebhookDelivery = adminAction(
       const { deliveries } = await client.sandbox.deliveries({ event_id: id, limit: 1 });
       payload = deliveries[0]?.payload;
     } else {
-      payload = (await findTestDelivery(id))?.payload;
+      payload = (await findTestDelivery(target.id, id))?.payload;
     }
     if (!payload) throw new ActionError("That delivery is no longer in the log. Reload the page.");
     const category = z.enum(webhookCategories).safeParse(payload.category);
     if (!category.success)
       throw new ActionError(`The console cannot rebuild a "${String(payload.category)}" event.`);
-    return dispatch(target.kind, payload as unknown as WebhookPayload);
+    return dispatch(target, payload as unknown as WebhookPayload);
   },
 );
 

@@ -17,7 +17,8 @@ import {
   verifySessionCookie,
 } from "./session-cookie";
 
-export type AdminSession = { id: string; expiresAt: Date };
+/** `targetId`: the target this session works on (lib/targets); null: the default one. */
+export type AdminSession = { id: string; expiresAt: Date; targetId: string | null };
 
 /** Starts a session after a successful sign-in and sets its cookie. */
 export async function startAdminSession(): Promise<void> {
@@ -56,7 +57,7 @@ export async function findAdminSession(
       and(eq(adminSessions.id, hashSessionId(cookie.id)), gt(adminSessions.expiresAt, new Date())),
     )
     .limit(1);
-  return row ? { id: row.id, expiresAt: row.expiresAt } : null;
+  return row ? { id: row.id, expiresAt: row.expiresAt, targetId: row.targetId } : null;
 }
 
 /** The signed-in administrator's session, or null. Once per request, however many callers ask. */
@@ -72,6 +73,16 @@ export async function requireAdmin(currentPath?: string): Promise<AdminSession> 
   const session = await getAdminSession();
   if (!session) redirect(signInPath(currentPath));
   return session;
+}
+
+/** The session works on `targetId` from its next request on (the target switcher). */
+export async function chooseSessionTarget(session: AdminSession, targetId: string): Promise<void> {
+  await (
+    await getDb()
+  )
+    .update(adminSessions)
+    .set({ targetId })
+    .where(eq(adminSessions.id, session.id));
 }
 
 /** Deletes the session row (the cookie alone is then worthless) and the cookie. */

@@ -59,6 +59,25 @@ export const adminSessions = pgTable("admin_sessions", {
   id: text("id").primaryKey(),
   createdAt: createdAt(),
   expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  /** The target this session works on (lib/targets); null: the default one. */
+  targetId: text("target_id"),
+});
+
+/**
+ * Remote platforms added on the Settings page (lib/targets). The embedded sandbox's
+ * applications are targets too, read from sandbox_apps, so they are not repeated here.
+ */
+export const platformTargets = pgTable("platform_targets", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  appId: text("app_id").notNull(),
+  chatBaseUrl: text("chat_base_url").notNull(),
+  callsBaseUrl: text("calls_base_url").notNull(),
+  /** The API token, sealed by lib/targets/secret-box.ts (AES-256-GCM when a key is given). */
+  sealedApiToken: text("sealed_api_token").notNull(),
+  /** What the administrator said it is: confirmations say "production platform" or "sandbox". */
+  environment: text("environment").$type<"production" | "sandbox">().notNull(),
+  createdAt: createdAt(),
 });
 
 // ---------------------------------------------------------------------------
@@ -375,6 +394,11 @@ export const consoleTestDeliveries = pgTable(
   "console_test_deliveries",
   {
     id: text("id").primaryKey(),
+    /**
+     * The remote target the event was posted for (lib/targets): each target's log shows its own.
+     * Null: posted before targets existed, for the target PLATFORM_CHAT_URL fixed.
+     */
+    targetId: text("target_id"),
     category: text("category").notNull(),
     url: text("url").notNull(),
     payload: jsonb("payload").$type<WebhookPayload>().notNull(),
@@ -395,6 +419,8 @@ export const importJobs = pgTable(
   "import_jobs",
   {
     id: text("id").primaryKey(),
+    /** The target the job acts on (lib/targets), chosen when it was made; null: the default one. */
+    targetId: text("target_id"),
     resource: text("resource").$type<ImportResource>().notNull(),
     fileName: text("file_name").notNull(),
     columns: jsonb("columns").$type<string[]>().notNull(),
@@ -426,7 +452,10 @@ export const importJobs = pgTable(
     startedAt: timestamp("started_at", { withTimezone: true }),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
   },
-  (t) => [index("import_jobs_status").on(t.status, t.createdAt)],
+  (t) => [
+    index("import_jobs_status").on(t.status, t.createdAt),
+    index("import_jobs_target").on(t.targetId, t.createdAt),
+  ],
 );
 
 /** One data row of an import's file, with what will be (or was) sent for it. */

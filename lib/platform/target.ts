@@ -10,109 +10,223 @@ import {
 } from "./client";
 import { PlatformError } from "./errors";
 
-/** What the console talks to, as the settings page shows it (never the token itself). */
+/** Ids of the targets the environment makes: PLATFORM_* variables, and the sandbox's. */
+export const fixedTargetId = "env";
+export const sandboxTargetPrefix = "sandbox:";
+
+/**
+ * What the console works on, as pages and confirmations show it (never the token itself):
+ * an application of the embedded sandbox, a remote platform added in Settings, or the one
+ * the PLATFORM_* variables fix.
+ */
 export type PlatformTarget = {
+  /** `sandbox:<application id>`, `remote:<uuid>` or `env`. */
+  id: string;
+  name: string;
   kind: "sandbox" | "remote";
+  /** What confirmations say it is: the embedded sandbox's applications are always "sandbox". */
+  environment: "sandbox" | "production";
+  /** Set by PLATFORM_CHAT_URL: the console works on it alone, with no switcher. */
+  fixed: boolean;
   appId: string;
   chatBaseUrl: string;
   callsBaseUrl: string;
   maskedToken: string;
 };
 
+/** A target with what calling it takes; server code only, never handed to a page. */
+export type ResolvedTarget = PlatformTarget & { apiToken: string; fetch?: FetchLike };
+
+/** A sandbox application as the platform client needs it. */
+export type EmbeddedApplication = { id: string; name: string; apiToken: string };
+
 /**
- * The embedded sandbox as the platform client sees it: a transport and the default
- * application's credentials. Wired in once at start-up (`lib/startup.ts`), so this module
- * imports nothing of `lib/sandbox` and a remote target never loads it.
+ * The embedded sandbox as the platform client sees it: a transport and the applications'
+ * credentials. Wired in once at start-up (`lib/startup.ts`), so this module imports nothing
+ * of `lib/sandbox` and a remote target never loads it.
  */
 export type EmbeddedPlatform = {
   /** Calls the sandbox in this process, as a network peer would be called. */
   fetch: FetchLike;
-  /** Reads the default application's id and token (from the database). */
-  defaultApplication: () => Promise<{ id: string; apiToken: string }>;
+  /** The default application's id (SANDBOX_APP_ID). */
+  defaultAppId: string;
+  /** Reads an application's id, name and token (from the database); undefined when there is none. */
+  application: (appId: string) => Promise<EmbeddedApplication | undefined>;
 };
 
-type ResolvedTarget = PlatformTarget & { apiToken: string; fetch?: FetchLike };
+/**
+ * Finds a target by id, or the current one (the session's choice) when `targetId` is
+ * undefined. Wired in at start-up by `lib/targets`; without it, the default target.
+ */
+export type TargetResolver = (targetId: string | undefined) => Promise<ResolvedTarget>;
 
 const embeddedKey = Symbol.for("switchboard.platform.embedded");
 type EmbeddedState = {
   platform: EmbeddedPlatform;
-  credentials?: Promise<{ id: string; apiToken: string }>;
-  readAt: number;
+  credentials: Map<string, { read: Promise<EmbeddedApplication | undefined>; at: number }>;
+  resolver?: TargetResolver;
 };
 type GlobalWithEmbedded = typeof globalThis & { [embeddedKey]?: EmbeddedState };
-/** Another process may rotate the token (PostgreSQL workers): read it again after this long. */
+/** Another process may rotate a token (PostgreSQL workers): read it again after this long. */
 const CREDENTIALS_TTL_MS = 10_000;
 
 /** Called once at start-up, by every process whose target may be the embedded sandbox. */
 export function connectEmbeddedPlatform(platform: EmbeddedPlatform): void {
-  (globalThis as GlobalWithEmbedded)[embeddedKey] = { platform, readAt: 0 };
+  const store = globalThis as GlobalWithEmbedded;
+  store[embeddedKey] = { platform, credentials: new Map(), resolver: store[embeddedKey]?.resolver };
 }
 
-/** The sandbox's token was rotated: read it again on the next call. */
+/** Called once at start-up by the console and the import worker: targets chosen in the console. */
+export function connectTargetResolver(resolver: TargetResolver): void {
+  const state = embeddedState();
+  state.resolver = resolver;
+}
+
+/** A sandbox token was rotated or an application deleted: read them again on the next call. */
 export function forgetEmbeddedCredentials(): void {
-  const state = (globalThis as GlobalWithEmbedded)[embeddedKey];
-  if (state) state.credentials = undefined;
+  (globalThis as GlobalWithEmbedded)[embeddedKey]?.credentials.clear();
 }
 
-function embeddedCredentials(state: EmbeddedState): Promise<{ id: string; apiToken: string }> {
-  if (!state.credentials || Date.now() - state.readAt > CREDENTIALS_TTL_MS) {
-    state.readAt = Date.now();
-    state.credentials = state.platform.defaultApplication();
-    state.credentials.catch(() => forgetEmbeddedCredentials());
-  }
-  return state.credentials;
-}
-
-/**
- * PLATFORM_CHAT_URL set: a remote platform, configured wholly by the environment.
- * Otherwise the embedded sandbox's default application, called in-process: the same
- * Request and Response objects as over HTTP, without a socket back to ourselves.
- * Resolved once per request (React `cache()`); outside a request, once per call.
- */
-const resolveTarget = cache(async (): Promise<ResolvedTarget> => {
-  const e = env();
-  if (e.PLATFORM_CHAT_URL) {
-    if (!e.PLATFORM_APP_ID || !e.PLATFORM_API_TOKEN) {
-      throw new Error(
-        "PLATFORM_CHAT_URL is set, so PLATFORM_APP_ID and PLATFORM_API_TOKEN must be set too.",
-      );
-    }
-    return {
-      kind: "remote",
-      appId: e.PLATFORM_APP_ID,
-      chatBaseUrl: e.PLATFORM_CHAT_URL,
-      callsBaseUrl: e.PLATFORM_CALLS_URL ?? e.PLATFORM_CHAT_URL,
-      apiToken: e.PLATFORM_API_TOKEN,
-      maskedToken: maskToken(e.PLATFORM_API_TOKEN),
-    };
-  }
+function embeddedState(): EmbeddedState {
   const state = (globalThis as GlobalWithEmbedded)[embeddedKey];
   if (!state)
     throw new Error(
       "The embedded sandbox is not connected: set PLATFORM_CHAT_URL or start the console.",
     );
-  const app = await embeddedCredentials(state);
-  const baseUrl = `${await consoleOrigin()}/sandbox/${encodeURIComponent(app.id)}`;
+  return state;
+}
+
+function embeddedCredentials(
+  state: EmbeddedState,
+  appId: string,
+): Promise<EmbeddedApplication | undefined> {
+  const known = state.credentials.get(appId);
+  if (known && Date.now() - known.at <= CREDENTIALS_TTL_MS) return known.read;
+  const read = state.platform.application(appId);
+  state.credentials.set(appId, { read, at: Date.now() });
+  read.then(
+    (app) => app ?? state.credentials.delete(appId),
+    () => state.credentials.delete(appId),
+  );
+  return read;
+}
+
+/** The target PLATFORM_CHAT_URL fixes, if it is set. */
+export function environmentTarget(): ResolvedTarget | undefined {
+  const e = env();
+  if (!e.PLATFORM_CHAT_URL) return undefined;
+  if (!e.PLATFORM_APP_ID || !e.PLATFORM_API_TOKEN) {
+    throw new Error(
+      "PLATFORM_CHAT_URL is set, so PLATFORM_APP_ID and PLATFORM_API_TOKEN must be set too.",
+    );
+  }
   return {
-    kind: "sandbox",
-    appId: app.id,
-    chatBaseUrl: baseUrl,
-    callsBaseUrl: baseUrl,
+    id: fixedTargetId,
+    name: "Remote platform (PLATFORM_CHAT_URL)",
+    kind: "remote",
+    environment: "production",
+    fixed: true,
+    appId: e.PLATFORM_APP_ID,
+    chatBaseUrl: e.PLATFORM_CHAT_URL,
+    callsBaseUrl: e.PLATFORM_CALLS_URL ?? e.PLATFORM_CHAT_URL,
+    apiToken: e.PLATFORM_API_TOKEN,
+    maskedToken: maskToken(e.PLATFORM_API_TOKEN),
+  };
+}
+
+/** The embedded sandbox's default application's id, when it is connected. */
+export function defaultSandboxAppId(): string {
+  return embeddedState().platform.defaultAppId;
+}
+
+/**
+ * An application of the embedded sandbox (the default one when `appId` is absent), called
+ * in-process: the same Request and Response objects as over HTTP, without a socket back to
+ * ourselves. Undefined when there is no such application.
+ */
+export async function embeddedTarget(appId?: string): Promise<ResolvedTarget | undefined> {
+  const state = embeddedState();
+  const id = appId ?? state.platform.defaultAppId;
+  const app = await embeddedCredentials(state, id);
+  if (!app) return undefined;
+  return {
+    ...sandboxTargetOf(app, await consoleOrigin()),
     apiToken: app.apiToken,
     maskedToken: maskToken(app.apiToken),
     fetch: state.platform.fetch,
   };
-});
+}
 
-export async function getPlatformTarget(): Promise<PlatformTarget> {
-  const { apiToken: _apiToken, fetch: _fetch, ...target } = await resolveTarget();
+/** An embedded sandbox application as a target, as far as it may be shown (no token). */
+export function sandboxTargetOf(
+  app: { id: string; name: string },
+  origin: string,
+): Omit<PlatformTarget, "maskedToken"> {
+  const baseUrl = `${origin}/sandbox/${encodeURIComponent(app.id)}`;
+  return {
+    id: `${sandboxTargetPrefix}${app.id}`,
+    name: app.name,
+    kind: "sandbox",
+    environment: "sandbox",
+    fixed: false,
+    appId: app.id,
+    chatBaseUrl: baseUrl,
+    callsBaseUrl: baseUrl,
+  };
+}
+
+/** PLATFORM_* when set, otherwise the sandbox's default application. */
+export async function defaultTarget(): Promise<ResolvedTarget> {
+  const fixed = environmentTarget();
+  if (fixed) return fixed;
+  const target = await embeddedTarget();
+  if (!target)
+    throw new Error(`The sandbox's default application "${defaultSandboxAppId()}" is missing.`);
   return target;
 }
 
+/** Resolved once per request and target (React `cache()`); outside a request, once per call. */
+const resolveTarget = cache(async (targetId: string | undefined): Promise<ResolvedTarget> => {
+  const resolver = (globalThis as GlobalWithEmbedded)[embeddedKey]?.resolver;
+  if (resolver) return resolver(targetId);
+  if (targetId === undefined) return defaultTarget();
+  throw new Error("Targets cannot be chosen in this process.");
+});
+
+/** The current target (the session's choice), or the target `targetId` names. */
+export async function getPlatformTarget(targetId?: string): Promise<PlatformTarget> {
+  return describeTarget(await resolveTarget(targetId));
+}
+
+/**
+ * A target's API token, for server code that signs as the platform would: the console's own
+ * test deliveries to a remote platform's endpoint. Never returned to a page, never logged.
+ */
+export async function getTargetApiToken(targetId: string): Promise<string> {
+  return (await resolveTarget(targetId)).apiToken;
+}
+
+/** What may be shown of a target: everything but the token and the transport. */
+export function describeTarget(target: ResolvedTarget): PlatformTarget {
+  const { apiToken: _apiToken, fetch: _fetch, ...shown } = target;
+  return shown;
+}
+
 export async function getPlatformClient(
-  overrides: Pick<PlatformClientOptions, "onResponse" | "rateLimitRetries" | "timeoutMs"> = {},
+  overrides: Pick<PlatformClientOptions, "onResponse" | "rateLimitRetries" | "timeoutMs"> & {
+    /** The target to call (an import job's); the current one when absent. */
+    targetId?: string;
+  } = {},
 ): Promise<PlatformClient> {
-  const target = await resolveTarget();
+  const { targetId, ...options } = overrides;
+  return clientForTarget(await resolveTarget(targetId), options);
+}
+
+/** A client for a resolved target (one not stored yet: the check before it is added). */
+export function clientForTarget(
+  target: ResolvedTarget,
+  overrides: Pick<PlatformClientOptions, "onResponse" | "rateLimitRetries" | "timeoutMs"> = {},
+): PlatformClient {
   return createPlatformClient({
     appId: target.appId,
     chatBaseUrl: target.chatBaseUrl,

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, gte, lt, lte, or, sql } from "drizzle-orm";
+import { and, desc, eq, gte, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { getDb } from "@/lib/db/client";
 import { consoleTestDeliveries } from "@/lib/db/schema";
 import { deliveryPageToken, type DeliveryAttempt } from "@/lib/schemas/sandbox-events";
@@ -8,6 +8,7 @@ import { deliveryRetries, NoAnswer } from "@/lib/delivery/delivery-retries";
 import { postJson } from "@/lib/delivery/post-json";
 import { withRetries } from "@/lib/retry";
 import { env } from "@/lib/env";
+import { fixedTargetId } from "@/lib/platform";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
 import {
   deliveryOutcome,
@@ -26,9 +27,11 @@ type Row = typeof consoleTestDeliveries.$inferSelect;
 /**
  * Posts a test event to a remote platform's endpoint the way the platform would: JSON, five
  * seconds' wait, up to three attempts until any response, no redirects, the address guard.
- * Returns at once with the delivery's id; the attempts are recorded as they happen.
+ * Returns at once with the delivery's id; the attempts are recorded as they happen. Recorded
+ * under `targetId`, the remote target whose log shows it.
  */
 export async function startTestDelivery(
+  targetId: string,
   url: string,
   payload: WebhookPayload,
   signingKey: string,
@@ -37,6 +40,7 @@ export async function startTestDelivery(
   const id = randomUUID();
   await db.insert(consoleTestDeliveries).values({
     id,
+    targetId,
     category: payload.category,
     url,
     payload,
@@ -105,8 +109,10 @@ async function runAttempts(
  * A page of the console's test deliveries, newest first. Category, event id, the call or room
  * id, the time range and paging run in the database; the outcome is read from the attempts, so
  * it filters within the page (these are a handful of test events, not a platform's traffic).
+ * Only the target's own: another platform's endpoint and events are not this one's.
  */
 export async function listTestDeliveries(
+  targetId: string,
   options: DeliveryLogFilter & { limit: number; token?: string },
 ): Promise<DeliveryLogPage> {
   const db = await getDb();
@@ -116,6 +122,7 @@ export async function listTestDeliveries(
     .from(consoleTestDeliveries)
     .where(
       and(
+        ofTarget(targetId),
         options.category ? eq(consoleTestDeliveries.category, options.category) : undefined,
         options.event_id ? eq(consoleTestDeliveries.id, options.event_id) : undefined,
         options.search
@@ -143,13 +150,23 @@ export async function listTestDeliveries(
   return { source: "console", entries, next };
 }
 
-export async function findTestDelivery(id: string): Promise<DeliveryLogEntry | null> {
+/** A test delivery of the target's log, or null. */
+export async function findTestDelivery(
+  targetId: string,
+  id: string,
+): Promise<DeliveryLogEntry | null> {
   const db = await getDb();
   const [row] = await db
     .select()
     .from(consoleTestDeliveries)
-    .where(eq(consoleTestDeliveries.id, id));
+    .where(and(ofTarget(targetId), eq(consoleTestDeliveries.id, id)));
   return row ? toEntry(row) : null;
+}
+
+/** A target's test deliveries; those posted before targets existed were the fixed target's. */
+function ofTarget(targetId: string) {
+  const own = eq(consoleTestDeliveries.targetId, targetId);
+  return targetId === fixedTargetId ? or(own, isNull(consoleTestDeliveries.targetId)) : own;
 }
 
 function toEntry(row: Row): DeliveryLogEntry {

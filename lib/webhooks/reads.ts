@@ -1,5 +1,10 @@
 import "server-only";
-import { getPlatformClient, getPlatformTarget, type SandboxDelivery } from "@/lib/platform";
+import {
+  getPlatformClient,
+  getPlatformTarget,
+  type PlatformTarget,
+  type SandboxDelivery,
+} from "@/lib/platform";
 import { hostWarning } from "@/lib/delivery/address-guard";
 import { env } from "@/lib/env";
 import type { DeliveryCounts, EndpointHealth } from "@/lib/schemas/sandbox-events";
@@ -18,7 +23,8 @@ export type WebhookSettingsView = {
   settings: WebhookSettingsValues;
   /** Every category the platform supports, as it answered (never a list of our own). */
   allCategories: string[];
-  target: { kind: "sandbox" | "remote"; appId: string };
+  /** The target the settings were read from, as the save confirmation names it. */
+  target: Pick<PlatformTarget, "id" | "name" | "kind" | "environment" | "appId">;
 };
 
 export async function readWebhookSettings(): Promise<WebhookSettingsView> {
@@ -33,7 +39,13 @@ export async function readWebhookSettings(): Promise<WebhookSettingsView> {
       enabled_events: settings.enabled_events,
     },
     allCategories,
-    target: { kind: target.kind, appId: target.appId },
+    target: {
+      id: target.id,
+      name: target.name,
+      kind: target.kind,
+      environment: target.environment,
+      appId: target.appId,
+    },
   };
 }
 
@@ -42,7 +54,7 @@ export async function readDeliveryLog(
   filter: DeliveryLogFilter & { limit: number; token?: string },
 ): Promise<DeliveryLogPage> {
   const target = await getPlatformTarget();
-  if (target.kind === "remote") return listTestDeliveries(filter);
+  if (target.kind === "remote") return listTestDeliveries(target.id, filter);
   const client = await getPlatformClient();
   const { deliveries, next } = await client.sandbox.deliveries(
     filter as Parameters<typeof client.sandbox.deliveries>[0],

@@ -231,7 +231,7 @@ describe("import jobs under a write limit of 50/s", () => {
         found += (await client.users.list({ userIds: ids, limit: 100 })).users.length;
       }
       expect(found).toBe(counts.created);
-      const { responses, rateLimited } = runner.pacers.write.stats;
+      const { responses, rateLimited } = runner.pacersOf(null).write.stats;
       expect(rateLimited / responses).toBeLessThan(0.02);
     } finally {
       await runner.stop();

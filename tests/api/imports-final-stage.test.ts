@@ -90,12 +90,12 @@ describe("the migration's last stage", () => {
       messages: { missingSenders: [], reactivateSenders: [gone], createSenders: [] },
     });
     // The overview counts the last stage before anything is sent, and does not offer it yet.
-    expect(await finalStage(db)).toMatchObject({
+    expect(await finalStage(db, null)).toMatchObject({
       state: "waiting",
       deactivate: { toDo: 3, done: 0, failed: 0 },
       reactivated: 1,
     });
-    await expect(requestFinalStage(db)).rejects.toThrow(
+    await expect(requestFinalStage(db, null)).rejects.toThrow(
       /cannot be finished yet: the import “messages.csv” is planned/,
     );
 
@@ -103,7 +103,7 @@ describe("the migration's last stage", () => {
     expect(await channelHistory(sandbox, "group_channels", channel)).toHaveLength(40);
     // Reactivated for its messages, and still active until the last stage.
     expect((await client.users.get(gone)).is_active).toBe(true);
-    expect(await finalStage(db)).toMatchObject({ state: "ready", deactivate: { toDo: 3 } });
+    expect(await finalStage(db, null)).toMatchObject({ state: "ready", deactivate: { toDo: 3 } });
 
     const finished = await finishMigration(jobs.handle, sandbox);
     expect(finished).toMatchObject({
@@ -123,7 +123,10 @@ describe("the migration's last stage", () => {
     );
     expect(room.body.members.map((member) => member.user_id).sort()).toEqual([...senders].sort());
     // Asking again adds nothing and sends nothing.
-    expect(await requestFinalStage(db)).toMatchObject({ state: "done", deactivate: { done: 3 } });
+    expect(await requestFinalStage(db, null)).toMatchObject({
+      state: "done",
+      deactivate: { done: 3 },
+    });
   });
 
   it("creates unknown senders for their messages when asked, and deactivates them last", async () => {

@@ -64,6 +64,8 @@ export async function uploadJob(
     chunkRows?: number;
     totalRows?: number;
     jobOptions?: JobOptions;
+    /** The target the job is made on (absent: none, the default one). */
+    targetId?: string;
   } = {},
 ): Promise<ImportJob> {
   const { db } = handle;
@@ -75,6 +77,7 @@ export async function uploadJob(
     mapping,
     totalRows,
     options: options.jobOptions,
+    targetId: options.targetId,
   });
   const chunkRows = options.chunkRows ?? 2000;
   for (let start = 0; start < file.rows.length; start += chunkRows) {
@@ -121,6 +124,7 @@ export async function createPlannedJob(
     chunkRows?: number;
     clientTimeoutMs?: number;
     jobOptions?: JobOptions;
+    targetId?: string;
   } = {},
 ): Promise<ImportJob> {
   const job = await uploadJob(handle, resource, file, mapping, options);
@@ -233,7 +237,7 @@ export async function runJob(
  */
 export async function finishMigration(handle: DatabaseHandle, target: Target) {
   const { db } = handle;
-  await requestFinalStage(db);
+  await requestFinalStage(db, null);
   const runner = startImportRunner({
     getDb: async () => db,
     createClient: async (hooks) => clientFor(target, { ...hooks, timeoutMs: 10_000 }),
@@ -242,7 +246,7 @@ export async function finishMigration(handle: DatabaseHandle, target: Target) {
   });
   try {
     return await waitFor(
-      () => finalStage(db),
+      () => finalStage(db, null),
       (stage) => stage.state !== "in progress",
       { deadline: Date.now() + 30_000, intervalMs: 100, failure: () => "still finishing" },
     );

@@ -121,5 +121,5 @@ export async function runJobToCompletion(
     await new Promise((resolve) => setTimeout(resolve, 50));
   const seconds = (performance.now() - started) / 1000;
   await runner.stop();
-  return { seconds, counts: await rowCounts(db, jobId), pacers: runner.pacers };
+  return { seconds, counts: await rowCounts(db, jobId), pacers: runner.pacersOf(null) };
 }

@@ -60,7 +60,9 @@ test("a users import is planned, inspected, run and reported; the failures CSV d
   // Run it and follow it to the end.
   await page.getByRole("button", { name: "Run import" }).click();
   // The confirmation names the target and the plan's counts.
-  const confirm = page.getByRole("alertdialog", { name: "Run the import into local?" });
+  const confirm = page.getByRole("alertdialog", {
+    name: "Run the import into Default application?",
+  });
   await expect(confirm.getByTestId("run-target-kind")).toHaveText("the embedded sandbox");
   await expect(confirm.getByTestId("run-plan-counts")).toContainText("3 to create");
   await confirm.getByRole("button", { name: "Run import" }).click();
@@ -182,6 +184,10 @@ test("an import whose upload stopped can be cancelled from its page", async ({ p
   await expect(page.getByText("Draft", { exact: true })).toBeVisible();
   await page.getByRole("button", { name: "Cancel import" }).click();
   const cancel = page.getByRole("alertdialog", { name: "Cancel this import?" });
+  // It names the job's target and what it is.
+  await expect(cancel.getByTestId("cancel-target")).toHaveText(
+    "The import into Default application (application local, the embedded sandbox).",
+  );
   await expect(cancel).toContainText("Nothing has been sent to the platform");
   await cancel.getByRole("button", { name: "Cancel import" }).click();
   await expect(page.getByText("Cancelled", { exact: true })).toBeVisible({ timeout: 10_000 });

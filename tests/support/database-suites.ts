@@ -78,6 +78,8 @@ export const pgliteOnly: Record<string, string> = {
     "a newer export's messages planned against an earlier import's rows and run on the sandbox; its job tables are PGlite in both runs",
   "tests/api/imports-final-stage.test.ts":
     "the last stage's deactivations against the sandbox; its job tables are PGlite in both runs",
+  "tests/api/imports-targets.test.ts":
+    "jobs on two targets (runs, last stage, Verify, pace); its job tables are PGlite in both runs",
   "tests/api/imports-threads-reliability.test.ts":
     "the replies stage's worker killed over a faulty platform; its job tables are PGlite in both runs",
   "tests/api/imports-threads.test.ts":
@@ -119,6 +121,8 @@ export const pgliteOnly: Record<string, string> = {
   "tests/console/imports-routes.test.ts": "import pages and routes require a session",
   "tests/console/sandbox-mount.test.ts": "the sandbox mounted at /sandbox (routing)",
   "tests/console/session.test.ts": "pages require a session",
+  "tests/console/targets.test.ts":
+    "targets added, chosen and removed over HTTP; plain inserts and reads, no concurrency",
   "tests/console/webhooks-routes.test.ts": "the Webhooks page's routes refuse a bad query",
 };
 

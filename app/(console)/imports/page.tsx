@@ -5,14 +5,17 @@ import { DraftNotice } from "@/components/imports/wizard/draft-notice";
 import { PageHeader } from "@/components/shell/page-header";
 import { Card } from "@/components/ui/card";
 import { requireAdmin } from "@/lib/auth/session";
+import { targetPhrase } from "@/lib/forms/targets";
 import { readImportList } from "@/lib/imports/jobs";
+import { getPlatformTarget } from "@/lib/platform";
 
 export const metadata: Metadata = { title: "Imports" };
 export const dynamic = "force-dynamic";
 
 export default async function ImportsPage() {
   await requireAdmin("/imports");
-  const { jobs, counts } = await readImportList();
+  const target = await getPlatformTarget();
+  const { jobs, counts } = await readImportList(target.id);
   return (
     <>
       <PageHeader
@@ -42,7 +45,7 @@ export default async function ImportsPage() {
         }
       />
       <DraftNotice />
-      <Card title="Jobs">
+      <Card title="Jobs" description={`Imports into ${targetPhrase(target)}.`}>
         <JobList jobs={jobs} counts={counts} />
       </Card>
     </>

@@ -11,7 +11,11 @@ import {
 import { PageHeader } from "@/components/shell/page-header";
 import { Card } from "@/components/ui/card";
 import { requireAdmin } from "@/lib/auth/session";
+import { AddRemoteTargetForm } from "@/components/settings/add-remote-target-form";
+import { RemoteTargetList } from "@/components/settings/remote-target-list";
+import { env } from "@/lib/env";
 import { getPlatformTarget } from "@/lib/platform";
+import { listTargets } from "@/lib/targets";
 import { listSandboxApplications } from "@/lib/settings/sandbox-applications";
 
 export const metadata: Metadata = { title: "Settings" };
@@ -28,7 +32,11 @@ export default async function SettingsPage() {
       <div className="space-y-6">
         <Card
           title="Platform"
-          description="Set by the environment (PLATFORM_* for a remote platform; otherwise the sandbox)."
+          description={
+            target.fixed
+              ? "Fixed by the environment (PLATFORM_CHAT_URL): the console works on it alone."
+              : "What the console works on now: choose another in the target switcher at the top of every page. The checks below run against it."
+          }
         >
           <PlatformTargetDetails target={target} />
           <div className="mt-5 border-t border-slate-100 pt-4">
@@ -38,6 +46,24 @@ export default async function SettingsPage() {
             <CompatibilityCheck />
           </div>
         </Card>
+        {!target.fixed && (
+          <Card
+            title="Remote platforms"
+            description={
+              env().SWITCHBOARD_SECRET_KEY
+                ? "Applications on a platform reached over the network. Their API tokens stay on the server, encrypted with SWITCHBOARD_SECRET_KEY."
+                : "Applications on a platform reached over the network. Their API tokens stay on the server; SWITCHBOARD_SECRET_KEY is not set, so they are stored unencrypted in the database."
+            }
+          >
+            <Suspense fallback={<SandboxApplicationListSkeleton />}>
+              <RemoteTargets currentId={target.id} />
+            </Suspense>
+            <div className="mt-5 border-t border-slate-100 pt-4">
+              <h3 className="mb-2 text-sm font-semibold text-slate-900">Add a remote platform</h3>
+              <AddRemoteTargetForm />
+            </div>
+          </Card>
+        )}
         <Card
           title="Sandbox applications"
           description={
@@ -61,6 +87,15 @@ export default async function SettingsPage() {
       </div>
     </>
   );
+}
+
+async function RemoteTargets({ currentId }: { currentId: string }) {
+  const remotes = (await listTargets()).flatMap((target) =>
+    target.kind === "remote" && !target.fixed
+      ? [{ ...target, kind: "remote" as const, encrypted: target.encrypted ?? false }]
+      : [],
+  );
+  return <RemoteTargetList targets={remotes} currentId={currentId} />;
 }
 
 async function SandboxApplications() {

@@ -7,10 +7,15 @@ import { Card } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { actionErrorMessage } from "@/lib/actions/action-result";
 import { finishMigration } from "@/lib/actions/imports";
+import { targetPhrase, type TargetNaming } from "@/lib/forms/targets";
 import type { FinalStage } from "@/lib/imports/jobs";
 import { counted } from "@/lib/text/counted";
 
-export type FinalStageCardProps = { stage: FinalStage };
+export type FinalStageCardProps = {
+  stage: FinalStage;
+  /** The target whose migration this is, named in the confirmation. */
+  target: TargetNaming & { id: string };
+};
 
 const stateLabels: Record<FinalStage["state"], string> = {
   "nothing to do": "Nothing to do",
@@ -35,7 +40,7 @@ export function finalStageWork(stage: FinalStage): string {
  * The migration's last stage: the deactivations and freezes kept back until the history naming
  * those people and channels is in, offered once no import is still in progress.
  */
-export function FinalStageCard({ stage }: FinalStageCardProps) {
+export function FinalStageCard({ stage, target }: FinalStageCardProps) {
   const router = useRouter();
   // The stage is sent in the background: the page follows it until it is done.
   useEffect(() => {
@@ -78,18 +83,19 @@ export function FinalStageCard({ stage }: FinalStageCardProps) {
         {stage.state === "ready" && (
           <ConfirmDialog
             title={`Finish the migration: ${work}?`}
-            tone="primary"
+            tone={target.environment === "production" ? "danger" : "primary"}
             description={
               <p>
-                Users are deactivated with <code>leave_all_when_deactivated: false</code>, so the
-                channels they were in keep them as members; frozen channels take no new messages.
-                Every request can be sent again safely; a failed one is tried again by finishing
-                again.
+                The requests go to{" "}
+                <strong data-testid="finish-target">{targetPhrase(target)}</strong>. Users are
+                deactivated with <code>leave_all_when_deactivated: false</code>, so the channels
+                they were in keep them as members; frozen channels take no new messages. Every
+                request can be sent again safely; a failed one is tried again by finishing again.
               </p>
             }
             confirmLabel="Finish the migration"
             onConfirm={async () => {
-              const message = actionErrorMessage(await finishMigration({}));
+              const message = actionErrorMessage(await finishMigration({ targetId: target.id }));
               router.refresh();
               return message;
             }}

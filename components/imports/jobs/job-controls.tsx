@@ -4,16 +4,18 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog, type ConfirmDialogProps } from "@/components/ui/confirm-dialog";
+import { targetNature, type TargetNaming } from "@/lib/forms/targets";
 import { useSingleFlight } from "@/components/ui/use-single-flight";
 import { unwrap } from "@/lib/actions/action-result";
 import { controlImportJob, newJobFromRowsNotDone } from "@/lib/actions/imports";
 import type { JobProgress } from "@/lib/imports/jobs";
 import { importJobKeys, useJobCommand, type JobCommand } from "./job-queries";
 
-/** Where Run sends the rows: the embedded sandbox or a remote platform, and which application. */
-export type RunTarget = { kind: "sandbox" | "remote"; appId: string; chatBaseUrl: string };
+/** The job's own target (the one it was made on), as its confirmations name it. */
+export type RunTarget = TargetNaming & { chatBaseUrl: string };
 
-export type JobControlsProps = { progress: JobProgress; target: RunTarget };
+/** `target` null: the job's target was removed; nothing can be sent, so nothing is offered. */
+export type JobControlsProps = { progress: JobProgress; target: RunTarget | null };
 
 /** The commands behind plain buttons; run and cancel are confirmed in a dialog first. */
 type Command = Extract<JobCommand, "pause" | "resume" | "plan" | "rehearse">;
@@ -50,6 +52,7 @@ export function JobControls({ progress, target }: JobControlsProps) {
   const confirmed = (command: "run" | "cancel") =>
     unwrap(controlImportJob({ jobId, command })).finally(refresh);
   const over = progress.status === "cancelled" || progress.status === "completed";
+  if (!target) return null;
 
   return (
     <div className="space-y-2">
@@ -74,7 +77,12 @@ export function JobControls({ progress, target }: JobControlsProps) {
         {/* A draft (an upload left unfinished, a plan that failed) is cancelled too, or it would
             stay in the list and the migration overview for good. */}
         {["draft", "planning", "planned", "running", "paused"].includes(progress.status) && (
-          <CancelDialog progress={progress} disabled={busy} onConfirm={() => confirmed("cancel")} />
+          <CancelDialog
+            progress={progress}
+            target={target}
+            disabled={busy}
+            onConfirm={() => confirmed("cancel")}
+          />
         )}
         {over && progress.rowsNotDone > progress.counts.invalid && (
           <ConfirmDialog
@@ -146,19 +154,20 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
   const plan = progress.plan;
   const follow = plan ? plan.followUps.metadata + (plan.followUps.invitations ?? 0) : 0;
   const last = plan ? plan.followUps.deactivate + plan.followUps.freeze : 0;
+  const production = target.environment === "production";
   const createdSenders = plan?.messages?.createSenders?.length ?? 0;
-  const where = target.kind === "sandbox" ? "the embedded sandbox" : "a remote platform";
   return (
     <JobActionDialog
-      title={`Run the import into ${target.appId}?`}
-      tone={target.kind === "remote" ? "danger" : "primary"}
+      title={`Run the import into ${target.name}?`}
+      tone={production ? "danger" : "primary"}
       description={
         <div className="space-y-2">
           <p>
-            Rows are sent to the application <code className="font-mono">{target.appId}</code> on{" "}
-            <strong data-testid="run-target-kind">{where}</strong> (
+            Rows are sent to <strong data-testid="run-target-name">{target.name}</strong>, the
+            application <code className="font-mono">{target.appId}</code> on{" "}
+            <strong data-testid="run-target-kind">{targetNature(target)}</strong> (
             <span className="font-mono break-all">{target.chatBaseUrl}</span>).
-            {target.kind === "remote" && " These are real changes to a production platform."}
+            {production && " These are real changes to a production platform."}
           </p>
           {plan && (
             <ul className="list-disc pl-5" data-testid="run-plan-counts">
@@ -198,13 +207,22 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
   );
 }
 
-function CancelDialog({ progress, disabled, onConfirm }: DialogProps) {
+function CancelDialog({
+  progress,
+  target,
+  disabled,
+  onConfirm,
+}: DialogProps & { target: RunTarget }) {
   const started = progress.status === "running" || progress.status === "paused";
   return (
     <JobActionDialog
       title="Cancel this import?"
       description={
         <div className="space-y-2">
+          <p data-testid="cancel-target">
+            The import into <strong>{target.name}</strong> (application{" "}
+            <code className="font-mono">{target.appId}</code>, {targetNature(target)}).
+          </p>
           {started ? (
             <>
               <p>

@@ -13,8 +13,8 @@ import { ReportTable } from "./report-table";
 import { RowRequestViewer } from "./row-request-viewer";
 import { VerifyCard } from "./verify-card";
 
-/** `target`: where Run sends the rows, for the confirmation. */
-export type JobViewProps = { initialProgress: JobProgress; target: RunTarget };
+/** `target`: where Run sends the rows, for the confirmation; null: it is gone, nothing is sent. */
+export type JobViewProps = { initialProgress: JobProgress; target: RunTarget | null };
 
 /** The job page: plan, rehearsal, controls, live progress and the per-row report. */
 export function JobView({ initialProgress, target }: JobViewProps) {

@@ -2,6 +2,7 @@ import "server-only";
 import { getDb } from "@/lib/db/client";
 import type { MissingReferences, ReferenceLookup } from "@/lib/imports/references";
 import type { PlatformClient } from "@/lib/platform";
+import { targetsWithFinalSteps } from "./finish/run";
 import { finalStage, type FinalStage } from "./finish/steps";
 import { missingReferences } from "./plan/lookups";
 import {
@@ -19,7 +20,7 @@ import {
   type ReportRow,
   type RowRequests,
 } from "./report/report";
-import { findJob, listJobs, requireJob, type ImportJob } from "./store/jobs";
+import { adoptUntargetedJobs, findJob, listJobs, requireJob, type ImportJob } from "./store/jobs";
 
 /**
  * What the console's pages, routes and proxy read of the import jobs: one function per read,
@@ -71,29 +72,53 @@ export async function readFailures(
   return { job, lines: failuresCsv(db, jobId) };
 }
 
-/** The imports list: the newest jobs, each with its rows' outcomes. */
-export async function readImportList(): Promise<{
+/** The target a job was made on (null: none recorded, the default one), or undefined: no such job. */
+export async function readJobTarget(jobId: string): Promise<string | null | undefined> {
+  return (await findJob(await getDb(), jobId))?.targetId;
+}
+
+/** The imports list: the newest jobs of a target, each with its rows' outcomes. */
+export async function readImportList(targetId: string): Promise<{
   jobs: ImportJob[];
   counts: Map<string, StageJob["counts"]>;
 }> {
   const db = await getDb();
-  const jobs = await listJobs(db);
+  const jobs = await listJobs(db, 100, targetId);
   return { jobs, counts: await jobOutcomeCounts(db, jobs) };
 }
 
-/** The newest `limit` jobs. */
-export async function readImportJobs(limit: number): Promise<ImportJob[]> {
-  return listJobs(await getDb(), limit);
+/** The newest `limit` jobs of a target. */
+export async function readImportJobs(limit: number, targetId: string): Promise<ImportJob[]> {
+  return listJobs(await getDb(), limit, targetId);
 }
 
-/** The migration at a glance: users, then channels, then messages. */
-export async function readMigrationOverview(): Promise<MigrationStage[]> {
-  return migrationOverview(await getDb());
+/** The migration to a target at a glance: users, then channels, then messages. */
+export async function readMigrationOverview(targetId: string): Promise<MigrationStage[]> {
+  return migrationOverview(await getDb(), targetId);
+}
+
+/**
+ * Whether a target has an import planning, rehearsing or running, or its migration's last stage
+ * being sent (it cannot be removed then: the worker would have nowhere to send them).
+ */
+export async function targetHasWorkInProgress(targetId: string): Promise<boolean> {
+  const db = await getDb();
+  const busy = (await listJobs(db, 1000, targetId)).some(
+    (job) =>
+      ["planning", "running", "paused", "cancelling"].includes(job.status) ||
+      job.rehearsal?.state === "running",
+  );
+  return busy || (await targetsWithFinalSteps(db)).includes(targetId);
+}
+
+/** See `adoptUntargetedJobs`: run once at start-up with the default target's id. */
+export async function adoptJobsWithoutTarget(targetId: string): Promise<void> {
+  await adoptUntargetedJobs(await getDb(), targetId);
 }
 
 /** The migration's last stage: the deferred deactivations and freezes, and where they stand. */
-export async function readFinalStage(): Promise<FinalStage> {
-  return finalStage(await getDb());
+export async function readFinalStage(targetId: string): Promise<FinalStage> {
+  return finalStage(await getDb(), targetId);
 }
 
 /** The wizard's question: which channels and users its rows name exist nowhere. */

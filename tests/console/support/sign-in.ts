@@ -1,9 +1,14 @@
 import { inject } from "vitest";
 import { serverActionId } from "./server-actions";
 
-/** Signs in through the sign-in action, as the form does; returns the session cookie. */
-export async function signIn(): Promise<string> {
-  const { origin, adminPassword } = inject("console");
+/**
+ * Signs in through the sign-in action, as the form does; returns the session cookie. `server`:
+ * a console of the test's own (the shared one when absent).
+ */
+export async function signIn(
+  server: { origin: string; adminPassword: string } = inject("console"),
+): Promise<string> {
+  const { origin, adminPassword } = server;
   const response = await fetch(`${origin}/sign-in`, {
     method: "POST",
     redirect: "manual",

@@ -5,18 +5,21 @@ import { PageHeader } from "@/components/shell/page-header";
 import { appendImportRows, createImportJob, finishImportUpload } from "@/lib/actions/imports";
 import { requireAdmin } from "@/lib/auth/session";
 import { readImportJobs, readMigrationOverview } from "@/lib/imports/jobs";
+import { getPlatformTarget } from "@/lib/platform";
+import { targetPhrase } from "@/lib/forms/targets";
 
 export const metadata: Metadata = { title: "New import" };
 
 export default async function NewImportPage() {
   await requireAdmin("/imports/new");
   // Users imports that got past their upload: the wizard's hint about the platform's order.
-  const jobs = await readImportJobs(500);
+  const target = await getPlatformTarget();
+  const jobs = await readImportJobs(500, target.id);
   const usersImports = jobs.filter(
     (job) => job.resource === "users" && job.status !== "draft" && job.status !== "cancelled",
   ).length;
   // Earlier stages still under way: the wizard warns about the platform's order.
-  const stages = await readMigrationOverview();
+  const stages = await readMigrationOverview(target.id);
   const unfinishedOf = (stage: "users" | "channels") =>
     stages.find((item) => item.stage === stage)!.jobs.filter((job) => job.status !== "completed")
       .length;
@@ -24,7 +27,7 @@ export default async function NewImportPage() {
     <>
       <PageHeader
         title="New import"
-        description="Bring users, channels and their message history over from another chat system. Nothing is sent until you have seen the plan."
+        description={`Bring users, channels and their message history over from another chat system into ${targetPhrase(target)}. Nothing is sent until you have seen the plan.`}
       />
       <p className="text-sm text-slate-700">
         Leaving Slack, Discord or Mattermost?{" "}

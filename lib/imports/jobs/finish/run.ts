@@ -9,11 +9,14 @@ import type { Pacer } from "../run/pacer";
 import { finalRequest } from "../run/requests";
 import { forEachConcurrent } from "../shared/concurrency";
 import { rowsOf } from "../shared/rows";
+import { ofTarget } from "../store/jobs";
 
 export type FinalStepWork = {
   db: Database;
+  /** The target whose steps are sent (those of the jobs made on it), and its client. */
+  targetId: string | null;
   client: PlatformClient;
-  /** The pacer of the platform's writes. */
+  /** The pacer of the target's writes. */
   pacer: Pacer;
   workerId: string;
   /** A claim's lease: a dead worker's steps come back to the others once it runs out. */
@@ -32,7 +35,7 @@ type ClaimedStep = {
 };
 
 /**
- * Sends the last stage's pending steps, a claim of a few at a time (`FOR UPDATE SKIP LOCKED`
+ * Sends the pending steps of a target's last stage, a claim of a few at a time (`FOR UPDATE SKIP LOCKED`
  * and a lease, as rows are claimed), until none is left or the worker stops. Each step's
  * outcome is written as soon as it is known, so a restart resends only the steps in flight;
  * their requests are idempotent. Returns whether any step was worked.
@@ -68,12 +71,33 @@ export async function workFinalSteps(work: FinalStepWork): Promise<boolean> {
   return worked;
 }
 
-/** Whether the last stage has steps to send (cheap: the runner asks whenever it is idle). */
-export async function finalStepsPending(db: Database): Promise<boolean> {
-  return (
-    rowsOf(await db.execute(sql`select 1 from import_final_steps where state = 'pending' limit 1`))
-      .length > 0
-  );
+/**
+ * The targets whose last stage has steps to send (cheap: the runner asks whenever it is idle);
+ * null stands for jobs made with no target.
+ */
+export async function targetsWithFinalSteps(db: Database): Promise<Array<string | null>> {
+  return rowsOf<{ target_id: string | null }>(
+    await db.execute(sql`
+      select distinct j.target_id from import_final_steps as s
+      join import_jobs as j on j.id = s.job_id
+      where s.state = 'pending'`),
+  ).map((row) => row.target_id);
+}
+
+/**
+ * The pending steps of a target that can take nothing more (removed, or its token unreadable)
+ * fail with the reason, which the migration overview shows; finishing again tries them again.
+ */
+export async function failTargetSteps(
+  db: Database,
+  targetId: string | null,
+  reason: string,
+): Promise<void> {
+  await db.execute(sql`
+    update import_final_steps set state = 'failed', result_message = ${reason},
+      locked_by = null, locked_until = null, finished_at = now()
+    where state = 'pending'
+      and job_id in (select j.id from import_jobs as j where ${ofTarget("j", targetId)})`);
 }
 
 async function claimSteps(work: FinalStepWork): Promise<ClaimedStep[]> {
@@ -83,11 +107,13 @@ async function claimSteps(work: FinalStepWork): Promise<ClaimedStep[]> {
       set locked_by = ${work.workerId},
         locked_until = now() + ${`${work.leaseMs} milliseconds`}::interval
       from (
-        select job_id, action, key from import_final_steps
-        where state = 'pending' and (locked_until is null or locked_until < now())
-        order by job_id, action, key
+        select f.job_id, f.action, f.key from import_final_steps as f
+        join import_jobs as j on j.id = f.job_id
+        where ${ofTarget("j", work.targetId)} and f.state = 'pending'
+          and (f.locked_until is null or f.locked_until < now())
+        order by f.job_id, f.action, f.key
         limit ${work.concurrency * 4}
-        for update skip locked
+        for update of f skip locked
       ) as c
       where s.job_id = c.job_id and s.action = c.action and s.key = c.key
       returning s.job_id, s.action, s.key, s.resource`),

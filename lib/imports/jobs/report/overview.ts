@@ -39,9 +39,9 @@ const stageOf: Record<ImportResource, StageName> = {
   messages: "messages",
 };
 
-/** The three stages of the migration to the console's target, with their imports (cancelled ones left out). */
-export async function migrationOverview(db: Database): Promise<MigrationStage[]> {
-  const jobs = (await listJobs(db, 500)).filter((job) => job.status !== "cancelled");
+/** The three stages of the migration to a target, with its imports (cancelled ones left out). */
+export async function migrationOverview(db: Database, targetId: string): Promise<MigrationStage[]> {
+  const jobs = (await listJobs(db, 500, targetId)).filter((job) => job.status !== "cancelled");
   const counts = await jobOutcomeCounts(db, jobs);
   const verifications = await runVerificationsOf(
     db,

@@ -38,6 +38,8 @@ export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<I
     );
   }
   const job = await createJob(db, {
+    // The rows were meant for the source's target, not for the one chosen now.
+    targetId: source.targetId ?? undefined,
     resource: source.resource,
     fileName: source.fileName.includes("(rows not done)")
       ? source.fileName

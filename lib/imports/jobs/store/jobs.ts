@@ -9,10 +9,12 @@ import {
   gt,
   inArray,
   isNotNull,
+  isNull,
   ne,
   not,
   or,
   sql,
+  type SQL,
 } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importChannelLeases, importJobs, importRows } from "@/lib/db/schema";
@@ -102,8 +104,42 @@ const actionWords: Record<JobStatus, string> = {
   completed: "completed",
 };
 
-export async function listJobs(db: Database, limit = 100): Promise<ImportJob[]> {
-  return db.select().from(importJobs).orderBy(desc(importJobs.createdAt)).limit(limit);
+/**
+ * The jobs of a target (lib/targets), in SQL over `import_jobs` as `alias`. Null: jobs made with
+ * no target (by tests and scripts; the console adopts older ones at start-up), which act on the
+ * default target.
+ */
+export function ofTarget(alias: string, targetId: string | null): SQL {
+  const column = sql.raw(`${alias}.target_id`);
+  return targetId === null ? sql`${column} is null` : sql`${column} = ${targetId}`;
+}
+
+/** The newest jobs, of one target (`targetId`) or of all. */
+export async function listJobs(
+  db: Database,
+  limit = 100,
+  targetId?: string | null,
+): Promise<ImportJob[]> {
+  return db
+    .select()
+    .from(importJobs)
+    .where(
+      targetId === undefined
+        ? undefined
+        : targetId === null
+          ? isNull(importJobs.targetId)
+          : eq(importJobs.targetId, targetId),
+    )
+    .orderBy(desc(importJobs.createdAt))
+    .limit(limit);
+}
+
+/**
+ * Jobs made before targets existed act on the console's target of the time: they are given
+ * `targetId` (the default target at the first start with targets), so each list is a target's.
+ */
+export async function adoptUntargetedJobs(db: Database, targetId: string): Promise<void> {
+  await db.update(importJobs).set({ targetId }).where(isNull(importJobs.targetId));
 }
 
 /** `existedInRun`: rows the plan was to create that someone else made first (the run found them). */

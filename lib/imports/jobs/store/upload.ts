@@ -27,6 +27,11 @@ import { ImportJobError, requireJob, type ImportJob } from "./jobs";
  * and the upload is finished once every row has. Every row is validated again here.
  */
 export type CreateJobInput = {
+  /**
+   * The target the job acts on (lib/targets), whatever the console works on later; absent
+   * (tests, scripts): the default target, as for a job made before targets existed.
+   */
+  targetId?: string;
   resource: ImportResource;
   fileName: string;
   columns: string[];

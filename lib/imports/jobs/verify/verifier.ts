@@ -9,12 +9,14 @@ import { findApplication } from "@/lib/sandbox";
 import { StoppedEarly } from "../plan/plan";
 import { Pacer } from "../run/pacer";
 import { scratchClient } from "../rehearse/scratch-client";
+import { requireJob } from "../store/jobs";
 import { failVerification, runVerification, type Verification } from "./verify";
 
 export type VerifierOptions = {
   getDb: () => Promise<Database>;
-  /** The console's target, answering every response to `onResponse` (the read pace). */
+  /** A job's target (null: a job made with no target), answering every response to `onResponse` (the read pace). */
   createClient: (hooks: {
+    targetId: string | null;
     onResponse: (info: ResponseInfo) => void;
     rateLimitRetries: number;
   }) => Promise<PlatformClient>;
@@ -94,8 +96,11 @@ export function startVerifier(options: VerifierOptions): Pick<PollLoop, "nudge" 
     verification: Verification,
     onResponse: (info: ResponseInfo) => void,
   ): Promise<PlatformClient> {
-    if (verification.scope === "run")
-      return options.createClient({ onResponse, rateLimitRetries: 0 });
+    if (verification.scope === "run") {
+      // The target the job ran on, whatever the console works on now.
+      const { targetId } = await requireJob(db, verification.jobId);
+      return options.createClient({ targetId, onResponse, rateLimitRetries: 0 });
+    }
     const app = verification.appId ? await findApplication(db, verification.appId) : undefined;
     if (!app)
       throw new Error(

@@ -11,7 +11,8 @@ import { runRehearsal } from "../rehearse/rehearsal";
 
 export type PlannerOptions = {
   getDb: () => Promise<Database>;
-  createClient: () => Promise<PlatformClient>;
+  /** The platform of a job's target (null: a job made before targets, the default one). */
+  createClient: (targetId: string | null) => Promise<PlatformClient>;
   workerId: string;
   /** How long a claim on a job holds without being renewed; a dead worker's plan is made again after it. */
   leaseMs?: number;
@@ -62,15 +63,15 @@ export function startPlanner(options: PlannerOptions): Pick<PollLoop, "nudge" | 
       log,
     );
     try {
-      if (kind === "plan") await plan(db, job.id);
-      else await rehearse(db, job.id);
+      if (kind === "plan") await plan(db, job.id, job.targetId);
+      else await rehearse(db, job.id, job.targetId);
     } finally {
       stopRenewing();
     }
     return true;
   }
 
-  async function plan(db: Database, jobId: string) {
+  async function plan(db: Database, jobId: string, targetId: string | null) {
     const onProgress = async (planProgress: PlanProgress) => {
       const kept = await db
         .update(importJobs)
@@ -81,7 +82,7 @@ export function startPlanner(options: PlannerOptions): Pick<PollLoop, "nudge" | 
     };
     try {
       const started = performance.now();
-      await planJob(db, await options.createClient(), jobId, onProgress);
+      await planJob(db, await options.createClient(targetId), jobId, onProgress);
       log(`planned job ${jobId} in ${Math.round(performance.now() - started)} ms`);
     } catch (error) {
       // Cancelled (nothing to do), or this process is stopping: let another take it at once.
@@ -101,10 +102,12 @@ export function startPlanner(options: PlannerOptions): Pick<PollLoop, "nudge" | 
     }
   }
 
-  async function rehearse(db: Database, jobId: string) {
+  async function rehearse(db: Database, jobId: string, targetId: string | null) {
     try {
       const started = performance.now();
-      await runRehearsal(db, await options.createClient(), jobId, { shouldStop: () => stopping });
+      await runRehearsal(db, await options.createClient(targetId), jobId, {
+        shouldStop: () => stopping,
+      });
       log(`rehearsed job ${jobId} in ${Math.round(performance.now() - started)} ms`);
     } catch (error) {
       if (!(error instanceof StoppedEarly)) throw error;

@@ -4,6 +4,7 @@ import { getDatabaseHandle, getDb } from "@/lib/db/client";
 import { importChannelLeases, importJobs, importRows, importVerifications } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { getPlatformClient } from "@/lib/platform";
+import { defaultTargetKey } from "@/lib/targets";
 import { startImportRunner, type ImportRunner } from "./runner";
 
 const runnerKey = Symbol.for("switchboard.imports.runner");
@@ -40,7 +41,9 @@ export function startImportJobs(options: { concurrency?: number } = {}): Promise
     return startImportRunner({
       getDb,
       concurrency: options.concurrency ?? env().IMPORT_CONCURRENCY,
-      createClient: (hooks) => getPlatformClient(hooks),
+      // Each job on the target it was made on, whatever the console works on now.
+      createClient: ({ targetId, ...hooks }) =>
+        getPlatformClient({ ...hooks, targetId: targetId ?? defaultTargetKey }),
     });
   })();
   return store[runnerKey];

@@ -5,7 +5,8 @@ import { startPollLoop } from "@/lib/background/poll-loop";
 import type { Database } from "@/lib/db/client";
 import { importJobs } from "@/lib/db/schema";
 import type { PlatformClient, ResponseInfo } from "@/lib/platform";
-import { finalStepsPending, workFinalSteps } from "../finish/run";
+import { isTargetError } from "@/lib/targets";
+import { failTargetSteps, targetsWithFinalSteps, workFinalSteps } from "../finish/run";
 import { prepareSenders } from "../finish/senders";
 import { completeIfDone, finishCancelling } from "../run/completion";
 import { workMessageJob } from "../run/message-runner";
@@ -13,14 +14,18 @@ import { workThreadStage } from "../replies/thread-stage";
 import { Pacer } from "../run/pacer";
 import { workRows } from "../run/row-work";
 import type { Pacers } from "../run/send-row";
-import type { ImportJob } from "../store/jobs";
+import { transition, type ImportJob } from "../store/jobs";
 import { startPlanner } from "./planner";
 import { startVerifier } from "../verify/verifier";
 
 export type RunnerOptions = {
   getDb: () => Promise<Database>;
-  /** The job's platform, with the runner's response hook (pacing) and no 429 waits of its own. */
+  /**
+   * The job's platform (its `targetId`, null for a job made before targets), with the runner's
+   * response hook (pacing) and no 429 waits of its own.
+   */
   createClient: (hooks: {
+    targetId: string | null;
     onResponse: (info: ResponseInfo) => void;
     rateLimitRetries: number;
   }) => Promise<PlatformClient>;
@@ -42,7 +47,8 @@ export type RunnerOptions = {
 
 export type ImportRunner = {
   workerId: string;
-  pacers: Pacers;
+  /** The pacers of a target's requests (null: jobs made before targets), for tests and the bench. */
+  pacersOf: (targetId: string | null) => Pacers;
   /** Look for work now (a job was just started or resumed). */
   nudge: () => void;
   /** Finishes the requests in flight, records them, and gives the rest of its claims back. */
@@ -64,22 +70,38 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
   const pollMs = options.pollMs ?? 500;
   const workerId = options.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
   const log = options.log ?? ((line: string) => console.log(`[imports] ${line}`));
-  // Every answer reaches its pacer (onResponse below): each learns its limit from the first.
-  const pacers: Pacers = {
-    read: new Pacer({ learnFirst: true }),
-    write: new Pacer({ learnFirst: true }),
-    migration: new Pacer({ learnFirst: true }),
-  };
+  // Each target's answers reach its own pacers (onResponse below), which learn its limits
+  // from the first: one platform's limit or 429 says nothing of another's.
+  const pacing = new Map<string, { pacers: Pacers; onResponse: (info: ResponseInfo) => void }>();
+  function pacingOf(targetId: string | null) {
+    const key = targetId ?? "";
+    let known = pacing.get(key);
+    if (!known) {
+      const pacers: Pacers = {
+        read: new Pacer({ learnFirst: true }),
+        write: new Pacer({ learnFirst: true }),
+        migration: new Pacer({ learnFirst: true }),
+      };
+      const onResponse = (info: ResponseInfo) =>
+        (info.url.includes("/v3/migration/")
+          ? pacers.migration
+          : info.method === "GET"
+            ? pacers.read
+            : pacers.write
+        ).observe(info.status, info.rateLimit);
+      known = { pacers, onResponse };
+      pacing.set(key, known);
+    }
+    return known;
+  }
 
-  const onResponse = (info: ResponseInfo) =>
-    (info.url.includes("/v3/migration/")
-      ? pacers.migration
-      : info.method === "GET"
-        ? pacers.read
-        : pacers.write
-    ).observe(info.status, info.rateLimit);
-
-  const work = (db: Database, client: PlatformClient, job: ImportJob, followUpsOnly = false) =>
+  const work = (
+    db: Database,
+    client: PlatformClient,
+    job: ImportJob,
+    pacers: Pacers,
+    followUpsOnly = false,
+  ) =>
     workRows({
       db,
       client,
@@ -103,15 +125,16 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       .orderBy(asc(importJobs.startedAt))
       .limit(1);
     if (!job) return workLastStage(db);
+    const { pacers, onResponse } = pacingOf(job.targetId);
+    const client = await jobClient(db, job, onResponse);
+    if (!client) return false;
     if (job.status === "cancelling") {
       // Cancel stops new rows, but a row already created still gets its follow-ups
       // (a created user the file marks inactive must not stay active).
-      const client = await options.createClient({ onResponse, rateLimitRetries: 0 });
-      await work(db, client, job, true);
+      await work(db, client, job, pacers, true);
       await finishCancelling(db, job.id);
       return false;
     }
-    const client = await options.createClient({ onResponse, rateLimitRetries: 0 });
     // Senders deactivated on the platform (or unknown, when asked) are made able to send first.
     if (job.resource === "messages" && !sendersPrepared.has(job.id)) {
       if ((await prepareSenders(db, client, job, pacers.write, log)) === 0)
@@ -126,29 +149,73 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       job.resource === "messages"
         ? (await workMessageJob({ ...stage, pacer: pacers.migration, running })) ||
           (await workThreadStage({ ...stage, pacers, running }))
-        : await work(db, client, job);
+        : await work(db, client, job, pacers);
     await completeIfDone(db, job, log);
     return worked;
+  }
+
+  /**
+   * The client of the job's target. A target that is gone (removed, or its token unreadable) can
+   * take nothing more: its running job is paused with the reason and a cancelling one cancelled,
+   * rather than failing every tick and holding up the jobs behind it.
+   */
+  async function jobClient(
+    db: Database,
+    job: ImportJob,
+    onResponse: (info: ResponseInfo) => void,
+  ): Promise<PlatformClient | undefined> {
+    try {
+      return await options.createClient({
+        targetId: job.targetId,
+        onResponse,
+        rateLimitRetries: 0,
+      });
+    } catch (error) {
+      if (!isTargetError(error)) throw error;
+      log(`job ${job.id}: its target cannot be used: ${error.message}`);
+      if (job.status === "cancelling") await finishCancelling(db, job.id);
+      else
+        await transition(db, job.id, ["running"], "paused", {
+          error: `Paused: ${error.message} Nothing more can be sent for this import.`,
+        }).catch(() => {});
+      return undefined;
+    }
   }
 
   /** Messages jobs whose senders this process has prepared (`../finish/senders.ts`). */
   const sendersPrepared = new Set<string>();
 
-  /** With no job to run: the migration's last stage, once it is asked for (`../finish`). */
+  /**
+   * With no job to run: the migration's last stage, once it is asked for (`../finish`), each
+   * target's steps sent to that target at its own pace.
+   */
   async function workLastStage(db: Database): Promise<boolean> {
-    if (!(await finalStepsPending(db))) return false;
-    const client = await options.createClient({ onResponse, rateLimitRetries: 0 });
-    return workFinalSteps({
-      db,
-      client,
-      pacer: pacers.write,
-      workerId,
-      leaseMs,
-      concurrency,
-      maxAttempts,
-      running: () => loop.running,
-      log,
-    });
+    let worked = false;
+    for (const targetId of await targetsWithFinalSteps(db)) {
+      const { pacers, onResponse } = pacingOf(targetId);
+      let client: PlatformClient;
+      try {
+        client = await options.createClient({ targetId, onResponse, rateLimitRetries: 0 });
+      } catch (error) {
+        if (!isTargetError(error)) throw error;
+        await failTargetSteps(db, targetId, `Not sent: ${error.message}`);
+        continue;
+      }
+      const sent = await workFinalSteps({
+        db,
+        targetId,
+        client,
+        pacer: pacers.write,
+        workerId,
+        leaseMs,
+        concurrency,
+        maxAttempts,
+        running: () => loop.running,
+        log,
+      });
+      worked ||= sent;
+    }
+    return worked;
   }
 
   const loop = startPollLoop(async () => tick(await options.getDb()), {
@@ -161,7 +228,8 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
   // Plans are made beside the run, so asking for one never waits for another job to finish.
   const planner = startPlanner({
     getDb: options.getDb,
-    createClient: () => options.createClient({ onResponse: () => {}, rateLimitRetries: 3 }),
+    createClient: (targetId) =>
+      options.createClient({ targetId, onResponse: () => {}, rateLimitRetries: 3 }),
     workerId,
     leaseMs,
     pollMs,
@@ -180,7 +248,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
 
   return {
     workerId,
-    pacers,
+    pacersOf: (targetId) => pacingOf(targetId).pacers,
     nudge: () => {
       loop.nudge();
       planner.nudge();

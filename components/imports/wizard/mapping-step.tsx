@@ -15,6 +15,7 @@ import {
   METADATA_PREFIX,
   metadataKeyOf,
   type ColumnMapping,
+  type ImportField,
 } from "@/lib/imports/fields";
 import {
   mappingProblems,
@@ -123,21 +124,7 @@ export function MappingStep({
           ? "This mapping is the one you used for a file with the same columns."
           : "Your choices are remembered for files with the same columns."}
       </p>
-      {mismatches.length > 0 && (
-        <Alert tone="warning" title="Check these columns: some values do not fit their field">
-          <ul className="list-disc pl-5">
-            {mismatches.map(({ column, field }) => (
-              <li key={column}>
-                &ldquo;{column}&rdquo; fills {field.label}
-              </li>
-            ))}
-          </ul>
-          <p className="mt-1">
-            Rows with such values are marked in the preview. Choose another field, or transform the
-            values.
-          </p>
-        </Alert>
-      )}
+      <ValueMismatches mismatches={mismatches} />
       <div className="overflow-x-auto rounded-lg border border-slate-200">
         <table className="min-w-full divide-y divide-slate-200 text-sm">
           <caption className="sr-only">Columns of the file and the fields they fill</caption>
@@ -300,16 +287,46 @@ export function MappingStep({
           </tbody>
         </table>
       </div>
-      {problems.length > 0 && (
-        <Alert tone="error" title="Finish the mapping">
-          <ul className="list-disc pl-5">
-            {problems.map((problem) => (
-              <li key={problem}>{problem}</li>
-            ))}
-          </ul>
-        </Alert>
-      )}
+      <MappingProblems problems={problems} />
     </div>
+  );
+}
+
+/** Columns whose first values do not fit the field they fill: worth a second look. */
+function ValueMismatches({
+  mismatches,
+}: {
+  mismatches: Array<{ column: string; field: ImportField }>;
+}) {
+  if (mismatches.length === 0) return null;
+  return (
+    <Alert tone="warning" title="Check these columns: some values do not fit their field">
+      <ul className="list-disc pl-5">
+        {mismatches.map(({ column, field }) => (
+          <li key={column}>
+            &ldquo;{column}&rdquo; fills {field.label}
+          </li>
+        ))}
+      </ul>
+      <p className="mt-1">
+        Rows with such values are marked in the preview. Choose another field, or transform the
+        values.
+      </p>
+    </Alert>
+  );
+}
+
+/** What keeps the mapping from being validated. */
+function MappingProblems({ problems }: { problems: string[] }) {
+  if (problems.length === 0) return null;
+  return (
+    <Alert tone="error" title="Finish the mapping">
+      <ul className="list-disc pl-5">
+        {problems.map((problem) => (
+          <li key={problem}>{problem}</li>
+        ))}
+      </ul>
+    </Alert>
   );
 }
 

@@ -19,6 +19,14 @@ import { describeTransform, type ColumnTransforms } from "@/lib/imports/transfor
 import type { PreviewClient } from "@/lib/imports/parse/preview-client";
 import type { RowFilter, ViewRow } from "@/lib/imports/parse/protocol";
 import type { ImportResource, RowIssue } from "@/lib/imports/types";
+import {
+  ACTION_COLUMN,
+  FIRST_DATA_COLUMN,
+  STATUS_COLUMN,
+  useGridKeyboard,
+  type Active,
+  type Editing,
+} from "./use-grid-keyboard";
 import { usePreviewRows } from "./use-preview-rows";
 
 const ROW_HEIGHT = 76;
@@ -37,10 +45,6 @@ const MAX_CELL_WIDTH = 800;
  * well in bounds (15 million pixels, a few milliseconds), and a million rows are five sections.
  */
 const SECTION_ROWS = 200_000;
-/** Keyboard columns: 0 the status, 1 the actions, then the file's columns. */
-const STATUS_COLUMN = 0;
-const ACTION_COLUMN = 1;
-const FIRST_DATA_COLUMN = 2;
 
 export type PreviewGridProps = {
   client: PreviewClient;
@@ -60,10 +64,6 @@ export type PreviewGridProps = {
   onEditorOpen: (open: boolean) => void;
   busy: boolean;
 };
-
-type Editing = { index: number; column: number; value: string };
-/** The cell keyboard focus is on: a position in the filtered rows and a keyboard column. */
-type Active = { position: number; column: number };
 
 /**
  * Every row of the file in a virtualized grid: only the visible rows exist in the DOM, and
@@ -86,9 +86,6 @@ export function PreviewGrid({
 }: PreviewGridProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const detailsId = useId();
-  const [editing, setEditing] = useState<Editing | null>(null);
-  const [active, setActive] = useState<Active | null>(null);
-  const [focusPending, setFocusPending] = useState(false);
   const [widths, setWidths] = useState<number[]>(() => columns.map(() => CELL_WIDTH));
   const [sectionChoice, setSection] = useState(0);
   // On a narrow screen pinning status and actions would leave no room for the file's columns.
@@ -126,28 +123,21 @@ export function PreviewGrid({
   const last = offset + (items[items.length - 1]?.index ?? -1);
   if (first !== visible.first || last !== visible.last) setVisible({ first, last });
 
-  // A new filter shows other rows: the remembered cell would point at a stranger.
-  const [shownFilter, setShownFilter] = useState(filter);
-  if (shownFilter !== filter) {
-    setShownFilter(filter);
-    setActive(null);
-  }
-
-  useEffect(() => onEditorOpen(editing !== null), [editing, onEditorOpen]);
-
-  // After a keyboard move the target cell is rendered (scrolled into the window, its page loaded,
-  // the wizard no longer busy) before it takes focus.
-  const activeLoaded = active !== null && rowAt(active.position) !== undefined;
-  useEffect(() => {
-    if (!focusPending || !active || !activeLoaded || busy) return;
-    const target = scrollRef.current?.querySelector<HTMLElement>(
-      `[data-nav="${active.position}:${active.column}"]`,
-    );
-    if (target) {
-      target.focus();
-      setFocusPending(false);
-    }
-  }, [focusPending, active, activeLoaded, busy, first, last]);
+  const keyboard = useGridKeyboard({
+    scrollRef,
+    rowHeight: ROW_HEIGHT,
+    firstRow: offset,
+    lastRow: offset + count - 1,
+    columns: columns.length,
+    filter,
+    rendered: { first, last },
+    rowAt,
+    busy,
+    scrollToIndex: (index) => virtualizer.scrollToIndex(index, { align: "auto" }),
+    onEdit,
+    onEditorOpen,
+  });
+  const { active, editing } = keyboard;
 
   // Which column shows an issue about a field; issues about unmapped fields go to the status cell.
   const columnOfField = useMemo(() => {
@@ -163,71 +153,9 @@ export function PreviewGrid({
 
   const width = PINNED_WIDTH + widths.reduce((sum, value) => sum + value, 0);
 
-  async function save() {
-    if (!editing) return;
-    const { index, column, value } = editing;
-    setEditing(null);
-    setFocusPending(true);
-    await onEdit(index, column, value);
-  }
-
-  function onEditorKey(event: KeyboardEvent<HTMLInputElement>) {
-    event.stopPropagation();
-    if (event.key === "Enter") {
-      event.preventDefault();
-      void save();
-    } else if (event.key === "Escape") {
-      event.preventDefault();
-      setEditing(null);
-      setFocusPending(true);
-    }
-  }
-
-  function moveTo(position: number, column: number) {
-    const nextPosition = Math.max(offset, Math.min(offset + count - 1, position));
-    const nextColumn = Math.max(0, Math.min(FIRST_DATA_COLUMN + columns.length - 1, column));
-    setActive({ position: nextPosition, column: nextColumn });
-    setFocusPending(true);
-    virtualizer.scrollToIndex(nextPosition - offset, { align: "auto" });
-  }
-
-  function onGridKey(event: KeyboardEvent<HTMLDivElement>) {
-    if (!active || editing) return;
-    const page = Math.max(
-      1,
-      Math.floor((scrollRef.current?.clientHeight ?? ROW_HEIGHT * 5) / ROW_HEIGHT) - 1,
-    );
-    const moves: Record<string, () => void> = {
-      ArrowDown: () => moveTo(active.position + 1, active.column),
-      ArrowUp: () => moveTo(active.position - 1, active.column),
-      ArrowRight: () => moveTo(active.position, active.column + 1),
-      ArrowLeft: () => moveTo(active.position, active.column - 1),
-      PageDown: () => moveTo(active.position + page, active.column),
-      PageUp: () => moveTo(active.position - page, active.column),
-      Home: () => (event.ctrlKey ? moveTo(offset, active.column) : moveTo(active.position, 0)),
-      End: () =>
-        event.ctrlKey
-          ? moveTo(offset + count - 1, active.column)
-          : moveTo(active.position, FIRST_DATA_COLUMN + columns.length - 1),
-    };
-    const move = moves[event.key];
-    if (move) {
-      event.preventDefault();
-      move();
-      return;
-    }
-    if ((event.key === "F2" || event.key === "Enter") && active.column >= FIRST_DATA_COLUMN) {
-      const row = rowAt(active.position);
-      if (!row || busy) return;
-      event.preventDefault();
-      const column = active.column - FIRST_DATA_COLUMN;
-      setEditing({ index: row.index, column, value: row.values[column] ?? "" });
-    }
-  }
-
   function showSection(next: number) {
     setSection(next);
-    setActive(null);
+    keyboard.forget();
     scrollRef.current?.scrollTo({ top: 0 });
   }
 
@@ -258,32 +186,13 @@ export function PreviewGrid({
   return (
     <div className="space-y-2">
       {sections > 1 && (
-        <nav
-          aria-label="Sections of rows"
-          className="flex items-center gap-3 text-sm text-slate-700"
-        >
-          <Button
-            size="sm"
-            variant="secondary"
-            disabled={section === 0}
-            onClick={() => showSection(section - 1)}
-          >
-            Previous {SECTION_ROWS.toLocaleString("en-US")}
-          </Button>
-          <span aria-live="polite">
-            Rows {(offset + 1).toLocaleString("en-US")}–
-            {Math.min(total, offset + SECTION_ROWS).toLocaleString("en-US")} of{" "}
-            {total.toLocaleString("en-US")}
-          </span>
-          <Button
-            size="sm"
-            variant="secondary"
-            disabled={section >= sections - 1}
-            onClick={() => showSection(section + 1)}
-          >
-            Next {SECTION_ROWS.toLocaleString("en-US")}
-          </Button>
-        </nav>
+        <SectionNav
+          section={section}
+          sections={sections}
+          offset={offset}
+          total={total}
+          onShow={showSection}
+        />
       )}
       <CellDetails
         id={detailsId}
@@ -301,7 +210,7 @@ export function PreviewGrid({
           scrollPaddingTop: HEADER_HEIGHT,
         }}
         data-testid="preview-scroller"
-        onKeyDown={onGridKey}
+        onKeyDown={keyboard.onGridKey}
       >
         <div
           role="grid"
@@ -310,52 +219,16 @@ export function PreviewGrid({
           aria-rowcount={total + 1}
           style={{ width, height: virtualizer.getTotalSize() + HEADER_HEIGHT }}
         >
-          <div role="rowgroup" className="sticky top-0 z-20" style={{ width }}>
-            <div
-              role="row"
-              aria-rowindex={1}
-              className="flex border-b border-slate-200 bg-slate-50 text-xs font-medium text-slate-600"
-              style={{ height: HEADER_HEIGHT }}
-            >
-              <div role="columnheader" {...pinnedCell("number", true, "bg-slate-50 px-3 py-2")}>
-                Row
-              </div>
-              <div role="columnheader" {...pinnedCell("status", pinAll, "bg-slate-50 px-3 py-2")}>
-                Status
-              </div>
-              <div
-                role="columnheader"
-                {...pinnedCell(
-                  "actions",
-                  pinAll,
-                  "border-r border-slate-200 bg-slate-50 px-3 py-2",
-                )}
-              >
-                Actions
-              </div>
-              {columns.map((column, position) => (
-                <div
-                  role="columnheader"
-                  key={column}
-                  className="relative shrink-0 px-3 py-1.5"
-                  style={{ width: widths[position] }}
-                  title={[column, ...describeTransform(transforms[column])].join(": ")}
-                >
-                  <span className="block truncate text-slate-900">{column}</span>
-                  <span className="block truncate font-normal text-slate-500">
-                    {mapping[column]
-                      ? `→ ${targetLabel(resource, mapping[column])}${Object.hasOwn(transforms, column) ? ", transformed" : ""}`
-                      : "ignored"}
-                  </span>
-                  <ResizeHandle
-                    column={column}
-                    width={widths[position]!}
-                    onResize={(next) => resize(position, next)}
-                  />
-                </div>
-              ))}
-            </div>
-          </div>
+          <GridHeader
+            resource={resource}
+            columns={columns}
+            mapping={mapping}
+            transforms={transforms}
+            widths={widths}
+            width={width}
+            pinAll={pinAll}
+            onResize={resize}
+          />
           <div role="rowgroup" className="relative" style={{ height: virtualizer.getTotalSize() }}>
             {items.map((item) => {
               const position = offset + item.index;
@@ -378,16 +251,11 @@ export function PreviewGrid({
                       tabStop={tabStop}
                       pinAll={pinAll}
                       editing={editing?.index === row.index ? editing : null}
-                      onFocusCell={(column) => setActive({ position, column })}
-                      onStartEdit={(column) => {
-                        setActive({ position, column: FIRST_DATA_COLUMN + column });
-                        setEditing({ index: row.index, column, value: row.values[column] ?? "" });
-                      }}
-                      onEditorChange={(value) =>
-                        setEditing((current) => (current ? { ...current, value } : current))
-                      }
-                      onEditorKey={onEditorKey}
-                      onEditorBlur={() => void save()}
+                      onFocusCell={(column) => keyboard.focusCell({ position, column })}
+                      onStartEdit={(column) => keyboard.startEdit(position, row, column)}
+                      onEditorChange={keyboard.changeEditor}
+                      onEditorKey={keyboard.onEditorKey}
+                      onEditorBlur={() => void keyboard.save()}
                       onExclude={onExclude}
                       busy={busy}
                     />
@@ -436,6 +304,115 @@ function pinnedCell(
     className: classNames(pinnedNow ? "sticky z-10 shrink-0" : "shrink-0", className),
     style: pinnedColumns[column],
   };
+}
+
+/** A file of more than a section's rows is shown a section at a time. */
+function SectionNav({
+  section,
+  sections,
+  offset,
+  total,
+  onShow,
+}: {
+  section: number;
+  sections: number;
+  offset: number;
+  total: number;
+  onShow: (section: number) => void;
+}) {
+  return (
+    <nav aria-label="Sections of rows" className="flex items-center gap-3 text-sm text-slate-700">
+      <Button
+        size="sm"
+        variant="secondary"
+        disabled={section === 0}
+        onClick={() => onShow(section - 1)}
+      >
+        Previous {SECTION_ROWS.toLocaleString("en-US")}
+      </Button>
+      <span aria-live="polite">
+        Rows {(offset + 1).toLocaleString("en-US")}–
+        {Math.min(total, offset + SECTION_ROWS).toLocaleString("en-US")} of{" "}
+        {total.toLocaleString("en-US")}
+      </span>
+      <Button
+        size="sm"
+        variant="secondary"
+        disabled={section >= sections - 1}
+        onClick={() => onShow(section + 1)}
+      >
+        Next {SECTION_ROWS.toLocaleString("en-US")}
+      </Button>
+    </nav>
+  );
+}
+
+type GridHeaderProps = {
+  resource: ImportResource;
+  columns: string[];
+  mapping: ColumnMapping;
+  transforms: ColumnTransforms;
+  widths: number[];
+  width: number;
+  pinAll: boolean;
+  onResize: (column: number, width: number) => void;
+};
+
+/** The grid's header row: each of the file's columns with the field it fills, and its width. */
+function GridHeader({
+  resource,
+  columns,
+  mapping,
+  transforms,
+  widths,
+  width,
+  pinAll,
+  onResize,
+}: GridHeaderProps) {
+  return (
+    <div role="rowgroup" className="sticky top-0 z-20" style={{ width }}>
+      <div
+        role="row"
+        aria-rowindex={1}
+        className="flex border-b border-slate-200 bg-slate-50 text-xs font-medium text-slate-600"
+        style={{ height: HEADER_HEIGHT }}
+      >
+        <div role="columnheader" {...pinnedCell("number", true, "bg-slate-50 px-3 py-2")}>
+          Row
+        </div>
+        <div role="columnheader" {...pinnedCell("status", pinAll, "bg-slate-50 px-3 py-2")}>
+          Status
+        </div>
+        <div
+          role="columnheader"
+          {...pinnedCell("actions", pinAll, "border-r border-slate-200 bg-slate-50 px-3 py-2")}
+        >
+          Actions
+        </div>
+        {columns.map((column, position) => (
+          <div
+            role="columnheader"
+            key={column}
+            className="relative shrink-0 px-3 py-1.5"
+            style={{ width: widths[position] }}
+            title={[column, ...describeTransform(transforms[column])].join(": ")}
+          >
+            <span className="block truncate text-slate-900">{column}</span>
+            <span className="block truncate font-normal text-slate-500">
+              {mapping[column]
+                ? `→ ${targetLabel(resource, mapping[column])}${Object.hasOwn(transforms, column) ? ", transformed" : ""}`
+                : "ignored"}
+            </span>
+            <ResizeHandle
+              column={column}
+              width={widths[position]!}
+              onResize={(next) => onResize(position, next)}
+            />
+          </div>
+        ))}
+      </div>
+    </div>
+  );
 }
 
 /** A column's right edge: drag it, or focus it and use the arrow keys. */

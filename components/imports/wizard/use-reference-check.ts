@@ -52,7 +52,7 @@ export function useReferenceCheck(session: number, onCounts: (counts: PreviewCou
   }, [session]);
 
   const run = useCallback(
-    async (client: PreviewClient, resource: ImportResource) => {
+    async (client: Pick<PreviewClient, "request">, resource: ImportResource) => {
       if (resource === "users") return;
       if (running.current) {
         again.current = true;

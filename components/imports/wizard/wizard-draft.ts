@@ -32,6 +32,9 @@ export type ImportDraft = {
   fixes: Fixes;
 };
 
+/** A draft as read back, with its file. */
+export type SavedDraft = ImportDraft & { file: File };
+
 /** What the imports list shows of a draft, without reading the file. */
 export type DraftSummary = {
   resource: ImportResource;
@@ -79,7 +82,7 @@ export async function loadDraftSummary(): Promise<DraftSummary | null> {
 }
 
 /** The saved work and its file, or null when either is missing. */
-export async function loadDraft(): Promise<(ImportDraft & { file: File }) | null> {
+export async function loadDraft(): Promise<SavedDraft | null> {
   const [draft, file] = await getMany<unknown>([DRAFT_KEY, FILE_KEY]);
   const work = draft as ImportDraft | undefined;
   if (work?.version !== 1 || !(file instanceof Blob)) return null;

@@ -405,7 +405,8 @@ test("the history of people who left: two inactive users' 20 of 40 messages arri
   // The overview names the row left out beside created and failed, and offers the last stage.
   await page.goto("/imports/migration");
   await expect(page.getByTestId("stage-messages")).toContainText(
-    /^Done · \d[\d,]* created, 0 failed, [1-9][\d,]* left out/,
+    // Earlier tests' second runs found their messages sent already: "existed" when they did.
+    /^Done · \d[\d,]* created, (\d[\d,]* existed, )?0 failed, [1-9][\d,]* left out/,
     { useInnerText: true },
   );
   await expect(page.getByTestId("stage-messages")).toContainText("40 done, 1 left out");

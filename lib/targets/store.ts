@@ -44,15 +44,24 @@ export function candidateTarget(input: NewRemoteTarget): ResolvedTarget {
 }
 
 export async function storeRemoteTarget(target: ResolvedTarget): Promise<void> {
-  await (await getDb()).insert(platformTargets).values({
-    id: target.id,
-    name: target.name,
-    appId: target.appId,
-    chatBaseUrl: target.chatBaseUrl,
-    callsBaseUrl: target.callsBaseUrl,
-    sealedApiToken: sealSecret(target.apiToken, env().SWITCHBOARD_SECRET_KEY),
-    environment: target.environment,
-  });
+  try {
+    await (await getDb()).insert(platformTargets).values({
+      id: target.id,
+      name: target.name,
+      appId: target.appId,
+      chatBaseUrl: target.chatBaseUrl,
+      callsBaseUrl: target.callsBaseUrl,
+      sealedApiToken: sealSecret(target.apiToken, env().SWITCHBOARD_SECRET_KEY),
+      environment: target.environment,
+    });
+  } catch (error) {
+    // A failed query's error names its parameters, the sealed (or, with no key, merely
+    // encoded) token among them: only the database's own reason goes on, to a log or a page.
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : null;
+    throw new Error(
+      `The target could not be saved: ${cause?.message ?? "the database refused it"}.`,
+    );
+  }
 }
 
 export async function deleteRemoteTarget(targetId: string): Promise<boolean> {

@@ -240,6 +240,14 @@ export type ThreadPlan = {
   missingRoots: number;
   /** Open channels whose messages had reactions, left out (at most 100 named). */
   openChannelsWithReactions: string[];
+  /**
+   * Replies refused, and reactions left out of their rows, because their sender or reacting
+   * user will not be a member of the group channel (the platform takes them only from
+   * members); the group channels concerned (at most 100 named). Absent from older plans.
+   */
+  repliesByNonMembers?: number;
+  reactionsByNonMembers?: number;
+  nonMemberChannels?: string[];
 };
 
 /** A rehearsal's request and outcome, kept on the job (`import_jobs.rehearsal`). */

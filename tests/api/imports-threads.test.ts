@@ -5,8 +5,14 @@ import type { JobPlan } from "@/lib/imports/jobs/plan/plan";
 import { jobOutcomeCounts } from "@/lib/imports/jobs/report/overview";
 import { failuresCsv, jobProgress } from "@/lib/imports/jobs/report/report";
 import { listRows, rowCounts } from "@/lib/imports/jobs/store/jobs";
-import { threadsFile, threadsMapping } from "@/tests/fixtures/imports";
-import { clientFor, createPlannedJob, runJob } from "./imports-harness";
+import { requestPlan } from "@/lib/imports/jobs/plan/plan";
+import {
+  threadColumns,
+  threadsFile,
+  threadsMapping,
+  type ThreadsFile,
+} from "@/tests/fixtures/imports";
+import { clientFor, createPlannedJob, runJob, waitForPlan } from "./imports-harness";
 import { sharedSandbox } from "./support/http";
 import { expectThreadsOnPlatform, seedThreadTarget } from "./support/threads";
 import { useTestDatabase } from "./support/test-database";
@@ -117,6 +123,126 @@ describe("replies and reactions of a messages import", () => {
       expect(total).toBe(40);
     }
   }, 600_000);
+
+  // The send and reactions APIs take only a group channel's joined members (400108), where the
+  // migration takes anyone: the plan refuses such a reply and leaves such a reaction out.
+  it("refuses a reply, and leaves out a reaction, by someone who will not be a member", async () => {
+    const prefix = `thm_${randomBytes(4).toString("hex")}`;
+    const client = clientFor(sandbox);
+    const { senders, urls } = await seedThreadTarget(client, prefix, 1);
+    const [room] = urls as [string];
+    const user = async (id: string) =>
+      client.users.create({ user_id: id, nickname: id, profile_url: "" });
+    // On the platform, in no channel.
+    const outsider = `${prefix}_out`;
+    await user(outsider);
+    // A member deactivated beforehand (who kept the channel): reactivated for the stage.
+    const gone = `${prefix}_gone`;
+    await user(gone);
+    await client.groupChannels.invite(room, { user_ids: [gone] });
+    await client.users.update(gone, { is_active: false, leave_all_when_deactivated: false });
+    // Invited, not joined: the platform lets only the joined send.
+    const invited = `${prefix}_inv`;
+    await user(invited);
+    await client.groupChannels.invite(room, {
+      user_ids: [invited],
+      invitation_status: { [invited]: "invited_by_non_friend" },
+    });
+    // A member of a channel that a channels import (planned, not run) creates.
+    const newcomer = `${prefix}_new`;
+    await user(newcomer);
+    const imported = `${prefix}_imp`;
+    const channels = await createPlannedJob(
+      handle(),
+      sandbox,
+      "group_channels",
+      { columns: ["channel_url", "user_ids"], rows: [[imported, `${senders[0]};${newcomer}`]] },
+      { channel_url: "channel_url", user_ids: "user_ids" },
+    );
+    expect(channels.plan).toMatchObject({ toCreate: 1, invalid: 0 });
+
+    const row = (channel: string, from: string, id: string, parent: string, reactions: string) => [
+      channel,
+      from,
+      `text ${id}`,
+      String(1_700_000_000 + Number(id.replace(/\D/g, "") || 0)),
+      `${prefix}-${id}`,
+      parent ? `${prefix}-${parent}` : "",
+      reactions,
+    ];
+    const file: ThreadsFile = {
+      columns: [...threadColumns],
+      rows: [
+        row(room, senders[0]!, "1", "", `heart:${senders[1]};${outsider}|smile:${invited}`),
+        row(room, senders[1]!, "2", "1", ""),
+        row(room, outsider, "3", "1", ""),
+        row(room, invited, "4", "1", ""),
+        row(room, gone, "5", "1", `heart:${gone}`),
+        row(imported, senders[0]!, "6", "", `heart:${newcomer};${outsider}`),
+        row(imported, newcomer, "7", "6", ""),
+        row(imported, outsider, "8", "6", ""),
+      ],
+      roots: new Map(),
+      reactions: new Map(),
+      reactionCount: 0,
+    };
+    const planned = await createPlannedJob(handle(), sandbox, "messages", file, threadsMapping);
+    const plan = planned.plan as JobPlan;
+    expect(plan).toMatchObject({ toCreate: 5, invalid: 3 });
+    expect(plan.messages?.threads).toMatchObject({
+      replies: 3,
+      roots: 2,
+      reactedMessages: 3,
+      reactions: 3,
+      repliesByNonMembers: 3,
+      reactionsByNonMembers: 3,
+      nonMemberChannels: [imported, room].sort(),
+    });
+    const rows = await listRows(database.db, planned.id, { limit: 10 });
+    const issues = rows.map((one) =>
+      one.planIssues
+        .map((issue) => `${issue.field} ${issue.severity}: ${issue.message}`)
+        .join(" / "),
+    );
+    expect(rows.map((one) => one.state)).toEqual([
+      "pending",
+      "pending",
+      "invalid",
+      "invalid",
+      "pending",
+      "pending",
+      "pending",
+      "invalid",
+    ]);
+    expect(issues[0]).toContain(
+      `reactions warning: Reacting users "${outsider}", "${invited}" are not members of the group channel "${room}"`,
+    );
+    expect(issues[0]).toContain("these 2 reactions are left out (heart by");
+    expect(issues[2]).toContain(
+      `user_id error: Sender "${outsider}" is not a member of the group channel "${room}"`,
+    );
+    expect(issues[3]).toContain(`Sender "${invited}" is not a member`);
+    expect(issues[4]).not.toContain("member");
+    expect(issues[5]).toContain(
+      `Reacting user "${outsider}" is not a member of the group channel "${imported}"`,
+    );
+    expect(issues[6]).not.toContain("member");
+    expect(rows[0]!.reactions).toEqual([{ key: "heart", user_ids: [senders[1]] }]);
+    expect(rows[5]!.reactions).toEqual([{ key: "heart", user_ids: [newcomer] }]);
+
+    // Planned again once the outsider has joined: their reply and reactions come back.
+    await client.groupChannels.invite(room, { user_ids: [outsider] });
+    await requestPlan(database.db, planned.id);
+    const again = (await waitForPlan(handle(), sandbox, planned.id)).plan as JobPlan;
+    expect(again.messages?.threads).toMatchObject({
+      replies: 4,
+      repliesByNonMembers: 2,
+      reactionsByNonMembers: 2,
+      reactions: 4,
+    });
+    const [first] = await listRows(database.db, planned.id, { limit: 1 });
+    expect(first!.reactions).toEqual([{ key: "heart", user_ids: [senders[1], outsider] }]);
+  }, 300_000);
 
   // "Nothing vanishes silently": a reaction the platform refuses leaves its message sent, and
   // the message is counted, reported and in the failures CSV.

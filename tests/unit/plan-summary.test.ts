@@ -95,6 +95,54 @@ describe("the plan summary's rows with warnings", () => {
   });
 });
 
+describe("the plan summary of a messages import with threads", () => {
+  const threads = {
+    replies: 4,
+    roots: 2,
+    rootsInEarlierImports: 0,
+    reactedMessages: 3,
+    reactions: 5,
+    channels: 2,
+    flattened: 0,
+    missingRoots: 0,
+    openChannelsWithReactions: [],
+  };
+  const messagesPlan = (extra: Partial<typeof threads> & Record<string, unknown>) =>
+    plan({
+      messages: {
+        channels: 2,
+        requests: 2,
+        firstTimestamp: null,
+        lastTimestamp: null,
+        byType: { MESG: 10, FILE: 0, ADMM: 0 },
+        missingChannels: [],
+        missingSenders: [],
+        largestChannels: [],
+        threads: { ...threads, ...extra },
+      },
+    });
+
+  it("counts the replies and reactions left out because their author will not be a member", () => {
+    const summary = text(
+      messagesPlan({
+        repliesByNonMembers: 2,
+        reactionsByNonMembers: 1200,
+        nonMemberChannels: ["general"],
+      }),
+    );
+    expect(summary).toContain(
+      "2 replies and 1,200 reactions by people who will not be members of their group channel are left out",
+    );
+    expect(summary).toContain("general");
+  });
+
+  it("says nothing of members when every author will be one", () => {
+    expect(text(messagesPlan({ repliesByNonMembers: 0, reactionsByNonMembers: 0 }))).not.toContain(
+      "will not be members",
+    );
+  });
+});
+
 describe("the plan card of a job", () => {
   const progress = (startedAt: string | null) =>
     ({ status: startedAt ? "completed" : "planned", plan: plan({}), startedAt }) as JobProgress;

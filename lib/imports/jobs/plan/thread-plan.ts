@@ -7,17 +7,22 @@ import { chunk, rowsOf } from "../shared/rows";
 import { rowStateSql } from "../store/row-state";
 import { importedKeys, type ImportJob } from "../store/jobs";
 import { channelKindOnPlatform } from "./lookups";
+import { checkThreadMembers } from "./thread-members";
 
 /** Replies pointing at a reply are moved up one level per pass: deeper than this is a loop. */
 const MAX_DEPTH = 50;
 const SHOWN = 100;
+
+type ChannelKind = "open_channels" | "group_channels";
 
 /**
  * The plan of what the replies stage sends after a channel's messages are migrated
  * (`../replies/`): each reply's root found (the top one for a reply to a reply), in this file
  * or among the same channel's messages an earlier import of this console created, and in the
  * reply's own channel; reactions left out where the platform has none (open channels). A
- * reply whose root is missing, refused or elsewhere is invalid: the platform would refuse it.
+ * reply whose root is missing, refused or elsewhere is invalid: the platform would refuse it,
+ * as it would a reply or a reaction by someone who will not be a member of the group channel
+ * (`./thread-members.ts`).
  * Runs after the channel and user checks, so a root they refuse takes its replies with it.
  */
 export async function planThreads(
@@ -28,7 +33,8 @@ export async function planThreads(
 ): Promise<ThreadPlan> {
   const jobId = job.id;
   const flattened = await attachToTopRoots(db, jobId);
-  const openChannels = await reactionsInOpenChannels(db, client, jobId, onRequest);
+  const kinds = await threadChannelKinds(db, client, jobId, onRequest);
+  const openChannels = await reactionsInOpenChannels(db, jobId, kinds);
 
   // Roots in this file: a reply to a root in another channel, or to a root that is not sent.
   await db.execute(sql`
@@ -83,6 +89,16 @@ export async function planThreads(
         and r.parent_source_id = v.parent`);
   }
 
+  // Replies and reactions go through the send and reactions APIs: members only.
+  const groupChannels = [...kinds].filter(([, kind]) => kind === "group_channels");
+  const members = await checkThreadMembers(
+    db,
+    client,
+    jobId,
+    groupChannels.map(([url]) => url),
+    onRequest,
+  );
+
   // What the stage has to do: replies to send, roots' ids to find, reactions to add.
   const notOpen = sql`r.resource_key not in (select jsonb_array_elements_text(${JSON.stringify(openChannels)}::jsonb))`;
   const rootsSql = sql`(r.resource_key, r.source_id) in (select c.resource_key, c.parent_source_id
@@ -119,6 +135,9 @@ export async function planThreads(
     flattened,
     missingRoots: missingRoots.length,
     openChannelsWithReactions: openChannels.slice(0, SHOWN),
+    repliesByNonMembers: members.repliesByNonMembers,
+    reactionsByNonMembers: members.reactionsByNonMembers,
+    nonMemberChannels: members.channels.slice(0, SHOWN),
   };
 }
 
@@ -157,29 +176,51 @@ async function attachToTopRoots(db: Database, jobId: string): Promise<number> {
 }
 
 /**
+ * Whether each channel with thread work (replies or reactions) is open or group: from its
+ * channel import here, or asked of the platform. One the plan found nowhere is left out (its
+ * rows are invalid already).
+ */
+async function threadChannelKinds(
+  db: Database,
+  client: PlatformClient,
+  jobId: string,
+  onRequest: () => void,
+): Promise<Map<string, ChannelKind>> {
+  const channels = rowsOf<{ url: string }>(
+    await db.execute(sql`select distinct resource_key as url from import_rows
+      where job_id = ${jobId} and state = 'pending' and resource_key is not null
+        and (reactions is not null or parent_source_id is not null)`),
+  ).map((row) => row.url);
+  const kinds = new Map<string, ChannelKind>();
+  if (channels.length === 0) return kinds;
+  const imported = new Map(
+    (await importedKeys(db, channelResources, channels)).map((row) => [row.key, row.resource]),
+  );
+  for (const url of channels) {
+    const kind =
+      (imported.get(url) as ChannelKind | undefined) ??
+      (await channelKindOnPlatform(client, url, onRequest));
+    if (kind) kinds.set(url, kind);
+  }
+  return kinds;
+}
+
+/**
  * The platform has no reactions in open channels: a message there is sent, and its reactions
  * are left out with a warning (kept on the row, so a plan made again says the same). Returns
  * the open channels that had some.
  */
 async function reactionsInOpenChannels(
   db: Database,
-  client: PlatformClient,
   jobId: string,
-  onRequest: () => void,
+  kinds: ReadonlyMap<string, ChannelKind>,
 ): Promise<string[]> {
-  const channels = rowsOf<{ url: string }>(
+  const open = rowsOf<{ url: string }>(
     await db.execute(sql`select distinct resource_key as url from import_rows
       where job_id = ${jobId} and state = 'pending' and reactions is not null and resource_key is not null`),
-  ).map((row) => row.url);
-  if (channels.length === 0) return [];
-  const imported = new Map(
-    (await importedKeys(db, channelResources, channels)).map((row) => [row.key, row.resource]),
-  );
-  const open: string[] = [];
-  for (const url of channels) {
-    const kind = imported.get(url) ?? (await channelKindOnPlatform(client, url, onRequest));
-    if (kind === "open_channels") open.push(url);
-  }
+  )
+    .map((row) => row.url)
+    .filter((url) => kinds.get(url) === "open_channels");
   if (open.length === 0) return [];
   await db.execute(sql`
     update import_rows as r set

@@ -283,6 +283,11 @@ export type Rehearsal = {
   /** Referenced users that exist on the target but could not be copied into the scratch application. */
   seedFailed?: number;
   seedFailures?: Array<{ userId: string; code: number | null; message: string }>;
+  /**
+   * A messages rehearsal's replies stage: replies sent and refused (counted in `created` and
+   * `failed` too, as messages of the file), reactions added and refused. Absent before it ran.
+   */
+  threads?: { replies: number; repliesFailed: number; reactions: number; reactionsFailed: number };
   error?: string;
   /**
    * The scratch application: of the attempt under way (deleted by whoever takes the rehearsal

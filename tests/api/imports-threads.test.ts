@@ -12,7 +12,16 @@ import {
   threadsMapping,
   type ThreadsFile,
 } from "@/tests/fixtures/imports";
-import { clientFor, createPlannedJob, runJob, waitForPlan } from "./imports-harness";
+import { startRehearsal } from "@/lib/imports/jobs/rehearse/rehearsal";
+import type { Rehearsal } from "@/lib/imports/types";
+import {
+  clientFor,
+  createPlannedJob,
+  runJob,
+  startTestPlanner,
+  waitForJob,
+  waitForPlan,
+} from "./imports-harness";
 import { sharedSandbox } from "./support/http";
 import { expectThreadsOnPlatform, seedThreadTarget } from "./support/threads";
 import { useTestDatabase } from "./support/test-database";
@@ -23,6 +32,18 @@ describe("replies and reactions of a messages import", () => {
   const sandbox: Sandbox = sharedSandbox();
   const database = useTestDatabase();
   const handle = () => ({ db: database.db }) as DatabaseHandle;
+  /** Rehearses a planned job with a planner of the test's own; its outcome. */
+  const rehearse = async (jobId: string) => {
+    await startRehearsal(database.db, jobId);
+    const planner = startTestPlanner(handle(), sandbox);
+    const job = await waitForJob(
+      database.db,
+      jobId,
+      (one) => (one.rehearsal as Rehearsal | null)?.state !== "running",
+      { timeoutMs: 240_000 },
+    ).finally(() => planner.stop());
+    return job.rehearsal as Rehearsal;
+  };
 
   it("plans, sends each reply to its root and adds each reaction once, and a rerun adds nothing", async () => {
     const prefix = `thr_${randomBytes(4).toString("hex")}`;
@@ -86,6 +107,14 @@ describe("replies and reactions of a messages import", () => {
     expect(issues[4]).toMatch(/reactions: "thumbsup" names no users/);
     expect(issues[5]).toMatch(/reactions: ".*_open" is an open channel/);
 
+    // The rehearsal sends the replies and reactions too, into its scratch application.
+    expect(await rehearse(planned.id)).toMatchObject({
+      state: "done",
+      created: valid + 1,
+      failed: 0,
+      threads: { replies: 36, repliesFailed: 0, reactions: file.reactionCount, reactionsFailed: 0 },
+    });
+
     // A loaded machine (2 shared cores) sends a reaction in about 0.5 s.
     const { job } = await runJob(handle(), sandbox, planned.id, {
       concurrency: 4,
@@ -122,6 +151,29 @@ describe("replies and reactions of a messages import", () => {
       const { total } = await client.messages.totalCount("group_channels", url);
       expect(total).toBe(40);
     }
+
+    // Replies to a root the first import created: the rehearsal migrates that root first.
+    const later = await createPlannedJob(
+      handle(),
+      sandbox,
+      "messages",
+      {
+        columns: file.columns,
+        rows: [
+          [urls[0]!, senders[1]!, "later", "1700000200", `${prefix}-later`, `${prefix}-0-0`, ""],
+        ],
+      },
+      threadsMapping,
+    );
+    expect((later.plan as JobPlan).messages?.threads).toMatchObject({
+      replies: 1,
+      rootsInEarlierImports: 1,
+    });
+    expect(await rehearse(later.id)).toMatchObject({
+      created: 1,
+      failed: 0,
+      threads: { replies: 1, repliesFailed: 0 },
+    });
   }, 600_000);
 
   // The send and reactions APIs take only a group channel's joined members (400108), where the
@@ -242,6 +294,14 @@ describe("replies and reactions of a messages import", () => {
     });
     const [first] = await listRows(database.db, planned.id, { limit: 1 });
     expect(first!.reactions).toEqual([{ key: "heart", user_ids: [senders[1], outsider] }]);
+
+    // Rehearsed: what the plan kept is sent, and the platform takes all of it.
+    expect(await rehearse(planned.id)).toMatchObject({
+      state: "done",
+      created: 6,
+      failed: 0,
+      threads: { replies: 4, repliesFailed: 0, reactions: 4, reactionsFailed: 0 },
+    });
   }, 300_000);
 
   // "Nothing vanishes silently": a reaction the platform refuses leaves its message sent, and

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { planState } from "@/components/imports/jobs/job-view";
 import { PlanSummary, RehearsalSummary } from "@/components/imports/jobs/plan-summary";
 import type { JobProgress } from "@/lib/imports/jobs";
-import type { JobPlan } from "@/lib/imports/types";
+import type { JobPlan, Rehearsal } from "@/lib/imports/types";
 
 function plan(overrides: Partial<JobPlan>): JobPlan {
   return {
@@ -140,6 +140,35 @@ describe("the plan summary of a messages import with threads", () => {
     expect(text(messagesPlan({ repliesByNonMembers: 0, reactionsByNonMembers: 0 }))).not.toContain(
       "will not be members",
     );
+  });
+});
+
+describe("the rehearsal of a messages import", () => {
+  const rehearsed = (threads?: Rehearsal["threads"]) =>
+    renderToStaticMarkup(
+      createElement(RehearsalSummary, {
+        rehearsal: { state: "done", startedAt: "", created: 12, existed: 0, failed: 1, threads },
+        firstRow: 2,
+        resource: "messages",
+        progress: null,
+      }),
+    )
+      .replace(/<[^>]+>/g, " ")
+      .replace(/\s+/g, " ");
+
+  it("counts the replies sent and the reactions added, and what would fail", () => {
+    expect(
+      rehearsed({ replies: 1200, repliesFailed: 1, reactions: 30, reactionsFailed: 0 }),
+    ).toContain(
+      "Then the replies and reactions: 1,200 replies sent to their roots (1 would fail), 30 reactions added.",
+    );
+  });
+
+  it("says nothing of them when there were none", () => {
+    expect(rehearsed()).not.toContain("replies");
+    expect(
+      rehearsed({ replies: 0, repliesFailed: 0, reactions: 0, reactionsFailed: 0 }),
+    ).not.toContain("replies");
   });
 });
 

@@ -270,6 +270,7 @@ export function RehearsalSummary({
         {rehearsal.followUpsFailed ? `, ${n(rehearsal.followUpsFailed)} follow-ups would fail` : ""}
         .
       </p>
+      {rehearsal.threads && <RehearsedThreads threads={rehearsal.threads} />}
       {(rehearsal.failures?.length ?? 0) > 0 && (
         <ul className="list-disc pl-5 text-red-800">
           {rehearsal.failures!.slice(0, 20).map((failure) => (
@@ -297,5 +298,18 @@ export function RehearsalSummary({
         </div>
       )}
     </div>
+  );
+}
+
+/** The replies stage in a messages rehearsal: its replies are among the messages counted above. */
+function RehearsedThreads({ threads }: { threads: NonNullable<Rehearsal["threads"]> }) {
+  const { replies, repliesFailed, reactions, reactionsFailed } = threads;
+  if (replies + repliesFailed + reactions + reactionsFailed === 0) return null;
+  return (
+    <p data-testid="rehearsal-threads">
+      Then the replies and reactions: {n(replies)} replies sent to their roots
+      {repliesFailed > 0 && ` (${n(repliesFailed)} would fail)`}, {n(reactions)} reactions added
+      {reactionsFailed > 0 && ` (${n(reactionsFailed)} would fail)`}.
+    </p>
   );
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/client";
 import type { JobPlan } from "@/lib/imports/jobs/plan/plan";
-import { jobOutcomeCounts } from "@/lib/imports/jobs/report/overview";
+import { jobOutcomeCounts, migrationOverview } from "@/lib/imports/jobs/report/overview";
 import { failuresCsv, jobProgress } from "@/lib/imports/jobs/report/report";
 import { listRows, rowCounts } from "@/lib/imports/jobs/store/jobs";
 import { requestPlan } from "@/lib/imports/jobs/plan/plan";
@@ -115,6 +115,14 @@ describe("replies and reactions of a messages import", () => {
       threads: { replies: 36, repliesFailed: 0, reactions: file.reactionCount, reactionsFailed: 0 },
     });
 
+    // The job page and the migration overview show the stage, from the plan on.
+    const stage = { replies: 36, reactions: file.reactionCount };
+    expect((await jobProgress(database.db, planned.id)).threads).toEqual({
+      ...stage,
+      repliesDone: 0,
+      reactionsDone: 0,
+    });
+
     // A loaded machine (2 shared cores) sends a reaction in about 0.5 s.
     const { job } = await runJob(handle(), sandbox, planned.id, {
       concurrency: 4,
@@ -131,6 +139,11 @@ describe("replies and reactions of a messages import", () => {
     });
     const stored = await expectThreadsOnPlatform(client, file, urls);
     expect(stored).toEqual({ replies: 36, reactions: file.reactionCount });
+    const finished = { ...stage, repliesDone: 36, reactionsDone: file.reactionCount };
+    expect((await jobProgress(database.db, job.id)).threads).toEqual(finished);
+    const overview = await migrationOverview(database.db);
+    const listed = overview.find((one) => one.stage === "messages")!.jobs;
+    expect(listed.find((one) => one.id === job.id)?.threads).toEqual(finished);
 
     // The same file again: every message, reply and reaction is there already.
     const again = await createPlannedJob(handle(), sandbox, "messages", file, threadsMapping);

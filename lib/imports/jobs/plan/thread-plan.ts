@@ -100,14 +100,13 @@ export async function planThreads(
   );
 
   // What the stage has to do: replies to send, roots' ids to find, reactions to add.
-  const notOpen = sql`r.resource_key not in (select jsonb_array_elements_text(${JSON.stringify(openChannels)}::jsonb))`;
   const rootsSql = sql`(r.resource_key, r.source_id) in (select c.resource_key, c.parent_source_id
     from import_rows as c where c.job_id = ${jobId} and c.state = 'pending' and c.parent_source_id is not null)`;
   await db.execute(sql`
     update import_rows as r set thread_state = 'pending'
     where r.job_id = ${jobId} and r.state = 'pending'
       and (r.parent_source_id is not null or ${rootsSql}
-        or (r.reactions is not null and ${notOpen}))`);
+        or r.reactions is not null)`);
 
   const [counts] = rowsOf<{
     replies: number;
@@ -119,9 +118,9 @@ export async function planThreads(
     await db.execute(sql`
       select count(*) filter (where parent_source_id is not null and state = 'pending')::int as replies,
         count(*) filter (where parent_source_id is null and ${rootsSql})::int as roots,
-        count(*) filter (where reactions is not null and ${notOpen})::int as reacted,
+        count(*) filter (where reactions is not null)::int as reacted,
         coalesce(sum((select count(*) from jsonb_array_elements(r.reactions) as e,
-          jsonb_array_elements(e -> 'user_ids') as u)) filter (where ${notOpen}), 0)::int as reactions,
+          jsonb_array_elements(e -> 'user_ids') as u)), 0)::int as reactions,
         count(distinct resource_key)::int as channels
       from import_rows as r where r.job_id = ${jobId} and r.thread_state = 'pending'`),
   );
@@ -207,8 +206,9 @@ async function threadChannelKinds(
 
 /**
  * The platform has no reactions in open channels: a message there is sent, and its reactions
- * are left out with a warning (kept on the row, so a plan made again says the same). Returns
- * the open channels that had some.
+ * are left out with a warning. They are kept on the row as uploaded (`reactions_as_uploaded`),
+ * so a plan made again says the same, and out of `reactions`, so the stage, its progress and
+ * Verify count only the reactions that are sent. Returns the open channels that had some.
  */
 async function reactionsInOpenChannels(
   db: Database,
@@ -224,6 +224,7 @@ async function reactionsInOpenChannels(
   if (open.length === 0) return [];
   await db.execute(sql`
     update import_rows as r set
+      reactions_as_uploaded = coalesce(r.reactions_as_uploaded, r.reactions), reactions = null,
       plan_issues = r.plan_issues || jsonb_build_array(jsonb_build_object(
         'field', 'reactions', 'severity', 'warning',
         'message', '"' || r.resource_key || '" is an open channel, where the platform has no reactions: the message is sent without them.'))

@@ -13,6 +13,8 @@ import {
   type ThreadsFile,
 } from "@/tests/fixtures/imports";
 import { startRehearsal } from "@/lib/imports/jobs/rehearse/rehearsal";
+import { findVerification, requestVerification } from "@/lib/imports/jobs/verify/verify";
+import { startVerifier } from "@/lib/imports/jobs/verify/verifier";
 import type { Rehearsal } from "@/lib/imports/types";
 import {
   clientFor,
@@ -24,6 +26,7 @@ import {
 } from "./imports-harness";
 import { sharedSandbox } from "./support/http";
 import { expectThreadsOnPlatform, seedThreadTarget } from "./support/threads";
+import { waitFor } from "../support/wait";
 import { useTestDatabase } from "./support/test-database";
 
 type Sandbox = ReturnType<typeof sharedSandbox>;
@@ -32,6 +35,22 @@ describe("replies and reactions of a messages import", () => {
   const sandbox: Sandbox = sharedSandbox();
   const database = useTestDatabase();
   const handle = () => ({ db: database.db }) as DatabaseHandle;
+  /** Verifies a job with a verifier of the test's own; the Verify once finished. */
+  const verify = async (jobId: string, scope: "run" | "rehearsal") => {
+    const requested = await requestVerification(database.db, jobId, scope, { sample: null });
+    const verifier = startVerifier({
+      getDb: async () => database.db,
+      createClient: async (hooks) => clientFor(sandbox, hooks),
+      workerId: "test-verifier",
+      pollMs: 20,
+      log: () => {},
+    });
+    return waitFor(
+      async () => (await findVerification(database.db, requested.id))!,
+      (one) => one.state !== "running",
+      { deadline: Date.now() + 120_000, intervalMs: 50, failure: () => "Verify still running" },
+    ).finally(() => verifier.stop());
+  };
   /** Rehearses a planned job with a planner of the test's own; its outcome. */
   const rehearse = async (jobId: string) => {
     await startRehearsal(database.db, jobId);
@@ -139,6 +158,12 @@ describe("replies and reactions of a messages import", () => {
     });
     const stored = await expectThreadsOnPlatform(client, file, urls);
     expect(stored).toEqual({ replies: 36, reactions: file.reactionCount });
+    // Verify finds every reply under its root and every reaction.
+    const verified = await verify(job.id, "run");
+    expect(verified, verified.error ?? "").toMatchObject({
+      state: "done",
+      counts: { missing: 0, extra: 0, different: 0 },
+    });
     const finished = { ...stage, repliesDone: 36, reactionsDone: file.reactionCount };
     expect((await jobProgress(database.db, job.id)).threads).toEqual(finished);
     const overview = await migrationOverview(database.db);
@@ -314,6 +339,12 @@ describe("replies and reactions of a messages import", () => {
       created: 6,
       failed: 0,
       threads: { replies: 4, repliesFailed: 0, reactions: 4, reactionsFailed: 0 },
+    });
+    // Verify expects the reactions the plan kept, not the cell's ("smile" by the invited).
+    const verified = await verify(planned.id, "rehearsal");
+    expect(verified, verified.error ?? "").toMatchObject({
+      state: "done",
+      counts: { missing: 0, extra: 0, different: 0 },
     });
   }, 300_000);
 

@@ -16,7 +16,7 @@ import { importedKeys, type ImportJob } from "../store/jobs";
 import type { RehearsalProgressWriter } from "./progress";
 import {
   createScratchGroupChannel,
-  earlierRoots,
+  messagesAlreadySent,
   rehearseChannelThreads,
   threadParticipants,
   type ThreadTally,
@@ -47,9 +47,9 @@ export async function rehearseMessages(
     progress: RehearsalProgressWriter;
   },
 ) {
-  const rootsElsewhere = await earlierRoots(db, job.id);
-  // Senders (of messages and replies) and reacting users, and the senders of the roots that
-  // earlier imports created, which the scratch application is given first.
+  const alreadySent = await messagesAlreadySent(db, job.id);
+  // Senders (of messages and replies) and reacting users, and the senders of the messages
+  // already on the target that the replies and reactions need, given to the scratch first.
   const senders = [
     ...new Set([
       ...rowsOf<{ id: string }>(
@@ -58,9 +58,10 @@ export async function rehearseMessages(
           union
           select u.id from import_rows as r, jsonb_array_elements(r.reactions) as e,
             jsonb_array_elements_text(e -> 'user_ids') as u(id)
-          where r.job_id = ${job.id} and r.state = 'pending' and r.thread_state = 'pending'`),
+          where r.job_id = ${job.id} and r.state in ('pending', 'existed')
+            and r.thread_state = 'pending'`),
       ).map((row) => row.id),
-      ...rootsElsewhere.flatMap(({ body }) =>
+      ...alreadySent.flatMap(({ body }) =>
         typeof body.user_id === "string" ? [body.user_id] : [],
       ),
     ]),
@@ -137,12 +138,12 @@ export async function rehearseMessages(
         channelUrl,
         await threadParticipants(db, job.id, channelUrl),
       );
-    const elsewhere = rootsElsewhere.filter((root) => root.channel === channelUrl);
+    const elsewhere = alreadySent.filter((sent) => sent.channel === channelUrl);
     for (const batch of chunk(elsewhere, MIGRATION_MESSAGES_MAX))
       await withRetries(
         () =>
           scratch.migration.migrateMessages(channelUrl, {
-            messages: batch.map((root) => root.body),
+            messages: batch.map((sent) => sent.body),
           } as MigrationBody),
         platformRetries(),
       ).catch(() => {});

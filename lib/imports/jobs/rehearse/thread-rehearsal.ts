@@ -57,7 +57,7 @@ export async function threadParticipants(
       select u.id from import_rows as r, jsonb_array_elements(r.reactions) as e,
         jsonb_array_elements_text(e -> 'user_ids') as u(id)
       where r.job_id = ${jobId} and r.resource_key = ${channelUrl} and r.thread_state = 'pending'
-        and r.state = 'pending' and r.reactions is not null`),
+        and r.state in ('pending', 'existed') and r.reactions is not null`),
   ).map((row) => row.id);
 }
 
@@ -86,10 +86,12 @@ export async function createScratchGroupChannel(
 }
 
 /**
- * The messages of earlier imports of this console that the job's replies name as roots: the
- * scratch application has them only if the rehearsal migrates them first (not counted).
+ * The messages already on the target that the job's thread work needs: roots its replies name
+ * that an earlier import of this console created, and its own rows an earlier import sent
+ * (`existed`) with new reactions or replies. The scratch application has them only if the
+ * rehearsal migrates them first (not counted: the run does not send them).
  */
-export async function earlierRoots(
+export async function messagesAlreadySent(
   db: Database,
   jobId: string,
 ): Promise<Array<{ channel: string; body: Record<string, unknown> }>> {
@@ -102,10 +104,19 @@ export async function earlierRoots(
       where r.job_id = ${jobId} and r.state = 'pending' and r.thread_state = 'pending'
         and r.parent_source_id is not null
         and not exists (select 1 from import_rows as p where p.job_id = r.job_id
-          and p.source_id = r.parent_source_id and p.parent_source_id is null)
+          and p.source_id = r.parent_source_id and p.parent_source_id is null
+          and p.state = 'pending')
         and j.resource = 'messages' and o.job_id <> ${jobId} and o.parent_source_id is null
         and o.body ? 'timestamp'
-      order by o.resource_key, o.source_id, o.job_id`),
+        -- An existed root of this job is among the job's own rows below.
+        and not exists (select 1 from import_rows as p where p.job_id = r.job_id
+          and p.source_id = r.parent_source_id and p.parent_source_id is null
+          and p.state = 'existed' and p.thread_state = 'pending')
+      union all
+      select r.resource_key, r.body from import_rows as r
+      where r.job_id = ${jobId} and r.state = 'existed' and r.thread_state = 'pending'
+        and r.body ? 'timestamp'
+      order by 1`),
   ).map((row) => ({
     channel: row.channel,
     body:
@@ -243,14 +254,14 @@ async function threadRows(db: Database, jobId: string, channelUrl: string): Prom
             (select p.body ->> 'dedup_id' from import_rows as p
               where p.job_id = r.job_id and p.resource_key = r.resource_key
                 and p.source_id = r.parent_source_id and p.parent_source_id is null
-                and p.state = 'pending' limit 1),
+                and p.state in ('pending', 'existed') limit 1),
             (select o.body ->> 'dedup_id' from import_rows as o join import_jobs as j on j.id = o.job_id
               where j.resource = 'messages' and o.job_id <> r.job_id
                 and o.resource_key = r.resource_key and o.source_id = r.parent_source_id
                 and o.parent_source_id is null and o.body ? 'timestamp' limit 1)) end as root_dedup_id
         from import_rows as r
         where r.job_id = ${jobId} and r.resource_key = ${channelUrl} and r.thread_state = 'pending'
-          and r.state = 'pending' and r.row_index > ${after}
+          and r.state in ('pending', 'existed') and r.row_index > ${after}
         order by r.row_index
         limit ${READ_ROWS}`),
     );

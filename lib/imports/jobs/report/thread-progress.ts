@@ -33,7 +33,8 @@ export async function threadProgress(
   }>(
     await db.execute(sql`
       select job_id,
-        count(*) filter (where parent_source_id is not null)::int as replies,
+        -- A reply an earlier import sent (existed) is not sent again: only its new reactions.
+        count(*) filter (where parent_source_id is not null and state <> 'existed')::int as replies,
         count(*) filter (where parent_source_id is not null and state = 'created')::int as replies_done,
         coalesce(sum(reactions), 0)::int as reactions,
         coalesce(sum(reactions) filter (where thread_state = 'done'), 0)::int as reactions_done

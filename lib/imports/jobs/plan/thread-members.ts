@@ -166,7 +166,8 @@ async function leaveOutReactionsOfNonMembers(
       select r.row_index, r.reactions from import_rows as r
       where r.job_id = ${jobId} and r.resource_key = ${channelUrl}
         -- An existed row (sent by an earlier import) may have new reactions to add.
-        and r.state in ('pending', 'existed') and r.reactions is not null
+        and (r.state = 'pending' or (r.state = 'existed' and r.thread_state = 'pending'))
+        and r.reactions is not null
         and exists (select 1 from jsonb_array_elements(r.reactions) as e,
           jsonb_array_elements_text(e -> 'user_ids') as u(id)
           where not (${memberList}::jsonb ? u.id))`),

@@ -16,6 +16,14 @@ const SHOWN = 100;
 type ChannelKind = "open_channels" | "group_channels";
 
 /**
+ * The row under `r` may have thread work: to send, or sent by an earlier import (`existed`)
+ * with new reactions or replies (`./earlier-messages.ts`).
+ */
+const toWork = sql.raw(
+  `(r.state = 'pending' or (r.state = 'existed' and r.thread_state = 'pending'))`,
+);
+
+/**
  * The plan of what the replies stage sends after a channel's messages are migrated
  * (`../replies/`): each reply's root found (the top one for a reply to a reply), in this file
  * or among the same channel's messages an earlier import of this console created, and in the
@@ -186,8 +194,8 @@ async function threadChannelKinds(
   onRequest: () => void,
 ): Promise<Map<string, ChannelKind>> {
   const channels = rowsOf<{ url: string }>(
-    await db.execute(sql`select distinct resource_key as url from import_rows
-      where job_id = ${jobId} and state = 'pending' and resource_key is not null
+    await db.execute(sql`select distinct resource_key as url from import_rows as r
+      where job_id = ${jobId} and ${toWork} and resource_key is not null
         and (reactions is not null or parent_source_id is not null)`),
   ).map((row) => row.url);
   const kinds = new Map<string, ChannelKind>();
@@ -216,8 +224,8 @@ async function reactionsInOpenChannels(
   kinds: ReadonlyMap<string, ChannelKind>,
 ): Promise<string[]> {
   const open = rowsOf<{ url: string }>(
-    await db.execute(sql`select distinct resource_key as url from import_rows
-      where job_id = ${jobId} and state = 'pending' and reactions is not null and resource_key is not null`),
+    await db.execute(sql`select distinct resource_key as url from import_rows as r
+      where job_id = ${jobId} and ${toWork} and reactions is not null and resource_key is not null`),
   )
     .map((row) => row.url)
     .filter((url) => kinds.get(url) === "open_channels");
@@ -228,7 +236,7 @@ async function reactionsInOpenChannels(
       plan_issues = r.plan_issues || jsonb_build_array(jsonb_build_object(
         'field', 'reactions', 'severity', 'warning',
         'message', '"' || r.resource_key || '" is an open channel, where the platform has no reactions: the message is sent without them.'))
-    where r.job_id = ${jobId} and r.state = 'pending' and r.reactions is not null
+    where r.job_id = ${jobId} and ${toWork} and r.reactions is not null
       and r.resource_key in (select jsonb_array_elements_text(${JSON.stringify(open)}::jsonb))`);
   return open;
 }

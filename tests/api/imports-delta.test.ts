@@ -4,16 +4,8 @@ import type { DatabaseHandle } from "@/lib/db/client";
 import type { JobPlan } from "@/lib/imports/jobs/plan/plan";
 import { listRows, rowCounts } from "@/lib/imports/jobs/store/jobs";
 import { threadsFile, threadsMapping } from "@/tests/fixtures/imports";
-import { startRehearsal } from "@/lib/imports/jobs/rehearse/rehearsal";
 import { jobProgress } from "@/lib/imports/jobs/report/report";
-import type { Rehearsal } from "@/lib/imports/types";
-import {
-  clientFor,
-  createPlannedJob,
-  runJob,
-  startTestPlanner,
-  waitForJob,
-} from "./imports-harness";
+import { clientFor, createPlannedJob, rehearseJob, runJob } from "./imports-harness";
 import { sharedSandbox } from "./support/http";
 import { seedThreadTarget } from "./support/threads";
 import { useTestDatabase } from "./support/test-database";
@@ -97,21 +89,14 @@ describe("a newer export of the same messages", () => {
 
     // Rehearsed: the new replies go to their old root and the new reaction to its old message,
     // which the scratch application is given first.
-    await startRehearsal(database.db, delta.id);
-    const planner = startTestPlanner(handle(), sandbox);
-    const rehearsed = await waitForJob(
-      database.db,
-      delta.id,
-      (one) => (one.rehearsal as Rehearsal | null)?.state !== "running",
-      { timeoutMs: 120_000 },
-    ).finally(() => planner.stop());
-    expect(rehearsed.rehearsal).toMatchObject({
+    const rehearsal = await rehearseJob(handle(), sandbox, delta.id, { timeoutMs: 120_000 });
+    expect(rehearsal).toMatchObject({
       state: "done",
       created: 5,
       failed: 0,
       threads: { replies: 2, repliesFailed: 0, reactionsFailed: 0 },
     });
-    expect((rehearsed.rehearsal as Rehearsal).threads!.reactions).toBeGreaterThan(0);
+    expect(rehearsal.threads!.reactions).toBeGreaterThan(0);
 
     const before = (await client.messages.totalCount("group_channels", channel)).total;
     const { job } = await runJob(handle(), sandbox, delta.id, { timeoutMs: 120_000 });

@@ -12,21 +12,16 @@ import {
   threadsMapping,
   type ThreadsFile,
 } from "@/tests/fixtures/imports";
-import { startRehearsal } from "@/lib/imports/jobs/rehearse/rehearsal";
-import { findVerification, requestVerification } from "@/lib/imports/jobs/verify/verify";
-import { startVerifier } from "@/lib/imports/jobs/verify/verifier";
-import type { Rehearsal } from "@/lib/imports/types";
 import {
   clientFor,
   createPlannedJob,
+  rehearseJob,
   runJob,
-  startTestPlanner,
-  waitForJob,
+  verifyJob,
   waitForPlan,
 } from "./imports-harness";
 import { sharedSandbox } from "./support/http";
 import { expectThreadsOnPlatform, seedThreadTarget } from "./support/threads";
-import { waitFor } from "../support/wait";
 import { useTestDatabase } from "./support/test-database";
 
 type Sandbox = ReturnType<typeof sharedSandbox>;
@@ -35,34 +30,9 @@ describe("replies and reactions of a messages import", () => {
   const sandbox: Sandbox = sharedSandbox();
   const database = useTestDatabase();
   const handle = () => ({ db: database.db }) as DatabaseHandle;
-  /** Verifies a job with a verifier of the test's own; the Verify once finished. */
-  const verify = async (jobId: string, scope: "run" | "rehearsal") => {
-    const requested = await requestVerification(database.db, jobId, scope, { sample: null });
-    const verifier = startVerifier({
-      getDb: async () => database.db,
-      createClient: async (hooks) => clientFor(sandbox, hooks),
-      workerId: "test-verifier",
-      pollMs: 20,
-      log: () => {},
-    });
-    return waitFor(
-      async () => (await findVerification(database.db, requested.id))!,
-      (one) => one.state !== "running",
-      { deadline: Date.now() + 120_000, intervalMs: 50, failure: () => "Verify still running" },
-    ).finally(() => verifier.stop());
-  };
-  /** Rehearses a planned job with a planner of the test's own; its outcome. */
-  const rehearse = async (jobId: string) => {
-    await startRehearsal(database.db, jobId);
-    const planner = startTestPlanner(handle(), sandbox);
-    const job = await waitForJob(
-      database.db,
-      jobId,
-      (one) => (one.rehearsal as Rehearsal | null)?.state !== "running",
-      { timeoutMs: 240_000 },
-    ).finally(() => planner.stop());
-    return job.rehearsal as Rehearsal;
-  };
+  const verify = (jobId: string, scope: "run" | "rehearsal") =>
+    verifyJob(handle(), sandbox, jobId, scope);
+  const rehearse = (jobId: string) => rehearseJob(handle(), sandbox, jobId);
 
   it("plans, sends each reply to its root and adds each reaction once, and a rerun adds nothing", async () => {
     const prefix = `thr_${randomBytes(4).toString("hex")}`;

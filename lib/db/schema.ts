@@ -500,6 +500,12 @@ export const importRows = pgTable(
     parentSourceId: text("parent_source_id"),
     /** A message's reactions, `[{key, user_ids}]`, added by the replies stage. */
     reactions: jsonb("reactions").$type<MessageReaction[]>(),
+    /**
+     * The row's reactions as uploaded, kept while the plan leaves some of them out of
+     * `reactions` (by users who are not members of the group channel); each plan starts again
+     * from them. Null when the plan left none out.
+     */
+    reactionsAsUploaded: jsonb("reactions_as_uploaded").$type<MessageReaction[]>(),
     /** The message's id on the platform, once the replies stage has found (a root) or sent (a reply) it. */
     platformMessageId: bigint("platform_message_id", { mode: "number" }),
     /**

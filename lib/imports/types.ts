@@ -240,6 +240,14 @@ export type ThreadPlan = {
   missingRoots: number;
   /** Open channels whose messages had reactions, left out (at most 100 named). */
   openChannelsWithReactions: string[];
+  /**
+   * Replies refused, and reactions left out of their rows, because their sender or reacting
+   * user will not be a member of the group channel (the platform takes them only from
+   * members); the group channels concerned (at most 100 named). Absent from older plans.
+   */
+  repliesByNonMembers?: number;
+  reactionsByNonMembers?: number;
+  nonMemberChannels?: string[];
 };
 
 /** A rehearsal's request and outcome, kept on the job (`import_jobs.rehearsal`). */
@@ -275,6 +283,11 @@ export type Rehearsal = {
   /** Referenced users that exist on the target but could not be copied into the scratch application. */
   seedFailed?: number;
   seedFailures?: Array<{ userId: string; code: number | null; message: string }>;
+  /**
+   * A messages rehearsal's replies stage: replies sent and refused (counted in `created` and
+   * `failed` too, as messages of the file), reactions added and refused. Absent before it ran.
+   */
+  threads?: { replies: number; repliesFailed: number; reactions: number; reactionsFailed: number };
   error?: string;
   /**
    * The scratch application: of the attempt under way (deleted by whoever takes the rehearsal

@@ -394,10 +394,18 @@ export function createPlatformClient(options: PlatformClientOptions) {
           `/v3/group_channels/${segment(channelUrl)}/invite`,
           { json: body, signal },
         ),
-      /** One page of members; pass the previous page's `next` as `token`. */
+      /**
+       * One page of members; pass the previous page's `next` as `token`. The platform lists
+       * activated members only unless `memberActiveModeFilter` says otherwise.
+       */
       members: (
         channelUrl: string,
-        query: { limit?: number; token?: string } = {},
+        query: {
+          limit?: number;
+          token?: string;
+          memberStateFilter?: "all" | "invited_only" | "joined_only";
+          memberActiveModeFilter?: "activated" | "deactivated" | "all";
+        } = {},
         signal?: AbortSignal,
       ) =>
         checked(
@@ -405,7 +413,15 @@ export function createPlatformClient(options: PlatformClientOptions) {
           groupChannelMembersResponseSchema,
           "GET",
           `/v3/group_channels/${segment(channelUrl)}/members`,
-          { query: { limit: query.limit, token: query.token || undefined }, signal },
+          {
+            query: {
+              limit: query.limit,
+              token: query.token || undefined,
+              member_state_filter: query.memberStateFilter,
+              member_active_mode_filter: query.memberActiveModeFilter,
+            },
+            signal,
+          },
         ),
     },
     messages: {

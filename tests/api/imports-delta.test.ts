@@ -4,7 +4,8 @@ import type { DatabaseHandle } from "@/lib/db/client";
 import type { JobPlan } from "@/lib/imports/jobs/plan/plan";
 import { listRows, rowCounts } from "@/lib/imports/jobs/store/jobs";
 import { threadsFile, threadsMapping } from "@/tests/fixtures/imports";
-import { clientFor, createPlannedJob, runJob } from "./imports-harness";
+import { jobProgress } from "@/lib/imports/jobs/report/report";
+import { clientFor, createPlannedJob, rehearseJob, runJob } from "./imports-harness";
 import { sharedSandbox } from "./support/http";
 import { seedThreadTarget } from "./support/threads";
 import { useTestDatabase } from "./support/test-database";
@@ -86,6 +87,17 @@ describe("a newer export of the same messages", () => {
       /Changed in the source since the import .* sent it/,
     );
 
+    // Rehearsed: the new replies go to their old root and the new reaction to its old message,
+    // which the scratch application is given first.
+    const rehearsal = await rehearseJob(handle(), sandbox, delta.id, { timeoutMs: 120_000 });
+    expect(rehearsal).toMatchObject({
+      state: "done",
+      created: 5,
+      failed: 0,
+      threads: { replies: 2, repliesFailed: 0, reactionsFailed: 0 },
+    });
+    expect(rehearsal.threads!.reactions).toBeGreaterThan(0);
+
     const before = (await client.messages.totalCount("group_channels", channel)).total;
     const { job } = await runJob(handle(), sandbox, delta.id, { timeoutMs: 120_000 });
     expect(job.status).toBe("completed");
@@ -95,6 +107,10 @@ describe("a newer export of the same messages", () => {
       failed: 0,
       threadsFailed: 0,
     });
+    // The replies stage is done: the new replies sent, the new reactions added.
+    const threads = (await jobProgress(database.db, job.id)).threads!;
+    expect(threads).toMatchObject({ replies: 2, repliesDone: 2 });
+    expect(threads.reactionsDone).toBe(threads.reactions);
     expect((await client.messages.totalCount("group_channels", channel)).total).toBe(before + 5);
     expect((await client.messages.totalCount("group_channels", urls[1]!)).total).toBe(12);
 

@@ -7,13 +7,14 @@ import type { ImportFile } from "@/tests/fixtures/imports";
 import { finalStage, requestFinalStage } from "@/lib/imports/jobs/finish/steps";
 import { controlJob } from "@/lib/imports/jobs/run/control";
 import { requestPlan } from "@/lib/imports/jobs/plan/plan";
+import { startRehearsal } from "@/lib/imports/jobs/rehearse/rehearsal";
 import { startPlanner } from "@/lib/imports/jobs/worker/planner";
 import { startImportRunner, type RunnerOptions } from "@/lib/imports/jobs/worker/runner";
 import { requireJob, rowCounts, type ImportJob } from "@/lib/imports/jobs/store/jobs";
 import { startVerifier } from "@/lib/imports/jobs/verify/verifier";
 import { findVerification, requestVerification } from "@/lib/imports/jobs/verify/verify";
 import { appendRows, createJob } from "@/lib/imports/jobs/store/upload";
-import type { ImportResource, JobOptions } from "@/lib/imports/types";
+import type { ImportResource, JobOptions, Rehearsal } from "@/lib/imports/types";
 import type { PreviewSession } from "@/lib/imports/parse/preview-session";
 import { createPlatformClient, type PlatformClientOptions } from "@/lib/platform/client";
 import { waitFor } from "../support/wait";
@@ -314,5 +315,27 @@ export async function verifyJob(
     );
   } finally {
     await verifier.stop();
+  }
+}
+
+/** Rehearses a planned job with a planner of the test's own, and returns its outcome. */
+export async function rehearseJob(
+  handle: DatabaseHandle,
+  target: Target,
+  jobId: string,
+  { timeoutMs = 240_000 } = {},
+): Promise<Rehearsal> {
+  await startRehearsal(handle.db, jobId);
+  const planner = startTestPlanner(handle, target);
+  try {
+    const job = await waitForJob(
+      handle.db,
+      jobId,
+      (one) => (one.rehearsal as Rehearsal | null)?.state !== "running",
+      { timeoutMs, still: () => "the rehearsal is still running" },
+    );
+    return job.rehearsal as Rehearsal;
+  } finally {
+    await planner.stop();
   }
 }

@@ -53,7 +53,7 @@ describe("a job's outcome in words", () => {
       {
         stage: "messages",
         state: "done",
-        jobs: [{ ...job, counts: lossy, verified: null }],
+        jobs: [{ ...job, counts: lossy, verified: null, threads: null }],
         totals: lossy,
         verification: { verified: false, at: null, differences: 0 },
       },

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { planState } from "@/components/imports/jobs/job-view";
 import { PlanSummary, RehearsalSummary } from "@/components/imports/jobs/plan-summary";
 import type { JobProgress } from "@/lib/imports/jobs";
-import type { JobPlan } from "@/lib/imports/types";
+import type { JobPlan, Rehearsal } from "@/lib/imports/types";
 
 function plan(overrides: Partial<JobPlan>): JobPlan {
   return {
@@ -92,6 +92,83 @@ describe("the plan summary's rows with warnings", () => {
     );
     expect(text(plan({ warnings: 1 }))).toContain("With warnings: 1 row,");
     expect(text(plan({ warnings: 0 }))).not.toContain("With warnings");
+  });
+});
+
+describe("the plan summary of a messages import with threads", () => {
+  const threads = {
+    replies: 4,
+    roots: 2,
+    rootsInEarlierImports: 0,
+    reactedMessages: 3,
+    reactions: 5,
+    channels: 2,
+    flattened: 0,
+    missingRoots: 0,
+    openChannelsWithReactions: [],
+  };
+  const messagesPlan = (extra: Partial<typeof threads> & Record<string, unknown>) =>
+    plan({
+      messages: {
+        channels: 2,
+        requests: 2,
+        firstTimestamp: null,
+        lastTimestamp: null,
+        byType: { MESG: 10, FILE: 0, ADMM: 0 },
+        missingChannels: [],
+        missingSenders: [],
+        largestChannels: [],
+        threads: { ...threads, ...extra },
+      },
+    });
+
+  it("counts the replies and reactions left out because their author will not be a member", () => {
+    const summary = text(
+      messagesPlan({
+        repliesByNonMembers: 2,
+        reactionsByNonMembers: 1200,
+        nonMemberChannels: ["general"],
+      }),
+    );
+    expect(summary).toContain(
+      "2 replies and 1,200 reactions by people who will not be members of their group channel are left out",
+    );
+    expect(summary).toContain("general");
+  });
+
+  it("says nothing of members when every author will be one", () => {
+    expect(text(messagesPlan({ repliesByNonMembers: 0, reactionsByNonMembers: 0 }))).not.toContain(
+      "will not be members",
+    );
+  });
+});
+
+describe("the rehearsal of a messages import", () => {
+  const rehearsed = (threads?: Rehearsal["threads"]) =>
+    renderToStaticMarkup(
+      createElement(RehearsalSummary, {
+        rehearsal: { state: "done", startedAt: "", created: 12, existed: 0, failed: 1, threads },
+        firstRow: 2,
+        resource: "messages",
+        progress: null,
+      }),
+    )
+      .replace(/<[^>]+>/g, " ")
+      .replace(/\s+/g, " ");
+
+  it("counts the replies sent and the reactions added, and what would fail", () => {
+    expect(
+      rehearsed({ replies: 1200, repliesFailed: 1, reactions: 30, reactionsFailed: 0 }),
+    ).toContain(
+      "Then the replies and reactions: 1,200 replies sent to their roots (1 would fail), 30 reactions added.",
+    );
+  });
+
+  it("says nothing of them when there were none", () => {
+    expect(rehearsed()).not.toContain("replies");
+    expect(
+      rehearsed({ replies: 0, repliesFailed: 0, reactions: 0, reactionsFailed: 0 }),
+    ).not.toContain("replies");
   });
 });
 

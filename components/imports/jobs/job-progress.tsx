@@ -3,6 +3,7 @@
 import { useState } from "react";
 import type { JobProgress, RehearsalPace } from "@/lib/imports/jobs";
 import { Progress } from "@/components/ui/progress-bar";
+import { threadWords } from "./thread-words";
 
 export type JobProgressPanelProps = { progress: JobProgress };
 
@@ -78,6 +79,14 @@ export function JobProgressPanel({ progress }: JobProgressPanelProps) {
             <dt className="text-slate-500">Channels done</dt>
             <dd className="font-medium tabular-nums" data-testid="channels-done">
               {n(progress.channels.done)} of {n(progress.channels.total)}
+            </dd>
+          </div>
+        )}
+        {progress.threads && (
+          <div>
+            <dt className="text-slate-500">Replies and reactions</dt>
+            <dd className="font-medium tabular-nums" data-testid="threads-done">
+              {threadWords(progress.threads)}
             </dd>
           </div>
         )}

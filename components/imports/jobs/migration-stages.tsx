@@ -2,6 +2,7 @@ import Link from "next/link";
 import { Card } from "@/components/ui/card";
 import { outcomeWords, type MigrationStage } from "@/lib/imports/jobs";
 import { JobStatusBadge } from "./job-status-badge";
+import { threadWords } from "./thread-words";
 
 export type MigrationStagesProps = { stages: MigrationStage[] };
 
@@ -57,6 +58,7 @@ export function MigrationStages({ stages }: MigrationStagesProps) {
                         {n(job.counts.created + job.counts.existed)} done
                         {job.counts.invalid + job.counts.excluded > 0 &&
                           `, ${n(job.counts.invalid + job.counts.excluded)} left out`}
+                        {job.threads && ` · ${threadWords(job.threads)}`}
                         {job.verified &&
                           ` · verified, ${plural(job.verified.differences, "difference")}`}
                         <JobStatusBadge status={job.status} />

@@ -99,6 +99,11 @@ export function PlanSummary({ plan, resource }: PlanSummaryProps) {
 
 const minute = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 16);
 
+/** Replies refused and reactions left out because their author will not be a member. */
+function nonMembers(threads: NonNullable<NonNullable<JobPlan["messages"]>["threads"]>): number {
+  return (threads.repliesByNonMembers ?? 0) + (threads.reactionsByNonMembers ?? 0);
+}
+
 /** Per channel: messages, time range and requests; and the channels and senders that are missing. */
 function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }) {
   return (
@@ -123,19 +128,28 @@ function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }
             ` ${n(plan.earlier.newReactions)} of them have new reactions, which are added.`}
         </p>
       )}
-      {plan.threads && (plan.threads.replies > 0 || plan.threads.reactions > 0) && (
-        <p data-testid="thread-plan">
-          Then, once each channel is migrated: {n(plan.threads.replies)} replies to{" "}
-          {n(plan.threads.roots + plan.threads.rootsInEarlierImports)} roots sent as replies at
-          their original time, and {n(plan.threads.reactions)} reactions on{" "}
-          {n(plan.threads.reactedMessages)} messages, in {n(plan.threads.channels)} channels
-          {plan.threads.flattened > 0 &&
-            ` (${n(plan.threads.flattened)} replies to a reply attached to their thread's root)`}
-          .
-          {plan.threads.missingRoots > 0 &&
-            ` ${n(plan.threads.missingRoots)} replies have no root and are left out.`}
-        </p>
-      )}
+      {plan.threads &&
+        (plan.threads.replies > 0 ||
+          plan.threads.reactions > 0 ||
+          nonMembers(plan.threads) > 0) && (
+          <p data-testid="thread-plan">
+            Then, once each channel is migrated: {n(plan.threads.replies)} replies to{" "}
+            {n(plan.threads.roots + plan.threads.rootsInEarlierImports)} roots sent as replies at
+            their original time, and {n(plan.threads.reactions)} reactions on{" "}
+            {n(plan.threads.reactedMessages)} messages, in {n(plan.threads.channels)} channels
+            {plan.threads.flattened > 0 &&
+              ` (${n(plan.threads.flattened)} replies to a reply attached to their thread's root)`}
+            .
+            {plan.threads.missingRoots > 0 &&
+              ` ${n(plan.threads.missingRoots)} replies have no root and are left out.`}
+            {nonMembers(plan.threads) > 0 &&
+              ` ${n(plan.threads.repliesByNonMembers ?? 0)} replies and ${n(plan.threads.reactionsByNonMembers ?? 0)} reactions by people who will not be members of their group channel are left out: the platform takes replies and reactions only from members.`}
+          </p>
+        )}
+      <MissingList
+        label="Group channels with replies or reactions by people who will not be members (left out)"
+        items={plan.threads?.nonMemberChannels ?? []}
+      />
       <MissingList
         label="Open channels whose messages had reactions (the platform has none there: left out)"
         items={plan.threads?.openChannelsWithReactions ?? []}
@@ -256,6 +270,7 @@ export function RehearsalSummary({
         {rehearsal.followUpsFailed ? `, ${n(rehearsal.followUpsFailed)} follow-ups would fail` : ""}
         .
       </p>
+      {rehearsal.threads && <RehearsedThreads threads={rehearsal.threads} />}
       {(rehearsal.failures?.length ?? 0) > 0 && (
         <ul className="list-disc pl-5 text-red-800">
           {rehearsal.failures!.slice(0, 20).map((failure) => (
@@ -283,5 +298,18 @@ export function RehearsalSummary({
         </div>
       )}
     </div>
+  );
+}
+
+/** The replies stage in a messages rehearsal: its replies are among the messages counted above. */
+function RehearsedThreads({ threads }: { threads: NonNullable<Rehearsal["threads"]> }) {
+  const { replies, repliesFailed, reactions, reactionsFailed } = threads;
+  if (replies + repliesFailed + reactions + reactionsFailed === 0) return null;
+  return (
+    <p data-testid="rehearsal-threads">
+      Then the replies and reactions: {n(replies)} replies sent to their roots
+      {repliesFailed > 0 && ` (${n(repliesFailed)} would fail)`}, {n(reactions)} reactions added
+      {reactionsFailed > 0 && ` (${n(reactionsFailed)} would fail)`}.
+    </p>
   );
 }

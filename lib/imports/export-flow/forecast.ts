@@ -44,7 +44,7 @@ export const forecastTexts = {
   replyChains: "replies to replies attach to the top of their thread",
   broadcasts: "replies also sent to the channel appear in their thread only",
   repliesFromNonMembers:
-    "replies are written by someone no longer among the channel's members: the platform takes a reply only from a member, so these are refused and listed in the failures CSV",
+    "replies are written by someone no longer among the channel's members: the platform takes a reply only from a member, so the plan refuses these and lists them in the failures CSV",
   reactionsFromNonMembers:
     "reactions are by someone no longer among the channel's members: the platform takes a reaction only from a member, so these are left out",
   customEmoji: "reactions with a custom emoji keep its name; the image is not carried",

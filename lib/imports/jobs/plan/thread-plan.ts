@@ -7,17 +7,30 @@ import { chunk, rowsOf } from "../shared/rows";
 import { rowStateSql } from "../store/row-state";
 import { importedKeys, type ImportJob } from "../store/jobs";
 import { channelKindOnPlatform } from "./lookups";
+import { checkThreadMembers } from "./thread-members";
 
 /** Replies pointing at a reply are moved up one level per pass: deeper than this is a loop. */
 const MAX_DEPTH = 50;
 const SHOWN = 100;
+
+type ChannelKind = "open_channels" | "group_channels";
+
+/**
+ * The row under `r` may have thread work: to send, or sent by an earlier import (`existed`)
+ * with new reactions or replies (`./earlier-messages.ts`).
+ */
+const toWork = sql.raw(
+  `(r.state = 'pending' or (r.state = 'existed' and r.thread_state = 'pending'))`,
+);
 
 /**
  * The plan of what the replies stage sends after a channel's messages are migrated
  * (`../replies/`): each reply's root found (the top one for a reply to a reply), in this file
  * or among the same channel's messages an earlier import of this console created, and in the
  * reply's own channel; reactions left out where the platform has none (open channels). A
- * reply whose root is missing, refused or elsewhere is invalid: the platform would refuse it.
+ * reply whose root is missing, refused or elsewhere is invalid: the platform would refuse it,
+ * as it would a reply or a reaction by someone who will not be a member of the group channel
+ * (`./thread-members.ts`).
  * Runs after the channel and user checks, so a root they refuse takes its replies with it.
  */
 export async function planThreads(
@@ -28,7 +41,8 @@ export async function planThreads(
 ): Promise<ThreadPlan> {
   const jobId = job.id;
   const flattened = await attachToTopRoots(db, jobId);
-  const openChannels = await reactionsInOpenChannels(db, client, jobId, onRequest);
+  const kinds = await threadChannelKinds(db, client, jobId, onRequest);
+  const openChannels = await reactionsInOpenChannels(db, jobId, kinds);
 
   // Roots in this file: a reply to a root in another channel, or to a root that is not sent.
   await db.execute(sql`
@@ -83,15 +97,24 @@ export async function planThreads(
         and r.parent_source_id = v.parent`);
   }
 
+  // Replies and reactions go through the send and reactions APIs: members only.
+  const groupChannels = [...kinds].filter(([, kind]) => kind === "group_channels");
+  const members = await checkThreadMembers(
+    db,
+    client,
+    jobId,
+    groupChannels.map(([url]) => url),
+    onRequest,
+  );
+
   // What the stage has to do: replies to send, roots' ids to find, reactions to add.
-  const notOpen = sql`r.resource_key not in (select jsonb_array_elements_text(${JSON.stringify(openChannels)}::jsonb))`;
   const rootsSql = sql`(r.resource_key, r.source_id) in (select c.resource_key, c.parent_source_id
     from import_rows as c where c.job_id = ${jobId} and c.state = 'pending' and c.parent_source_id is not null)`;
   await db.execute(sql`
     update import_rows as r set thread_state = 'pending'
     where r.job_id = ${jobId} and r.state = 'pending'
       and (r.parent_source_id is not null or ${rootsSql}
-        or (r.reactions is not null and ${notOpen}))`);
+        or r.reactions is not null)`);
 
   const [counts] = rowsOf<{
     replies: number;
@@ -103,9 +126,9 @@ export async function planThreads(
     await db.execute(sql`
       select count(*) filter (where parent_source_id is not null and state = 'pending')::int as replies,
         count(*) filter (where parent_source_id is null and ${rootsSql})::int as roots,
-        count(*) filter (where reactions is not null and ${notOpen})::int as reacted,
+        count(*) filter (where reactions is not null)::int as reacted,
         coalesce(sum((select count(*) from jsonb_array_elements(r.reactions) as e,
-          jsonb_array_elements(e -> 'user_ids') as u)) filter (where ${notOpen}), 0)::int as reactions,
+          jsonb_array_elements(e -> 'user_ids') as u)), 0)::int as reactions,
         count(distinct resource_key)::int as channels
       from import_rows as r where r.job_id = ${jobId} and r.thread_state = 'pending'`),
   );
@@ -119,6 +142,9 @@ export async function planThreads(
     flattened,
     missingRoots: missingRoots.length,
     openChannelsWithReactions: openChannels.slice(0, SHOWN),
+    repliesByNonMembers: members.repliesByNonMembers,
+    reactionsByNonMembers: members.reactionsByNonMembers,
+    nonMemberChannels: members.channels.slice(0, SHOWN),
   };
 }
 
@@ -157,36 +183,60 @@ async function attachToTopRoots(db: Database, jobId: string): Promise<number> {
 }
 
 /**
- * The platform has no reactions in open channels: a message there is sent, and its reactions
- * are left out with a warning (kept on the row, so a plan made again says the same). Returns
- * the open channels that had some.
+ * Whether each channel with thread work (replies or reactions) is open or group: from its
+ * channel import here, or asked of the platform. One the plan found nowhere is left out (its
+ * rows are invalid already).
  */
-async function reactionsInOpenChannels(
+async function threadChannelKinds(
   db: Database,
   client: PlatformClient,
   jobId: string,
   onRequest: () => void,
-): Promise<string[]> {
+): Promise<Map<string, ChannelKind>> {
   const channels = rowsOf<{ url: string }>(
-    await db.execute(sql`select distinct resource_key as url from import_rows
-      where job_id = ${jobId} and state = 'pending' and reactions is not null and resource_key is not null`),
+    await db.execute(sql`select distinct resource_key as url from import_rows as r
+      where job_id = ${jobId} and ${toWork} and resource_key is not null
+        and (reactions is not null or parent_source_id is not null)`),
   ).map((row) => row.url);
-  if (channels.length === 0) return [];
+  const kinds = new Map<string, ChannelKind>();
+  if (channels.length === 0) return kinds;
   const imported = new Map(
     (await importedKeys(db, channelResources, channels)).map((row) => [row.key, row.resource]),
   );
-  const open: string[] = [];
   for (const url of channels) {
-    const kind = imported.get(url) ?? (await channelKindOnPlatform(client, url, onRequest));
-    if (kind === "open_channels") open.push(url);
+    const kind =
+      (imported.get(url) as ChannelKind | undefined) ??
+      (await channelKindOnPlatform(client, url, onRequest));
+    if (kind) kinds.set(url, kind);
   }
+  return kinds;
+}
+
+/**
+ * The platform has no reactions in open channels: a message there is sent, and its reactions
+ * are left out with a warning. They are kept on the row as uploaded (`reactions_as_uploaded`),
+ * so a plan made again says the same, and out of `reactions`, so the stage, its progress and
+ * Verify count only the reactions that are sent. Returns the open channels that had some.
+ */
+async function reactionsInOpenChannels(
+  db: Database,
+  jobId: string,
+  kinds: ReadonlyMap<string, ChannelKind>,
+): Promise<string[]> {
+  const open = rowsOf<{ url: string }>(
+    await db.execute(sql`select distinct resource_key as url from import_rows as r
+      where job_id = ${jobId} and ${toWork} and reactions is not null and resource_key is not null`),
+  )
+    .map((row) => row.url)
+    .filter((url) => kinds.get(url) === "open_channels");
   if (open.length === 0) return [];
   await db.execute(sql`
     update import_rows as r set
+      reactions_as_uploaded = coalesce(r.reactions_as_uploaded, r.reactions), reactions = null,
       plan_issues = r.plan_issues || jsonb_build_array(jsonb_build_object(
         'field', 'reactions', 'severity', 'warning',
         'message', '"' || r.resource_key || '" is an open channel, where the platform has no reactions: the message is sent without them.'))
-    where r.job_id = ${jobId} and r.state = 'pending' and r.reactions is not null
+    where r.job_id = ${jobId} and ${toWork} and r.reactions is not null
       and r.resource_key in (select jsonb_array_elements_text(${JSON.stringify(open)}::jsonb))`);
   return open;
 }

@@ -3,6 +3,8 @@ import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { channelResources } from "@/lib/imports/types";
+import type { MigrationBody } from "@/lib/platform/types";
+import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
 import { readMessages, type MessagePosition } from "../run/message-channels";
 import type { Pacer } from "../run/pacer";
 import { StoppedEarly } from "../plan/plan";
@@ -12,6 +14,13 @@ import { withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "../shared/concurrency";
 import { importedKeys, type ImportJob } from "../store/jobs";
 import type { RehearsalProgressWriter } from "./progress";
+import {
+  createScratchGroupChannel,
+  messagesAlreadySent,
+  rehearseChannelThreads,
+  threadParticipants,
+  type ThreadTally,
+} from "./thread-rehearsal";
 
 type Failure = { rowIndex: number; code: number | null; message: string };
 
@@ -21,7 +30,10 @@ const REHEARSAL_READ_ROWS = 1000;
 /**
  * The rehearsal of a messages import: the scratch application is given the senders and the
  * channels (of the type they have on the target or in their channel import), then every
- * channel's history is sent as the run sends it, 100 messages at a time in timestamp order.
+ * channel's history is sent as the run sends it, 100 messages at a time in timestamp order,
+ * and then its replies and reactions (`./thread-rehearsal.ts`). A group channel's members in
+ * the scratch application are its reply senders and reacting users, whom the plan made sure
+ * the target has as members; the roots that earlier imports created are migrated first.
  */
 export async function rehearseMessages(
   db: Database,
@@ -29,16 +41,31 @@ export async function rehearseMessages(
   scratch: PlatformClient,
   job: ImportJob,
   options: {
-    pacer: Pacer;
+    pacers: { read: Pacer; write: Pacer; migration: Pacer };
     maxListedFailures: number;
     shouldStop?: () => boolean;
     progress: RehearsalProgressWriter;
   },
 ) {
-  const senders = rowsOf<{ id: string }>(
-    await db.execute(sql`select distinct body ->> 'user_id' as id from import_rows
-      where job_id = ${job.id} and state = 'pending' and body ? 'user_id'`),
-  ).map((row) => row.id);
+  const alreadySent = await messagesAlreadySent(db, job.id);
+  // Senders (of messages and replies) and reacting users, and the senders of the messages
+  // already on the target that the replies and reactions need, given to the scratch first.
+  const senders = [
+    ...new Set([
+      ...rowsOf<{ id: string }>(
+        await db.execute(sql`select body ->> 'user_id' as id from import_rows
+          where job_id = ${job.id} and state = 'pending' and body ? 'user_id'
+          union
+          select u.id from import_rows as r, jsonb_array_elements(r.reactions) as e,
+            jsonb_array_elements_text(e -> 'user_ids') as u(id)
+          where r.job_id = ${job.id} and r.state in ('pending', 'existed')
+            and r.thread_state = 'pending'`),
+      ).map((row) => row.id),
+      ...alreadySent.flatMap(({ body }) =>
+        typeof body.user_id === "string" ? [body.user_id] : [],
+      ),
+    ]),
+  ];
   let seededUsers = 0;
   await forEachConcurrent(chunk(senders, 100), 4, async (userIds) => {
     const known = new Map(
@@ -72,11 +99,12 @@ export async function rehearseMessages(
     (await importedKeys(db, channelResources, channels)).map((row) => [row.key, row.resource]),
   );
 
-  // The messages the reads below send: each channel's pending ones with a timestamp.
+  // The messages the rehearsal sends: each channel's pending ones, migrated (with a timestamp)
+  // or sent as replies by the replies stage.
   const [toSend] = rowsOf<{ n: number }>(
     await db.execute(sql`select count(*)::int as n from import_rows
       where job_id = ${job.id} and state = 'pending' and resource_key is not null
-        and body ? 'timestamp'`),
+        and (body ? 'timestamp' or parent_source_id is not null)`),
   );
   options.progress.start(toSend?.n ?? 0);
 
@@ -87,19 +115,38 @@ export async function rehearseMessages(
     followUpsFailed: 0,
     failures: [] as Failure[],
     seededUsers,
+    threads: { replies: 0, repliesFailed: 0, reactions: 0, reactionsFailed: 0 } as ThreadTally,
+  };
+  const fail = (rowIndex: number, code: number | null, message: string) => {
+    if (tally.failures.length < options.maxListedFailures)
+      tally.failures.push({ rowIndex, code, message });
   };
   await forEachConcurrent(channels, 8, async (channelUrl) => {
     if (options.shouldStop?.()) throw new StoppedEarly();
     const open =
       (importedKinds.get(channelUrl) ?? (await kindOnTarget(target, channelUrl))) ===
       "open_channels";
-    await withRetries<unknown>(
-      () =>
-        open
-          ? scratch.openChannels.create({ channel_url: channelUrl })
-          : scratch.groupChannels.create({ channel_url: channelUrl, user_ids: [] }),
-      platformRetries(),
-    ).catch(() => {});
+    // The members the replies and reactions need, as the plan made sure the target has them.
+    if (open)
+      await withRetries(
+        () => scratch.openChannels.create({ channel_url: channelUrl }),
+        platformRetries(),
+      ).catch(() => {});
+    else
+      await createScratchGroupChannel(
+        scratch,
+        channelUrl,
+        await threadParticipants(db, job.id, channelUrl),
+      );
+    const elsewhere = alreadySent.filter((sent) => sent.channel === channelUrl);
+    for (const batch of chunk(elsewhere, MIGRATION_MESSAGES_MAX))
+      await withRetries(
+        () =>
+          scratch.migration.migrateMessages(channelUrl, {
+            messages: batch.map((sent) => sent.body),
+          } as MigrationBody),
+        platformRetries(),
+      ).catch(() => {});
     // The run's reads and requests: 100 messages at a time, in the order the run sends them.
     let after: MessagePosition | null = null;
     for (;;) {
@@ -108,7 +155,7 @@ export async function rehearseMessages(
       after = batches.at(-1)!.last;
       for (const batch of batches) {
         try {
-          await options.pacer.acquire();
+          await options.pacers.migration.acquire();
           await withRetries(
             () => scratch.migration.migrateMessages(channelUrl, batch.body),
             platformRetries(),
@@ -118,16 +165,32 @@ export async function rehearseMessages(
         } catch (error) {
           tally.failed += batch.rowIndexes.length;
           options.progress.count("failed", batch.rowIndexes.length);
-          if (tally.failures.length < options.maxListedFailures) {
-            tally.failures.push({
-              rowIndex: batch.rowIndexes[0]!,
-              code: isPlatformError(error) ? error.code : null,
-              message: `The request of ${batch.rowIndexes.length} messages to ${channelUrl} was refused: ${error instanceof Error ? error.message : String(error)}`,
-            });
-          }
+          fail(
+            batch.rowIndexes[0]!,
+            isPlatformError(error) ? error.code : null,
+            `The request of ${batch.rowIndexes.length} messages to ${channelUrl} was refused: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
       }
     }
+    // Then the replies stage, as the run works it once the channel is migrated.
+    const threads: ThreadTally = { replies: 0, repliesFailed: 0, reactions: 0, reactionsFailed: 0 };
+    await rehearseChannelThreads(
+      db,
+      scratch,
+      job.id,
+      channelUrl,
+      open ? "open_channels" : "group_channels",
+      threads,
+      { pacers: options.pacers, onFailure: fail },
+    );
+    for (const key of Object.keys(threads) as Array<keyof ThreadTally>)
+      tally.threads[key] += threads[key];
+    // Replies are messages of the file: counted with them too.
+    tally.created += threads.replies;
+    tally.failed += threads.repliesFailed;
+    options.progress.count("created", threads.replies);
+    options.progress.count("failed", threads.repliesFailed);
   });
   tally.failures.sort((a, b) => a.rowIndex - b.rowIndex);
   return tally;

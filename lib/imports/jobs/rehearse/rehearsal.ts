@@ -116,7 +116,7 @@ async function rehearse(
   try {
     if (job.resource === "messages") {
       const outcome = await rehearseMessages(db, target, scratch, job, {
-        pacer: pacers.migration,
+        pacers,
         maxListedFailures: MAX_LISTED_FAILURES,
         shouldStop: hooks.shouldStop,
         progress,

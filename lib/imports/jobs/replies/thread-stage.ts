@@ -1,5 +1,4 @@
 import "server-only";
-import { keepRenewed } from "@/lib/background/lease";
 import type { Database } from "@/lib/db/client";
 import { IMPORT_DEDUP_KEY } from "@/lib/schemas/messages";
 import { channelResources } from "@/lib/imports/types";
@@ -7,10 +6,11 @@ import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import type { SendMessageBody } from "@/lib/platform/types";
 import { MESSAGE_LIST_LIMIT_MAX } from "@/lib/schemas/messages";
 import { channelKindOnPlatform } from "../plan/lookups";
-import { claimChannels, releaseChannels, renewChannelLeases } from "../run/message-channels";
+import { watchChannelWork } from "../run/channel-watch";
+import { claimChannels, releaseChannels } from "../run/message-channels";
 import type { Pacer } from "../run/pacer";
 import { gaveUpMessage, rowRetry, type RowRetryLimits } from "../run/row-retry";
-import { importedKeys, jobStatus, type ImportJob } from "../store/jobs";
+import { importedKeys, type ImportJob } from "../store/jobs";
 import { applyRowUpdates, type RowUpdate } from "../store/row-updates";
 import {
   failUnmigrated,
@@ -41,7 +41,6 @@ export type ThreadStageOptions = {
 
 /** Replies or reacted messages read by one statement. */
 const READ_ROWS = 200;
-const STATUS_CHECK_MS = 1000;
 
 type ChannelKind = "open_channels" | "group_channels";
 
@@ -73,20 +72,10 @@ export async function workThreadStage(options: ThreadStageOptions): Promise<bool
   const kinds = new Map<string, ChannelKind>();
   const keepGoing = () => active && options.running();
 
-  const statusTimer = setInterval(() => {
-    void jobStatus(db, job.id)
-      .then((status) => {
-        if (status !== "running") active = false;
-      })
-      .catch(() => {});
-  }, STATUS_CHECK_MS);
-  const stopRenewing = keepRenewed(
-    async () => {
-      if (held.size > 0) await renewChannelLeases(db, lease, [...held]);
-    },
-    leaseMs,
-    options.log,
-  );
+  const stopWatching = watchChannelWork(db, lease, held, {
+    onNotRunning: () => (active = false),
+    log: options.log,
+  });
 
   /** Claims are made one after another, so no two lanes take the same channel. */
   let claims: Promise<unknown> = Promise.resolve();
@@ -133,8 +122,7 @@ export async function workThreadStage(options: ThreadStageOptions): Promise<bool
   }
 
   const lanes = await Promise.allSettled(Array.from({ length: options.concurrency }, lane));
-  clearInterval(statusTimer);
-  stopRenewing();
+  stopWatching();
   const failed = lanes.find((result) => result.status === "rejected");
   if (failed) throw failed.reason;
   return worked;

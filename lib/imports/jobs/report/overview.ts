@@ -5,6 +5,7 @@ import type { ImportResource } from "@/lib/imports/types";
 import { rowsOf } from "../shared/rows";
 import { listJobs, type ImportJob } from "../store/jobs";
 import type { OutcomeCounts } from "./outcome-words";
+import { threadProgress, type ThreadProgress } from "./thread-progress";
 import { runVerificationsOf, type VerificationSummary } from "../verify/report";
 
 export type StageName = "users" | "channels" | "messages";
@@ -17,6 +18,8 @@ export type StageJob = {
   counts: OutcomeCounts;
   /** Its newest Verify finished since it ran: when, and what it found; null when there is none. */
   verified: { at: string; differences: number } | null;
+  /** A messages job with replies or reactions: its replies stage's progress; null otherwise. */
+  threads: ThreadProgress | null;
 };
 
 export type MigrationStage = {
@@ -43,6 +46,10 @@ const stageOf: Record<ImportResource, StageName> = {
 export async function migrationOverview(db: Database, targetId: string): Promise<MigrationStage[]> {
   const jobs = (await listJobs(db, 500, targetId)).filter((job) => job.status !== "cancelled");
   const counts = await jobOutcomeCounts(db, jobs);
+  const threads = await threadProgress(
+    db,
+    jobs.filter((job) => job.resource === "messages" && job.plan).map((job) => job.id),
+  );
   const verifications = await runVerificationsOf(
     db,
     jobs.map((job) => job.id),
@@ -57,6 +64,7 @@ export async function migrationOverview(db: Database, targetId: string): Promise
         status: job.status,
         counts: counts.get(job.id) ?? empty(),
         verified: verifiedSinceRun(job, verifications.get(job.id)),
+        threads: threads.get(job.id) ?? null,
       }));
     const totals = empty();
     for (const job of stageJobs)

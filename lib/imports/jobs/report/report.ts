@@ -5,6 +5,7 @@ import type { JobPlan, PlanProgress, Rehearsal, RowIssue, RowState } from "@/lib
 import { reasonColumn, rowNumberColumn } from "@/lib/imports/failures-csv";
 import { csvLine } from "./csv";
 import { channelsWithMessages } from "../run/message-channels";
+import { threadProgress, type ThreadProgress } from "./thread-progress";
 import { rowsOf } from "../shared/rows";
 import { rehearsalPace, type RehearsalPace } from "../rehearse/pace";
 import {
@@ -62,6 +63,8 @@ export type JobProgress = {
   error: string | null;
   /** Messages imports: channels whose every message has been sent, of those with any to send. */
   channels: { done: number; total: number } | null;
+  /** Messages imports with replies or reactions: the replies stage's progress. */
+  threads: ThreadProgress | null;
 };
 
 const RATE_WINDOW_MS = 30_000;
@@ -134,6 +137,10 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
         : null,
     error: job.error,
     channels: job.resource === "messages" && job.plan ? await channelProgress(db, jobId) : null,
+    threads:
+      job.resource === "messages" && job.plan
+        ? ((await threadProgress(db, [jobId])).get(jobId) ?? null)
+        : null,
   };
 }
 

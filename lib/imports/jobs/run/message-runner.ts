@@ -1,17 +1,16 @@
 import "server-only";
-import { keepRenewed } from "@/lib/background/lease";
 import type { Database } from "@/lib/db/client";
 import { isPlatformError, type PlatformClient } from "@/lib/platform";
 import { MIGRATION_MESSAGES_MAX } from "@/lib/schemas/messages";
-import { jobStatus, type ImportJob } from "../store/jobs";
+import type { ImportJob } from "../store/jobs";
 import type { RowUpdate } from "../store/row-updates";
 import {
   channelsWithMessages,
   claimChannels,
   readMessages,
-  renewChannelLeases,
   type MessageBatch,
 } from "./message-channels";
+import { watchChannelWork } from "./channel-watch";
 import { outcomeRecorder, type OutcomeRecorder } from "./message-outcomes";
 import type { Pacer } from "./pacer";
 import { gaveUpMessage, rowRetry, type RowRetryLimits } from "./row-retry";
@@ -32,7 +31,6 @@ export type MessageWorkOptions = {
   log: (line: string) => void;
 };
 
-const STATUS_CHECK_MS = 1000;
 /** A channel's messages read by one statement: the next few requests' worth. */
 const READ_BATCHES = 10;
 const READ_ROWS = READ_BATCHES * MIGRATION_MESSAGES_MAX;
@@ -83,20 +81,10 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   const keepGoing = () => active && options.running();
   const sending: ChannelSending = { options, recorder, keepGoing };
 
-  const statusTimer = setInterval(() => {
-    void jobStatus(db, job.id)
-      .then((status) => {
-        if (status !== "running") active = false;
-      })
-      .catch(() => {});
-  }, STATUS_CHECK_MS);
-  const stopRenewing = keepRenewed(
-    async () => {
-      if (busy.size > 0) await renewChannelLeases(db, lease, [...busy]);
-    },
-    leaseMs,
-    options.log,
-  );
+  const stopWatching = watchChannelWork(db, lease, busy, {
+    onNotRunning: () => (active = false),
+    log: options.log,
+  });
 
   /**
    * Claims channels for the lanes that have none, from those found claimable. Looking for
@@ -187,8 +175,7 @@ export async function workMessageJob(options: MessageWorkOptions): Promise<boole
   }
 
   const lanes = await Promise.allSettled(Array.from({ length: options.concurrency }, lane));
-  clearInterval(statusTimer);
-  stopRenewing();
+  stopWatching();
   // Claimed and never taken by a lane: released at once, not when the lease runs out.
   await Promise.all(
     queue.splice(0).map((batches) => recorder.release(batches[0]!.channelUrl, null)),

@@ -324,11 +324,14 @@ async function verifiedRows(
     resource_key: string | null;
     source_id: string | null;
     last_stage_done: boolean;
+    planned_reactions: Array<{ key: string; user_ids: string[] }> | null;
   }>(
     await db.execute(sql`
       select r.row_index, ${sql.raw(state)} as state, r.values, r.body, r.follow_ups,
         r.resource_key, r.source_id,
-        ${sql.raw(scope === "run" ? lastStageDoneSql : "false")} as last_stage_done
+        ${sql.raw(scope === "run" ? lastStageDoneSql : "false")} as last_stage_done,
+        case when r.reactions_as_uploaded is not null then coalesce(r.reactions, '[]'::jsonb) end
+          as planned_reactions
       from import_rows as r
       where r.job_id = ${jobId} and r.state in ${sql.raw(storedStatesOf(scope))}
         ${where.after === undefined ? sql`` : sql`and r.row_index > ${where.after}`}
@@ -346,6 +349,7 @@ async function verifiedRows(
     key: row.resource_key,
     sourceId: row.source_id,
     lastStageDone: row.last_stage_done,
+    ...(row.planned_reactions ? { plannedReactions: row.planned_reactions } : {}),
   }));
 }
 

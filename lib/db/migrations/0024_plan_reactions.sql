@@ -1,0 +1,1 @@
+ALTER TABLE "import_rows" ADD COLUMN "reactions_as_uploaded" jsonb;

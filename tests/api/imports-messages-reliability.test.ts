@@ -35,9 +35,10 @@ describe("messages import reliability under faults and a crash", () => {
     sandbox = await startSandboxServer({
       SANDBOX_FAULTS: "error_rate=0.05,hang_rate=0.01",
       // The run must last long enough to be killed in the middle, whatever the machine's
-      // speed: paced to the migration limit, it takes at least three seconds (the worker
-      // reports progress every second), while the full size is not slowed down.
-      SANDBOX_RATE_LIMIT: `migration=${Math.max(10, Math.ceil(MESSAGES / 100 / 3))}`,
+      // speed: paced to the migration limit, its requests take at least four seconds (the
+      // worker reports progress every second). A floor of 10 requests a second let CI's size
+      // (12 requests) finish between two reports, and the test found the worker gone.
+      SANDBOX_RATE_LIMIT: `migration=${Math.max(3, Math.ceil(MESSAGES / 100 / 4))}`,
     });
   });
   afterAll(async () => {

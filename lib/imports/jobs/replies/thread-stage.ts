@@ -12,6 +12,7 @@ import type { Pacer } from "../run/pacer";
 import { gaveUpMessage, rowRetry, type RowRetryLimits } from "../run/row-retry";
 import { importedKeys, type ImportJob } from "../store/jobs";
 import { applyRowUpdates, type RowUpdate } from "../store/row-updates";
+import { OutcomeBuffer } from "./outcome-buffer";
 import {
   failUnmigrated,
   finishFoundRoots,
@@ -58,9 +59,9 @@ class RetryLater extends Error {
  * channel with `with_sorted_meta_array` and matching the `import_dedup_id` every imported
  * message carries; sends the replies with the send API (`parent_message_id`, their original
  * time as `created_at`, their dedup ids); adds the reactions, listing a message's reactions
- * first. Each outcome is written as it comes, so a worker killed at any point leaves rows that
- * the next one resumes: a reply sent again answers the stored message (its dedup id), a
- * reaction already there is not added again. Returns whether it did any work.
+ * first. Outcomes are written a batch at a time (./outcome-buffer.ts), so a worker killed at
+ * any point leaves rows that the next one resumes: a reply sent again answers the stored
+ * message (its dedup id), a reaction already there is not added again. Returns whether it did any work.
  */
 export async function workThreadStage(options: ThreadStageOptions): Promise<boolean> {
   const { db, job, workerId, leaseMs } = options;
@@ -146,29 +147,41 @@ async function workChannel(
   await failUnmigrated(db, job.id, channelUrl);
   const roots = await rootsToFind(db, job.id, channelUrl);
   if (roots.length > 0) await findRoots(options, channelUrl, kind, roots);
-  // Replies, in their time order, a page at a time.
-  for (;;) {
-    if (!keepGoing()) return;
-    const replies = await repliesToSend(db, job.id, channelUrl, READ_ROWS);
-    if (replies.length === 0) break;
-    for (const reply of replies) {
-      if (!keepGoing()) return;
-      await sendReply(options, channelUrl, kind, reply);
-    }
-  }
-  if (kind === "group_channels") {
+  const outcomes = new OutcomeBuffer(db, job.id);
+  const work = { ...options, outcomes };
+  try {
+    // Replies, in their time order, a page at a time.
     for (;;) {
       if (!keepGoing()) return;
-      const messages = await reactedMessages(db, job.id, channelUrl, READ_ROWS);
-      if (messages.length === 0) break;
-      for (const message of messages) {
+      await outcomes.flush();
+      const replies = await repliesToSend(db, job.id, channelUrl, READ_ROWS);
+      if (replies.length === 0) break;
+      for (const reply of replies) {
         if (!keepGoing()) return;
-        await addReactions(options, channelUrl, message);
+        await sendReply(work, channelUrl, kind, reply);
       }
     }
+    if (kind === "group_channels") {
+      for (;;) {
+        if (!keepGoing()) return;
+        await outcomes.flush();
+        const messages = await reactedMessages(db, job.id, channelUrl, READ_ROWS);
+        if (messages.length === 0) break;
+        for (const message of messages) {
+          if (!keepGoing()) return;
+          await addReactions(work, channelUrl, message);
+        }
+      }
+    }
+    await outcomes.flush();
+    await finishFoundRoots(db, job.id, channelUrl, { reactionsLeftOut: kind === "open_channels" });
+  } finally {
+    await outcomes.flush();
   }
-  await finishFoundRoots(db, job.id, channelUrl, { reactionsLeftOut: kind === "open_channels" });
 }
+
+/** A channel's work: the stage's options, and where its rows' outcomes are written. */
+type ChannelWork = ThreadStageOptions & { outcomes: OutcomeBuffer };
 
 /**
  * Finds the platform ids of migrated messages: the migration answers none, so the channel is
@@ -246,14 +259,14 @@ async function findRoots(
 }
 
 async function sendReply(
-  options: ThreadStageOptions,
+  options: ChannelWork,
   channelUrl: string,
   kind: ChannelKind,
   reply: ReplyToSend,
 ): Promise<void> {
-  const { db, job, client, pacers } = options;
+  const { client, pacers, outcomes } = options;
   if (reply.rootMessageId === null) {
-    await applyRowUpdates(db, job.id, [
+    await outcomes.write([
       {
         rowIndex: reply.rowIndex,
         state: "failed",
@@ -270,7 +283,7 @@ async function sendReply(
       ...reply.body,
       parent_message_id: reply.rootMessageId,
     } as SendMessageBody);
-    await applyRowUpdates(db, job.id, [
+    await outcomes.write([
       {
         rowIndex: reply.rowIndex,
         state: "created",
@@ -292,11 +305,11 @@ async function sendReply(
 
 /** Adds the message's reactions that are not there yet (listed first, so a rerun adds none). */
 async function addReactions(
-  options: ThreadStageOptions,
+  options: ChannelWork,
   channelUrl: string,
   message: ReactedMessage,
 ): Promise<void> {
-  const { db, job, client, pacers } = options;
+  const { client, pacers, outcomes } = options;
   const refused: string[] = [];
   try {
     await pacers.read.acquire();
@@ -322,7 +335,7 @@ async function addReactions(
     await failedTry(options, message, error, `the reactions of message ${message.messageId}`, {});
     return;
   }
-  await applyRowUpdates(db, job.id, [
+  await outcomes.write([
     refused.length === 0
       ? { rowIndex: message.rowIndex, threadState: "done", resultMessage: null, resultCode: null }
       : {
@@ -343,7 +356,7 @@ function triesOf(row: { attempts: number; rateLimitedTries: number }) {
  * given `state`, the row).
  */
 async function failedTry(
-  options: ThreadStageOptions,
+  options: ChannelWork,
   row: { rowIndex: number; attempts: number; rateLimitedTries: number },
   error: unknown,
   subject: string,
@@ -354,7 +367,7 @@ async function failedTry(
   const next = rowRetry(options.limits, triesOf(row), error);
   if (next.retry) {
     const retryAt = new Date(Date.now() + next.delayMs).toISOString();
-    await applyRowUpdates(options.db, options.job.id, [
+    await options.outcomes.write([
       {
         rowIndex: row.rowIndex,
         resultCode: code,
@@ -366,7 +379,7 @@ async function failedTry(
     throw new RetryLater(retryAt);
   }
   options.log(`row ${row.rowIndex + options.job.firstRow}: ${subject} failed: ${reason}`);
-  await applyRowUpdates(options.db, options.job.id, [
+  await options.outcomes.write([
     {
       rowIndex: row.rowIndex,
       ...final,

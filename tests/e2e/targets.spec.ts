@@ -4,6 +4,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { usersCsv, validUsers } from "../fixtures/imports";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
 import { openImportWizard, revealApiToken, signIn } from "./support/console";
+import { migrateHistoryOfPeopleWhoLeft, platformApi } from "./support/migration";
 
 /**
  * Two targets in one console (issue 25.3): the embedded sandbox's default application, and a
@@ -72,6 +73,21 @@ async function importUsers(page: Page, prefix: string, expectedTarget: RegExp) {
   await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 60_000 });
 }
 
+/** Adds the second sandbox on the Settings page (open), unless it is there already. */
+async function addSecondSandbox(page: Page) {
+  const form = page.getByRole("form", { name: "Add a remote platform" });
+  if ((await page.getByRole("listitem", { name: "Remote platform Second sandbox" }).count()) > 0)
+    return form;
+  await form.getByLabel("Name").fill("Second sandbox");
+  await form.getByLabel("Application id").fill(remote.appId);
+  await form.getByLabel("Chat base URL").fill(remote.baseUrl);
+  await form.getByLabel("API token").fill(remote.token);
+  await form.getByLabel("What it is").selectOption("sandbox");
+  await form.getByRole("button", { name: "Check and add" }).click();
+  await expect(form.getByText("Second sandbox added")).toBeVisible({ timeout: 30_000 });
+  return form;
+}
+
 test("two targets: each holds only its own webhooks and users, and the remote token never reaches the browser", async ({
   page,
   request,
@@ -90,14 +106,7 @@ test("two targets: each holds only its own webhooks and users, and the remote to
   const origin = new URL(page.url()).origin;
 
   // Adding the second sandbox runs its compatibility check first.
-  const form = page.getByRole("form", { name: "Add a remote platform" });
-  await form.getByLabel("Name").fill("Second sandbox");
-  await form.getByLabel("Application id").fill(remote.appId);
-  await form.getByLabel("Chat base URL").fill(remote.baseUrl);
-  await form.getByLabel("API token").fill(remote.token);
-  await form.getByLabel("What it is").selectOption("sandbox");
-  await form.getByRole("button", { name: "Check and add" }).click();
-  await expect(form.getByText("Second sandbox added")).toBeVisible({ timeout: 30_000 });
+  const form = await addSecondSandbox(page);
   await expect(form.getByRole("table", { name: "Compatibility check results" })).toContainText(
     "GET webhook settings",
   );
@@ -189,4 +198,18 @@ test("two targets: each holds only its own webhooks and users, and the remote to
     expect(fs.readFileSync(full, "utf8").includes(remote.token), file).toBe(false);
   }
   expect(scanned).toBeGreaterThan(10);
+});
+
+// Issue 25's Done means: the history of people who left arrives on a remote target too.
+test("on a remote target: two inactive users' 20 of 40 messages arrive, and they end up deactivated", async ({
+  page,
+  request,
+}) => {
+  await signIn(page, "/settings");
+  await addSecondSandbox(page);
+  await switchTo(page, /Second sandbox/);
+  await migrateHistoryOfPeopleWhoLeft(
+    page,
+    platformApi(request, `${remote.baseUrl}/v3`, remote.token),
+  );
 });

@@ -93,10 +93,13 @@ test("a Slack export migrated end to end and verified; a newer export adds only 
   const token = await revealApiToken(page, "local");
   const base = `${new URL(page.url()).origin}/sandbox/local/v3`;
   const headers = { "Api-Token": token };
+  // Slack's #general: the Discord export above has a "general" too.
   const listed = (await (
     await request.get(`${base}/group_channels?name=general&limit=10`, { headers })
-  ).json()) as { channels: Array<{ channel_url: string; name: string }> };
-  const general = listed.channels.find((channel) => channel.name === "general")!.channel_url;
+  ).json()) as { channels: Array<{ channel_url: string; name: string; custom_type: string }> };
+  const general = listed.channels.find(
+    (channel) => channel.name === "general" && channel.custom_type.startsWith("slack"),
+  )!.channel_url;
   const total = async () =>
     (
       (await (

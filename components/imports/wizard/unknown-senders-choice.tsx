@@ -1,6 +1,6 @@
 "use client";
 
-import { useId } from "react";
+import { useId, useState } from "react";
 import { Checkbox } from "@/components/ui/checkbox";
 import { Label } from "@/components/ui/label";
 
@@ -16,15 +16,22 @@ export type UnknownSendersChoiceProps = {
  */
 export function UnknownSendersChoice({ checked, onChange, disabled }: UnknownSendersChoiceProps) {
   const id = useId();
+  // The click shows at once: the wizard's choice changes only once the worker has checked the
+  // rows again (the box is disabled meanwhile), which on a large file takes a moment.
+  const [clicked, setClicked] = useState<{ value: boolean; over: boolean } | null>(null);
+  const shown = clicked && clicked.over === checked && disabled ? clicked.value : checked;
   return (
     <div className="flex items-start gap-2 rounded-md border border-slate-200 px-3 py-2">
       <Checkbox
         id={id}
         className="mt-0.5"
-        checked={checked}
+        checked={shown}
         disabled={disabled}
         aria-describedby={`${id}-explained`}
-        onCheckedChange={(value) => onChange(value === true)}
+        onCheckedChange={(value) => {
+          setClicked({ value: value === true, over: checked });
+          onChange(value === true);
+        }}
       />
       <div>
         <Label htmlFor={id}>Create unknown senders as deactivated users</Label>

@@ -12,7 +12,7 @@ import type { Pacer } from "../run/pacer";
 import { gaveUpMessage, rowRetry, type RowRetryLimits } from "../run/row-retry";
 import { importedKeys, type ImportJob } from "../store/jobs";
 import { applyRowUpdates, type RowUpdate } from "../store/row-updates";
-import { OutcomeBuffer } from "./outcome-buffer";
+import { outcomeBatches, type OutcomeBatches } from "../run/outcomes";
 import {
   failUnmigrated,
   finishFoundRoots,
@@ -59,9 +59,11 @@ class RetryLater extends Error {
  * channel with `with_sorted_meta_array` and matching the `import_dedup_id` every imported
  * message carries; sends the replies with the send API (`parent_message_id`, their original
  * time as `created_at`, their dedup ids); adds the reactions, listing a message's reactions
- * first. Outcomes are written a batch at a time (./outcome-buffer.ts), so a worker killed at
- * any point leaves rows that the next one resumes: a reply sent again answers the stored
- * message (its dedup id), a reaction already there is not added again. Returns whether it did any work.
+ * first. Outcomes are written in batches (../run/outcomes.ts, as the creation runner's are): a
+ * statement per request queued every lane behind PGlite's one connection. A worker killed at any
+ * point, a batch unwritten, leaves rows that the next one resumes: a reply sent again answers
+ * the stored message (its dedup id), a reaction already there is not added again. Returns
+ * whether it did any work.
  */
 export async function workThreadStage(options: ThreadStageOptions): Promise<boolean> {
   const { db, job, workerId, leaseMs } = options;
@@ -147,7 +149,9 @@ async function workChannel(
   await failUnmigrated(db, job.id, channelUrl);
   const roots = await rootsToFind(db, job.id, channelUrl);
   if (roots.length > 0) await findRoots(options, channelUrl, kind, roots);
-  const outcomes = new OutcomeBuffer(db, job.id);
+  // Flushed before the channel's rows are read again (a page must not hold rows already done)
+  // and when the channel's work ends, however it ends.
+  const outcomes = outcomeBatches(db, job.id);
   const work = { ...options, outcomes };
   try {
     // Replies, in their time order, a page at a time.
@@ -181,7 +185,7 @@ async function workChannel(
 }
 
 /** A channel's work: the stage's options, and where its rows' outcomes are written. */
-type ChannelWork = ThreadStageOptions & { outcomes: OutcomeBuffer };
+type ChannelWork = ThreadStageOptions & { outcomes: OutcomeBatches };
 
 /**
  * Finds the platform ids of migrated messages: the migration answers none, so the channel is
@@ -266,15 +270,13 @@ async function sendReply(
 ): Promise<void> {
   const { client, pacers, outcomes } = options;
   if (reply.rootMessageId === null) {
-    await outcomes.write([
-      {
-        rowIndex: reply.rowIndex,
-        state: "failed",
-        threadState: "failed",
-        resultMessage: `Not sent: its thread root "${reply.parentSourceId}" is not on the platform (not migrated, or not found after migration).`,
-        finished: true,
-      },
-    ]);
+    outcomes.record({
+      rowIndex: reply.rowIndex,
+      state: "failed",
+      threadState: "failed",
+      resultMessage: `Not sent: its thread root "${reply.parentSourceId}" is not on the platform (not migrated, or not found after migration).`,
+      finished: true,
+    });
     return;
   }
   try {
@@ -283,19 +285,17 @@ async function sendReply(
       ...reply.body,
       parent_message_id: reply.rootMessageId,
     } as SendMessageBody);
-    await outcomes.write([
-      {
-        rowIndex: reply.rowIndex,
-        state: "created",
-        platformMessageId: sent.message_id,
-        threadState: reply.hasReactions && kind === "group_channels" ? "pending" : "done",
-        resultCode: null,
-        resultMessage: null,
-        nextAttemptAt: null,
-        attemptsDelta: 1,
-        finished: true,
-      },
-    ]);
+    outcomes.record({
+      rowIndex: reply.rowIndex,
+      state: "created",
+      platformMessageId: sent.message_id,
+      threadState: reply.hasReactions && kind === "group_channels" ? "pending" : "done",
+      resultCode: null,
+      resultMessage: null,
+      nextAttemptAt: null,
+      attemptsDelta: 1,
+      finished: true,
+    });
   } catch (error) {
     await failedTry(options, reply, error, `the reply to "${reply.parentSourceId}"`, {
       state: "failed",
@@ -335,7 +335,7 @@ async function addReactions(
     await failedTry(options, message, error, `the reactions of message ${message.messageId}`, {});
     return;
   }
-  await outcomes.write([
+  outcomes.record(
     refused.length === 0
       ? { rowIndex: message.rowIndex, threadState: "done", resultMessage: null, resultCode: null }
       : {
@@ -343,7 +343,7 @@ async function addReactions(
           threadState: "failed",
           resultMessage: `${refused.length} reaction${refused.length === 1 ? "" : "s"} refused: ${refused.slice(0, 3).join("; ")}${refused.length > 3 ? "; …" : ""}`,
         },
-  ]);
+  );
 }
 
 function triesOf(row: { attempts: number; rateLimitedTries: number }) {
@@ -367,33 +367,29 @@ async function failedTry(
   const next = rowRetry(options.limits, triesOf(row), error);
   if (next.retry) {
     const retryAt = new Date(Date.now() + next.delayMs).toISOString();
-    await options.outcomes.write([
-      {
-        rowIndex: row.rowIndex,
-        resultCode: code,
-        resultMessage: `Will try again: ${reason}`,
-        ...next.counts,
-        attemptsDelta: 1 + (next.counts.attemptsDelta ?? 0),
-      },
-    ]);
+    options.outcomes.record({
+      rowIndex: row.rowIndex,
+      resultCode: code,
+      resultMessage: `Will try again: ${reason}`,
+      ...next.counts,
+      attemptsDelta: 1 + (next.counts.attemptsDelta ?? 0),
+    });
     throw new RetryLater(retryAt);
   }
   options.log(`row ${row.rowIndex + options.job.firstRow}: ${subject} failed: ${reason}`);
-  await options.outcomes.write([
-    {
-      rowIndex: row.rowIndex,
-      ...final,
-      threadState: "failed",
-      resultCode: code,
-      resultMessage:
-        next.reason === "permanent"
-          ? `Refused: ${subject}: ${reason}`
-          : gaveUpMessage(next, reason, subject),
-      ...next.counts,
-      attemptsDelta: 1 + (next.counts.attemptsDelta ?? 0),
-      finished: final.state !== undefined,
-    },
-  ]);
+  options.outcomes.record({
+    rowIndex: row.rowIndex,
+    ...final,
+    threadState: "failed",
+    resultCode: code,
+    resultMessage:
+      next.reason === "permanent"
+        ? `Refused: ${subject}: ${reason}`
+        : gaveUpMessage(next, reason, subject),
+    ...next.counts,
+    attemptsDelta: 1 + (next.counts.attemptsDelta ?? 0),
+    finished: final.state !== undefined,
+  });
 }
 
 /** A list whose transient failure puts the channel back (its rows are untouched). */

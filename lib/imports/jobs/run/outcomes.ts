@@ -17,9 +17,15 @@ export type OutcomeBatches = {
 
 /**
  * The rows' outcomes of one worker on one job, written in batches through `applyRowUpdates`,
- * one write at a time in the order recorded, each only on rows this worker still holds.
+ * one write at a time in the order recorded. `only`: as `applyRowUpdates` takes it; the
+ * creation runner's batches (`lockedBy`) are written only on rows this worker still holds,
+ * the replies stage's (which holds its channel, not its rows) on any.
  */
-export function outcomeBatches(db: Database, jobId: string, workerId: string): OutcomeBatches {
+export function outcomeBatches(
+  db: Database,
+  jobId: string,
+  only: { lockedBy?: string } = {},
+): OutcomeBatches {
   let buffer: RowUpdate[] = [];
   let flushing: Promise<void> = Promise.resolve();
   let lastFlush = Date.now();
@@ -28,7 +34,7 @@ export function outcomeBatches(db: Database, jobId: string, workerId: string): O
     const batch = buffer;
     buffer = [];
     lastFlush = Date.now();
-    flushing = flushing.then(() => applyRowUpdates(db, jobId, batch, { lockedBy: workerId }));
+    flushing = flushing.then(() => applyRowUpdates(db, jobId, batch, only));
     return flushing;
   };
   return {

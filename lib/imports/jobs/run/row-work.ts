@@ -45,7 +45,7 @@ export async function workRows(options: RowWorkOptions): Promise<boolean> {
   let worked = false;
   const lease = { jobId: job.id, workerId, leaseMs };
   const claims = rowClaims(db, lease, { lanes: options.concurrency, followUpsOnly });
-  const outcomes = outcomeBatches(db, job.id, workerId);
+  const outcomes = outcomeBatches(db, job.id, { lockedBy: workerId });
   const stopRenewing = keepRenewed(
     async () => {
       const held = claims.held();

@@ -32,6 +32,7 @@ export async function markEarlierMessages(db: Database, job: ImportJob): Promise
   const changedWarning = sql`jsonb_build_array(jsonb_build_object(
     'field', 'message', 'severity', 'warning',
     'message', 'Changed in the source since the import "' || e.file_name || '" sent it (an edit?): the platform keeps what was sent first.'))`;
+  // Counted where the rows are: a cutover's delta may mark millions of them.
   const mark = (replies: boolean) => sql`
     with earlier as (
       select distinct on (o.resource_key, o.body ->> 'dedup_id')
@@ -43,8 +44,8 @@ export async function markEarlierMessages(db: Database, job: ImportJob): Promise
           where job_id = ${job.id} and state = 'pending')
         and ${sql.raw(rowStateSql("o"))} = 'created'
       order by o.resource_key, o.body ->> 'dedup_id', j.created_at desc
-    )
-    update import_rows as r set
+    ),
+    marked as (update import_rows as r set
       state = 'existed',
       existed_before = true,
       result_message = 'Imported by the earlier import "' || e.file_name || '": not sent again.',
@@ -66,16 +67,18 @@ export async function markEarlierMessages(db: Database, job: ImportJob): Promise
       and r.body ->> 'dedup_id' = e.dedup_id
       and r.parent_source_id is ${replies ? sql`not null` : sql`null`}
     returning ${changed} as changed, r.thread_state = 'pending' and r.reactions is not null
-      and r.reactions is distinct from e.reactions as new_reactions`;
+      and r.reactions is distinct from e.reactions as new_reactions)
+    select count(*)::int as imported, count(*) filter (where changed)::int as changed,
+      count(*) filter (where new_reactions)::int as new_reactions
+    from marked`;
+  type Counts = { imported: number; changed: number; new_reactions: number };
   // Replies first: a root stays to be found only for the replies still to send.
-  const marked = [
-    ...rowsOf<{ changed: boolean; new_reactions: boolean }>(await db.execute(mark(true))),
-    ...rowsOf<{ changed: boolean; new_reactions: boolean }>(await db.execute(mark(false))),
-  ];
+  const [replies] = rowsOf<Counts>(await db.execute(mark(true)));
+  const [roots] = rowsOf<Counts>(await db.execute(mark(false)));
   return {
-    imported: marked.length,
-    changed: marked.filter((row) => row.changed).length,
-    newReactions: marked.filter((row) => row.new_reactions).length,
+    imported: (replies?.imported ?? 0) + (roots?.imported ?? 0),
+    changed: (replies?.changed ?? 0) + (roots?.changed ?? 0),
+    newReactions: (replies?.new_reactions ?? 0) + (roots?.new_reactions ?? 0),
   };
 }
 

@@ -1,16 +1,16 @@
 import "server-only";
-import type { Database } from "@/lib/db/client";
 import { IMPORT_DEDUP_KEY } from "@/lib/schemas/messages";
 import { channelResources } from "@/lib/imports/types";
-import { isPlatformError, type PlatformClient } from "@/lib/platform";
+import { isPlatformError } from "@/lib/platform";
 import type { SendMessageBody } from "@/lib/platform/types";
 import { MESSAGE_LIST_LIMIT_MAX } from "@/lib/schemas/messages";
 import { channelKindOnPlatform } from "../plan/lookups";
 import { watchChannelWork } from "../run/channel-watch";
 import { claimChannels, releaseChannels } from "../run/message-channels";
+import type { ChannelStageOptions } from "../run/message-runner";
 import type { Pacer } from "../run/pacer";
-import { gaveUpMessage, rowRetry, type RowRetryLimits } from "../run/row-retry";
-import { importedKeys, type ImportJob } from "../store/jobs";
+import { gaveUpMessage, rowRetry } from "../run/row-retry";
+import { importedKeys } from "../store/jobs";
 import { applyRowUpdates, type RowUpdate } from "../store/row-updates";
 import { outcomeBatches, type OutcomeBatches } from "../run/outcomes";
 import {
@@ -25,19 +25,9 @@ import {
   type RootToFind,
 } from "./thread-rows";
 
-export type ThreadStageOptions = {
-  db: Database;
-  client: PlatformClient;
-  job: ImportJob;
+export type ThreadStageOptions = ChannelStageOptions & {
   /** Lists go at the platform's read pace, sends and reactions at its write pace. */
   pacers: { read: Pacer; write: Pacer };
-  workerId: string;
-  leaseMs: number;
-  /** Channels worked at once. */
-  concurrency: number;
-  limits: RowRetryLimits;
-  running: () => boolean;
-  log: (line: string) => void;
 };
 
 /** Replies or reacted messages read by one statement. */

@@ -15,20 +15,24 @@ import { outcomeRecorder, type OutcomeRecorder } from "./message-outcomes";
 import type { Pacer } from "./pacer";
 import { gaveUpMessage, rowRetry, type RowRetryLimits } from "./row-retry";
 
-export type MessageWorkOptions = {
+/** What a stage of a messages job that works it a channel at a time is given. */
+export type ChannelStageOptions = {
   db: Database;
   client: PlatformClient;
   job: ImportJob;
-  /** The pacer of the platform's `migration` rate-limit class. */
-  pacer: Pacer;
   workerId: string;
   leaseMs: number;
-  /** Channels sent to at once. */
+  /** Channels worked at once. */
   concurrency: number;
   limits: RowRetryLimits;
   /** False once the worker is stopping. */
   running: () => boolean;
   log: (line: string) => void;
+};
+
+export type MessageWorkOptions = ChannelStageOptions & {
+  /** The pacer of the platform's `migration` rate-limit class. */
+  pacer: Pacer;
 };
 
 /** A channel's messages read by one statement: the next few requests' worth. */

@@ -2,20 +2,13 @@ import fs from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { usersCsv } from "../fixtures/imports";
 import { openImportWizard, revealApiToken } from "./support/console";
+import { planAndRun, runToCompletion } from "./support/migration";
 
 /**
  * Verify as an administrator uses it: users and messages imported and run, Verify finds
  * nothing; a message deleted through the platform's API is then listed as missing, in the
  * report on the page, in its CSV, and on the migration overview.
  */
-
-async function runToCompletion(page: Page) {
-  await page.getByRole("button", { name: "Continue to plan" }).click();
-  await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout: 20_000 });
-  await page.getByRole("button", { name: "Run import" }).click();
-  await page.getByRole("alertdialog").getByRole("button", { name: "Run import" }).click();
-  await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 45_000 });
-}
 
 async function verify(page: Page, counts: string) {
   await page.getByRole("button", { name: "Verify", exact: true }).click();
@@ -53,6 +46,7 @@ test("Verify finds nothing after a run, then a message deleted on the platform a
   });
   await page.getByRole("button", { name: "Continue to mapping" }).click();
   await page.getByRole("button", { name: "Validate 2 rows" }).click();
+  await planAndRun(page);
   await runToCompletion(page);
   await verify(page, "2 matched · 0 missing · 0 extra · 0 different");
 
@@ -80,6 +74,7 @@ test("Verify finds nothing after a run, then a message deleted on the platform a
   });
   await page.getByRole("button", { name: "Continue to mapping" }).click();
   await page.getByRole("button", { name: "Validate 3 rows" }).click();
+  await planAndRun(page);
   await runToCompletion(page);
   const jobUrl = page.url();
   await verify(page, "3 matched · 0 missing · 0 extra · 0 different");

@@ -2,6 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { expected, fixtureZip } from "../fixtures/exports/build";
 import { revealApiToken } from "./support/console";
 import { createImports, droppedFiles, openExportFlow } from "./support/export-flow";
+import { runToCompletion } from "./support/migration";
 
 /**
  * Issue 24, "Done means": each format's export migrated end to end in the browser and
@@ -22,9 +23,7 @@ async function runImport(page: Page, url: string, { replan = false } = {}) {
     ).toHaveCount(0, { timeout: 45_000 });
     await expect(page.getByTestId("plan-create")).toBeVisible({ timeout: 45_000 });
   }
-  await page.getByRole("button", { name: "Run import" }).click();
-  await page.getByRole("alertdialog").getByRole("button", { name: "Run import" }).click();
-  await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 90_000 });
+  await runToCompletion(page, { timeout: 90_000 });
 }
 
 type Dropped = Parameters<Page["setInputFiles"]>[1];

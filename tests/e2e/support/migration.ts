@@ -26,10 +26,10 @@ export async function planAndRun(page: Page) {
   await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout: 20_000 });
 }
 
-export async function runToCompletion(page: Page) {
+export async function runToCompletion(page: Page, { timeout = 45_000 } = {}) {
   await page.getByRole("button", { name: "Run import" }).click();
   await page.getByRole("alertdialog").getByRole("button", { name: "Run import" }).click();
-  await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout: 45_000 });
+  await expect(page.getByText("Completed", { exact: true })).toBeVisible({ timeout });
 }
 
 export type PlatformApi = {

@@ -418,8 +418,12 @@ describe("rehearsals are run in the background", () => {
     expect(await scratchApplications(long.id)).toHaveLength(1);
   });
 
-  it("writes its progress as it goes: read mid-way, as the job page reads it, it has counts, pace and time left", async () => {
-    const prefix = `prog_${randomBytes(4).toString("hex")}`;
+  /**
+   * A messages rehearsal of 300 messages in two channels, held half-way: it asks the target
+   * which kind each channel is before sending its messages, and the answer for the second
+   * channel waits for `release()`. Returns once the first channel's 150 are counted.
+   */
+  async function heldRehearsal(prefix: string) {
     const client = clientFor(sandbox);
     const senders = [`${prefix}_ann`, `${prefix}_bob`];
     for (const id of senders)
@@ -437,8 +441,6 @@ describe("rehearsals are run in the background", () => {
     );
     expect(planned.plan).toMatchObject({ toCreate: 300, invalid: 0 });
 
-    // The rehearsal asks the target which kind each channel is before sending its messages:
-    // holding that answer for one channel stops the rehearsal half-way, for as long as needed.
     let release = () => {};
     const holding = new Promise<void>((resolve) => (release = resolve));
     const holdChannel: FetchLike = async (url, init) => {
@@ -461,6 +463,20 @@ describe("rehearsals are run in the background", () => {
           failure: (progress) => `progress: ${JSON.stringify(progress.rehearsalProgress)}`,
         },
       );
+      return { planned, planner, release, midway };
+    } catch (error) {
+      release();
+      await planner.stop();
+      throw error;
+    }
+  }
+
+  it("writes its progress as it goes: read mid-way, as the job page reads it, it has counts, pace and time left", async () => {
+    const { db } = jobs.handle;
+    const { planned, planner, release, midway } = await heldRehearsal(
+      `prog_${randomBytes(4).toString("hex")}`,
+    );
+    try {
       expect(midway.rehearsal?.state).toBe("running");
       expect(midway.rehearsalProgress).toMatchObject({
         total: 300,
@@ -488,6 +504,39 @@ describe("rehearsals are run in the background", () => {
     expect(over.rehearsal).toMatchObject({ state: "done", created: 300, failed: 0 });
     expect(over.rehearsal?.progress).toBeUndefined();
     expect(over.rehearsalProgress).toBeNull();
+  });
+
+  it("cancelled mid-way, it stays cancelled: its outcome overwrites nothing and its scratch application goes", async () => {
+    const { db } = jobs.handle;
+    const { planned, planner, release } = await heldRehearsal(
+      `canc_${randomBytes(4).toString("hex")}`,
+    );
+    try {
+      await controlJob(db, planned.id, "cancel");
+    } finally {
+      release();
+    }
+    try {
+      // The attempt has ended once its scratch application is gone, or once it saved an outcome.
+      await waitFor(
+        async () => ({
+          job: await requireJob(db, planned.id),
+          apps: await scratchApplications(planned.id),
+        }),
+        ({ job, apps }) => apps.length === 0 || job.rehearsal?.state === "done",
+        {
+          deadline: Date.now() + 30_000,
+          intervalMs: 50,
+          failure: ({ job, apps }) => `rehearsal ${JSON.stringify(job.rehearsal)}, apps ${apps}`,
+        },
+      );
+    } finally {
+      await planner.stop();
+    }
+    const job = await requireJob(db, planned.id);
+    expect(job.status).toBe("cancelled");
+    expect(job.rehearsal).toMatchObject({ state: "failed", error: "The import was cancelled." });
+    expect(await scratchApplications(planned.id)).toEqual([]);
   });
 
   it("reports a member it could not copy into the scratch application as a seeding failure", async () => {

@@ -154,6 +154,7 @@ export async function rehearseMessages(
       if (batches.length === 0) break;
       after = batches.at(-1)!.last;
       for (const batch of batches) {
+        if (options.shouldStop?.()) throw new StoppedEarly();
         try {
           await options.pacers.migration.acquire();
           await withRetries(

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs } from "@/lib/db/schema";
 import type { RehearsalProgress } from "@/lib/imports/types";
+import { rowsOf } from "../shared/rows";
 
 /** A rehearsal's counts are written at most this often while it sends. */
 const WRITE_EVERY_MS = 1000;
@@ -13,13 +14,15 @@ export type RehearsalOutcome = "created" | "existed" | "failed";
  * Counts a rehearsal's outcomes and writes them on the job (`rehearsal.progress`) as it goes,
  * at most every second and once more when told, so the job page shows how far it has got, its
  * pace and the time left, reloaded or not. A write only lands while this attempt is the one
- * running: a rehearsal cancelled, finished or taken over by another worker is left alone.
+ * running: a rehearsal cancelled, finished or taken over by another worker is left alone, and
+ * the writer then says it is `superseded`, so the attempt stops within a write's interval.
  */
 export class RehearsalProgressWriter {
   private progress: RehearsalProgress | null = null;
   private timer: NodeJS.Timeout | undefined;
   private writes: Promise<void> = Promise.resolve();
   private failure: unknown;
+  private landedNothing = false;
 
   constructor(
     private readonly db: Database,
@@ -51,6 +54,11 @@ export class RehearsalProgressWriter {
     if (this.failure) throw this.failure;
   }
 
+  /** A write found this attempt no longer the one running: cancelled, or taken over. */
+  get superseded(): boolean {
+    return this.landedNothing;
+  }
+
   /** Writes nothing more (the rehearsal stopped). */
   stop(): void {
     clearTimeout(this.timer);
@@ -70,10 +78,13 @@ export class RehearsalProgressWriter {
           update ${importJobs}
           set rehearsal = jsonb_set(rehearsal, '{progress}', ${progress}::jsonb)
           where id = ${this.jobId} and rehearsal ->> 'state' = 'running'
-            and rehearsal ->> 'appId' = ${this.appId}`),
+            and rehearsal ->> 'appId' = ${this.appId}
+          returning id`),
       )
       .then(
-        () => {},
+        (result) => {
+          if (rowsOf(result).length === 0) this.landedNothing = true;
+        },
         (error: unknown) => {
           this.failure ??= error;
         },

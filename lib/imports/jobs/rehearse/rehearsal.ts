@@ -79,15 +79,36 @@ export async function runRehearsal(
   const requested = job.rehearsal!;
   // A scratch application left by an attempt that died with its worker.
   if (requested.appId) await deleteApplication(db, requested.appId);
-  const save = (rehearsal: Rehearsal) =>
-    db.update(importJobs).set({ rehearsal }).where(eq(importJobs.id, jobId));
+  // Lands only while this attempt is the one asked for: a cancel (which fails the rehearsal)
+  // or a new rehearsal is never overwritten by this one's outcome.
+  const save = async (rehearsal: Rehearsal) =>
+    (
+      await db
+        .update(importJobs)
+        .set({ rehearsal })
+        .where(
+          and(
+            eq(importJobs.id, jobId),
+            sql`${importJobs.rehearsal} ->> 'state' = 'running'`,
+            sql`${importJobs.rehearsal} ->> 'startedAt' = ${requested.startedAt}`,
+          ),
+        )
+        .returning({ id: importJobs.id })
+    ).length > 0;
   const base: Rehearsal = { state: "running", startedAt: requested.startedAt };
   try {
     const outcome = await rehearse(db, target, job, {
       onScratchApplication: (appId) => save({ ...base, appId }),
       shouldStop: options.shouldStop,
     });
-    await save({ ...base, ...outcome, state: "done", finishedAt: new Date().toISOString() });
+    const saved = await save({
+      ...base,
+      ...outcome,
+      state: "done",
+      finishedAt: new Date().toISOString(),
+    });
+    // Cancelled as it ended: nobody will verify what it sent.
+    if (!saved && outcome.appId) await deleteApplication(db, outcome.appId);
   } catch (error) {
     if (error instanceof StoppedEarly) throw error;
     const message = error instanceof Error ? error.message : String(error);
@@ -111,6 +132,8 @@ async function rehearse(
     (info.method === "GET" ? pacers.read : pacers.write).observe(info.status, info.rateLimit),
   );
   const progress = new RehearsalProgressWriter(db, job.id, appId);
+  // Stops when the process does, or within a progress write of the rehearsal being cancelled.
+  const shouldStop = () => (hooks.shouldStop?.() ?? false) || progress.superseded;
   // Kept once the rehearsal has its outcome, for Verify to read (`dropScratchApplication`).
   let kept = false;
   try {
@@ -118,7 +141,7 @@ async function rehearse(
       const outcome = await rehearseMessages(db, target, scratch, job, {
         pacers,
         maxListedFailures: MAX_LISTED_FAILURES,
-        shouldStop: hooks.shouldStop,
+        shouldStop,
         progress,
       });
       await progress.flush();
@@ -135,8 +158,9 @@ async function rehearse(
       failures: [] as NonNullable<Rehearsal["failures"]>,
     };
     for await (const rows of pendingPages(db, job.id, PAGE)) {
-      if (hooks.shouldStop?.()) throw new StoppedEarly();
+      if (shouldStop()) throw new StoppedEarly();
       await forEachConcurrent(rows, 16, async (row) => {
+        if (shouldStop()) throw new StoppedEarly();
         // Counted as the runner counts them, so the same policy ends the loop (free 429s included).
         const tries = { attempt: 1, rateLimitedTries: 0 };
         for (let sent = 0; ; sent++) {

@@ -2,6 +2,7 @@ import "server-only";
 import { cache } from "react";
 import { env } from "@/lib/env";
 import { consoleOrigin } from "@/lib/request-origin";
+import { maskToken } from "@/lib/text/masked-token";
 import {
   createPlatformClient,
   type FetchLike,
@@ -267,8 +268,4 @@ export async function checkPlatformConnection(): Promise<ConnectionCheck> {
       message: error instanceof Error ? error.message : "The connection check failed.",
     };
   }
-}
-
-export function maskToken(token: string): string {
-  return token.length <= 8 ? "••••••••" : `${"•".repeat(8)}${token.slice(-4)}`;
 }

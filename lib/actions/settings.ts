@@ -10,7 +10,7 @@ import {
   rateLimitSchema,
 } from "@/lib/schemas/sandbox-applications";
 import { runCompatibilityCheck } from "@/lib/conformance/compatibility";
-import { forgetEmbeddedCredentials, getPlatformClient } from "@/lib/platform";
+import { getPlatformClient } from "@/lib/platform";
 import { requestOrigin } from "@/lib/request-origin";
 import {
   applicationBaseUrl,
@@ -72,7 +72,6 @@ export const setSandboxRateLimit = adminAction(
 export const rotateSandboxApiToken = adminAction(applicationRefSchema, async ({ appId }) => {
   if ((await rotateApiToken(await getDb(), appId)) === undefined)
     throw noSuchSandboxApplication(appId);
-  forgetEmbeddedCredentials();
   revalidatePath(settingsPath);
   return { appId };
 });

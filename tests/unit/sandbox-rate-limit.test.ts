@@ -70,4 +70,20 @@ describe("RateLimiter", () => {
     expect(decisions).toEqual([true, true, false]);
     expect(writesOnly.take(app, "write", { write: 2 })?.allowed).toBe(false);
   });
+
+  it("starts a full bucket at a new limit, and for an application created again under its id", () => {
+    let now = 0;
+    const limiter = new RateLimiter(() => now);
+    const remaining = (application: typeof app, get: number) =>
+      limiter.take(application, "get", { get })?.headers["X-RateLimit-Remaining"];
+    expect([remaining(app, 2), remaining(app, 2)]).toEqual(["1", "0"]);
+    now = 100;
+    // The same limit keeps its bucket: a tenth of a second refills a fifth of a request.
+    expect(limiter.take(app, "get", { get: 2 })?.allowed).toBe(false);
+    // Another limit (set in this process or another, read from the row): full at once.
+    expect(remaining(app, 10)).toBe("9");
+    const recreated = { id: app.id, createdAt: new Date(app.createdAt.getTime() + 1) };
+    expect(remaining(recreated, 10)).toBe("9");
+    expect(remaining(recreated, 10)).toBe("8");
+  });
 });

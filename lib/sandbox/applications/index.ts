@@ -17,14 +17,14 @@ import { applicationChanged, type SandboxApplication } from "./cache";
 
 export { cachedApplication, type SandboxApplication } from "./cache";
 
-export const initialWebhookSettings = {
+const initialWebhookSettings = {
   enabled: false,
   url: "",
   include_members: false,
   enabled_events: [] as string[],
 };
 
-export function generateApiToken(): string {
+function generateApiToken(): string {
   return randomBytes(24).toString("hex");
 }
 

@@ -1,5 +1,6 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
+import { applicationIdPattern } from "@/lib/schemas/sandbox-applications";
 
 const booleanFlag = z
   .enum(["true", "false", "1", "0"], { error: "must be true or false" })
@@ -91,7 +92,7 @@ const envSchema = z.object({
   SESSION_TTL_HOURS: z.coerce.number().int().positive().default(12),
   SANDBOX_APP_ID: z
     .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, _ and - only, at most 64")
+    .regex(applicationIdPattern, "letters, digits, _ and - only, at most 64")
     .default("local"),
   SANDBOX_API_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SANDBOX_RATE_LIMIT: z.string().optional(),

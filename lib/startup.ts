@@ -1,6 +1,6 @@
 import { getDatabaseHandle, type DatabaseHandle } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { findApplication, getSandboxApp, startSandboxWebhookWorker } from "@/lib/sandbox";
+import { cachedApplication, getSandboxApp, startSandboxWebhookWorker } from "@/lib/sandbox";
 import { installRequestGuard } from "@/lib/server/request-guard";
 import { boxed } from "@/lib/text/boxed";
 
@@ -135,7 +135,7 @@ export async function connectEmbeddedSandbox() {
     fetch: inProcessTransport(getSandboxApp),
     defaultAppId: env().SANDBOX_APP_ID,
     application: async (appId) => {
-      const app = await findApplication(await getSandboxApp().ready(), appId);
+      const app = await cachedApplication(await getSandboxApp().ready(), appId);
       return app && { id: app.id, name: app.name, apiToken: app.apiToken };
     },
   });

@@ -11,7 +11,7 @@ import { createSandboxApplication } from "@/lib/actions/settings";
 import {
   createApplicationSchema,
   type CreateApplicationInput,
-} from "@/lib/forms/sandbox-applications";
+} from "@/lib/schemas/sandbox-applications";
 
 export function CreateApplicationForm() {
   const [created, setCreated] = useState<{ id: string; baseUrl: string } | null>(null);

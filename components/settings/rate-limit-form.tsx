@@ -8,8 +8,8 @@ import { TextField } from "@/components/ui/text-field";
 import { useHydratedMarker } from "@/components/ui/use-hydrated-marker";
 import { applyActionResult } from "@/lib/actions/action-result";
 import { setSandboxRateLimit } from "@/lib/actions/settings";
-import { rateLimitSchema, type RateLimitInput } from "@/lib/forms/sandbox-applications";
-import type { SandboxApplicationView } from "@/lib/settings/sandbox-applications";
+import { rateLimitSchema, type RateLimitInput } from "@/lib/schemas/sandbox-applications";
+import type { SandboxApplicationView } from "@/lib/sandbox";
 
 export type RateLimitFormProps = {
   appId: string;

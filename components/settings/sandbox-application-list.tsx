@@ -1,6 +1,6 @@
 import { Badge } from "@/components/ui/badge";
 import { Skeleton } from "@/components/ui/skeleton";
-import type { SandboxApplicationView } from "@/lib/settings/sandbox-applications";
+import type { SandboxApplicationView } from "@/lib/sandbox";
 import { ApiTokenField } from "./api-token-field";
 import { DeleteApplicationButton } from "./delete-application-button";
 import { RateLimitForm } from "./rate-limit-form";

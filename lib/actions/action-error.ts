@@ -12,3 +12,8 @@ export class ActionError extends Error {
     this.field = options?.field;
   }
 }
+
+/** A sandbox application the page still shows was deleted meanwhile (the route and actions). */
+export function noSuchSandboxApplication(appId: string): ActionError {
+  return new ActionError(`There is no sandbox application "${appId}" any more. Reload the page.`);
+}

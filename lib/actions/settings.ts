@@ -1,5 +1,6 @@
 "use server";
 
+import { headers } from "next/headers";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
@@ -7,33 +8,29 @@ import {
   applicationRefSchema,
   createApplicationSchema,
   rateLimitSchema,
-} from "@/lib/forms/sandbox-applications";
+} from "@/lib/schemas/sandbox-applications";
 import { runCompatibilityCheck } from "@/lib/conformance/compatibility";
-import { forgetEmbeddedCredentials, getPlatformClient } from "@/lib/platform";
+import { getPlatformClient } from "@/lib/platform";
+import { requestOrigin } from "@/lib/request-origin";
 import {
+  applicationBaseUrl,
   createApplication,
   deleteApplication,
-  findApplication,
-  getSandboxApp,
   rotateApiToken,
   setApplicationRateLimit,
 } from "@/lib/sandbox";
-import { sandboxBaseUrl } from "@/lib/settings/sandbox-applications";
+import { noSuchSandboxApplication } from "./action-error";
 import { ActionError, adminAction } from "./safe-action";
 
 const settingsPath = "/settings";
-
-async function existingApplication(appId: string) {
-  const app = await findApplication(await getDb(), appId);
-  if (!app)
-    throw new ActionError(`There is no sandbox application "${appId}" any more. Reload the page.`);
-  return app;
-}
 
 /** Read-only operations against the target, each answer checked against the shared schemas. */
 export const checkCompatibility = adminAction(z.object({}), async () =>
   runCompatibilityCheck(await getPlatformClient({ rateLimitRetries: 1 })),
 );
+
+// Sandbox administration goes through lib/sandbox's door, which drops every cache of the
+// application (in every process) itself.
 
 export const createSandboxApplication = adminAction(createApplicationSchema, async (input) => {
   const app = await createApplication(await getDb(), input);
@@ -42,15 +39,18 @@ export const createSandboxApplication = adminAction(createApplicationSchema, asy
       field: "id",
     });
   revalidatePath(settingsPath);
-  return { id: app.id, name: app.name, baseUrl: await sandboxBaseUrl(app.id) };
+  return {
+    id: app.id,
+    name: app.name,
+    baseUrl: applicationBaseUrl(requestOrigin(await headers()), app.id),
+  };
 });
 
 export const deleteSandboxApplication = adminAction(applicationRefSchema, async ({ appId }) => {
-  const app = await existingApplication(appId);
-  if (app.isDefault)
+  const outcome = await deleteApplication(await getDb(), appId);
+  if (outcome === "missing") throw noSuchSandboxApplication(appId);
+  if (outcome === "default")
     throw new ActionError("The default application cannot be deleted: the console uses it.");
-  await deleteApplication(await getDb(), appId);
-  getSandboxApp().resetRateLimit(appId);
   revalidatePath(settingsPath);
   return { appId };
 });
@@ -58,23 +58,20 @@ export const deleteSandboxApplication = adminAction(applicationRefSchema, async 
 export const setSandboxRateLimit = adminAction(
   rateLimitSchema,
   async ({ appId, get, write, migration }) => {
-    await existingApplication(appId);
     const rateLimit =
       get === undefined && write === undefined && migration === undefined
         ? null
         : { get, write, migration };
-    await setApplicationRateLimit(await getDb(), appId, rateLimit);
-    // Buckets sized for the old limit would otherwise linger until they refill.
-    getSandboxApp().resetRateLimit(appId);
+    if (!(await setApplicationRateLimit(await getDb(), appId, rateLimit)))
+      throw noSuchSandboxApplication(appId);
     revalidatePath(settingsPath);
     return { appId, rateLimit };
   },
 );
 
 export const rotateSandboxApiToken = adminAction(applicationRefSchema, async ({ appId }) => {
-  await existingApplication(appId);
-  await rotateApiToken(await getDb(), appId);
-  forgetEmbeddedCredentials();
+  if ((await rotateApiToken(await getDb(), appId)) === undefined)
+    throw noSuchSandboxApplication(appId);
   revalidatePath(settingsPath);
   return { appId };
 });

@@ -2,6 +2,7 @@ import "server-only";
 import { cache } from "react";
 import { env } from "@/lib/env";
 import { consoleOrigin } from "@/lib/request-origin";
+import { maskToken } from "@/lib/text/masked-token";
 import {
   createPlatformClient,
   type FetchLike,
@@ -50,7 +51,10 @@ export type EmbeddedPlatform = {
   fetch: FetchLike;
   /** The default application's id (SANDBOX_APP_ID). */
   defaultAppId: string;
-  /** Reads an application's id, name and token (from the database); undefined when there is none. */
+  /**
+   * Reads an application's id, name and token; undefined when there is none. The sandbox keeps
+   * them in memory and drops them on every change, in every process, so it is asked on every call.
+   */
   application: (appId: string) => Promise<EmbeddedApplication | undefined>;
 };
 
@@ -61,30 +65,19 @@ export type EmbeddedPlatform = {
 export type TargetResolver = (targetId: string | undefined) => Promise<ResolvedTarget>;
 
 const embeddedKey = Symbol.for("switchboard.platform.embedded");
-type EmbeddedState = {
-  platform: EmbeddedPlatform;
-  credentials: Map<string, { read: Promise<EmbeddedApplication | undefined>; at: number }>;
-  resolver?: TargetResolver;
-};
+type EmbeddedState = { platform: EmbeddedPlatform; resolver?: TargetResolver };
 type GlobalWithEmbedded = typeof globalThis & { [embeddedKey]?: EmbeddedState };
-/** Another process may rotate a token (PostgreSQL workers): read it again after this long. */
-const CREDENTIALS_TTL_MS = 10_000;
 
 /** Called once at start-up, by every process whose target may be the embedded sandbox. */
 export function connectEmbeddedPlatform(platform: EmbeddedPlatform): void {
   const store = globalThis as GlobalWithEmbedded;
-  store[embeddedKey] = { platform, credentials: new Map(), resolver: store[embeddedKey]?.resolver };
+  store[embeddedKey] = { platform, resolver: store[embeddedKey]?.resolver };
 }
 
 /** Called once at start-up by the console and the import worker: targets chosen in the console. */
 export function connectTargetResolver(resolver: TargetResolver): void {
   const state = embeddedState();
   state.resolver = resolver;
-}
-
-/** A sandbox token was rotated or an application deleted: read them again on the next call. */
-export function forgetEmbeddedCredentials(): void {
-  (globalThis as GlobalWithEmbedded)[embeddedKey]?.credentials.clear();
 }
 
 function embeddedState(): EmbeddedState {
@@ -94,21 +87,6 @@ function embeddedState(): EmbeddedState {
       "The embedded sandbox is not connected: set PLATFORM_CHAT_URL or start the console.",
     );
   return state;
-}
-
-function embeddedCredentials(
-  state: EmbeddedState,
-  appId: string,
-): Promise<EmbeddedApplication | undefined> {
-  const known = state.credentials.get(appId);
-  if (known && Date.now() - known.at <= CREDENTIALS_TTL_MS) return known.read;
-  const read = state.platform.application(appId);
-  state.credentials.set(appId, { read, at: Date.now() });
-  read.then(
-    (app) => app ?? state.credentials.delete(appId),
-    () => state.credentials.delete(appId),
-  );
-  return read;
 }
 
 /** The target PLATFORM_CHAT_URL fixes, if it is set. */
@@ -147,7 +125,7 @@ export function defaultSandboxAppId(): string {
 export async function embeddedTarget(appId?: string): Promise<ResolvedTarget | undefined> {
   const state = embeddedState();
   const id = appId ?? state.platform.defaultAppId;
-  const app = await embeddedCredentials(state, id);
+  const app = await state.platform.application(id);
   if (!app) return undefined;
   return {
     ...sandboxTargetOf(app, await consoleOrigin()),
@@ -267,8 +245,4 @@ export async function checkPlatformConnection(): Promise<ConnectionCheck> {
       message: error instanceof Error ? error.message : "The connection check failed.",
     };
   }
-}
-
-export function maskToken(token: string): string {
-  return token.length <= 8 ? "••••••••" : `${"•".repeat(8)}${token.slice(-4)}`;
 }

@@ -3,8 +3,7 @@ import { Hono } from "hono";
 import { refuseRequestTarget } from "@/lib/schemas/request-target";
 import type { Database } from "@/lib/db/client";
 import { requestOrigin } from "@/lib/request-origin";
-import { cachedApplication } from "./app-cache";
-import { ensureDefaultApplication } from "./apps";
+import { cachedApplication, ensureDefaultApplication } from "./applications";
 import { limitBody } from "./body-limit";
 import type { SandboxConfig } from "./config";
 import type { SandboxEnv } from "./context";
@@ -99,7 +98,7 @@ export function createSandboxApp({
     }
     const kind = rateLimitKind(c.req.method, c.req.path);
     const decision = rateLimiter.take(
-      c.get("app").id,
+      c.get("app"),
       kind,
       c.get("app").rateLimit ?? config.rateLimit,
     );
@@ -137,8 +136,6 @@ export function createSandboxApp({
     ready: init,
     /** The default application's API token if this start generated it (no SANDBOX_API_TOKEN, first start). */
     generatedToken: () => generatedToken,
-    /** Drop cached rate-limit buckets of an application whose limit changed. */
-    resetRateLimit: (appId: string) => rateLimiter.reset(appId),
   });
 }
 

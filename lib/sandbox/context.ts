@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import type { Database } from "@/lib/db/client";
-import type { SandboxApplication } from "./apps";
+import type { SandboxApplication } from "./applications";
 import type { SandboxConfig } from "./config";
 
 export type SandboxEnv = {

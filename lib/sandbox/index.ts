@@ -5,7 +5,7 @@ import { parseFaults, parseRateLimit, type SandboxConfig } from "./config";
 import { startWebhookWorker, type WebhookWorker } from "./webhooks/worker";
 
 export { createSandboxApp, type SandboxApp } from "./app";
-export * from "./apps";
+export * from "./applications";
 export { parseFaults, parseRateLimit, type SandboxConfig } from "./config";
 export { sandboxRequestListener } from "./node-listener";
 

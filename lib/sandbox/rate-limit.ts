@@ -6,17 +6,24 @@ export type RateLimitDecision =
   | { allowed: true; headers: Record<string, string> }
   | { allowed: false; headers: Record<string, string>; retryAfterSeconds: number };
 
+/** The application a bucket belongs to: a deleted one created again under its id starts afresh. */
+export type RateLimitedApplication = { id: string; createdAt: Date };
+
+type Bucket = { tokens: number; updatedAt: number; perSecond: number; createdAt: number };
+
 /**
  * A token bucket per application and kind (get / write / migration), refilled continuously at
- * the configured rate with a one-second burst, which is what `limit;w=1` says.
+ * the configured rate with a one-second burst, which is what `limit;w=1` says. A bucket is
+ * sized for its limit: once the application's row carries another limit (changed in this
+ * process or another, see lib/sandbox/applications), it starts full at the new one.
  */
 export class RateLimiter {
-  private readonly buckets = new Map<string, { tokens: number; updatedAt: number }>();
+  private readonly buckets = new Map<string, Bucket>();
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
   take(
-    appId: string,
+    app: RateLimitedApplication,
     kind: RateLimitKind,
     limit: RateLimitSettings | null,
   ): RateLimitDecision | null {
@@ -24,9 +31,14 @@ export class RateLimiter {
     if (kind === "migration" && !limit?.migration) kind = "write";
     const perSecond = limit?.[kind];
     if (!perSecond) return null;
-    const key = `${appId}\u0000${kind}`;
+    const key = `${app.id}\u0000${kind}`;
     const now = this.now();
-    const bucket = this.buckets.get(key) ?? { tokens: perSecond, updatedAt: now };
+    const createdAt = app.createdAt.getTime();
+    const kept = this.buckets.get(key);
+    const bucket =
+      kept && kept.perSecond === perSecond && kept.createdAt === createdAt
+        ? kept
+        : { tokens: perSecond, updatedAt: now, perSecond, createdAt };
     bucket.tokens = Math.min(
       perSecond,
       bucket.tokens + ((now - bucket.updatedAt) / 1000) * perSecond,
@@ -52,13 +64,6 @@ export class RateLimiter {
         "X-RateLimit-RetryAfter": retryAfterSeconds.toFixed(3),
       },
     };
-  }
-
-  /** Forget an application's buckets, e.g. after its limit changed. */
-  reset(appId: string): void {
-    for (const key of this.buckets.keys()) {
-      if (key.startsWith(`${appId}\u0000`)) this.buckets.delete(key);
-    }
   }
 }
 

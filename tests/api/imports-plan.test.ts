@@ -9,7 +9,7 @@ import { startRehearsal } from "@/lib/imports/jobs/rehearse/rehearsal";
 import { autoMap } from "@/lib/imports/mapping";
 import { PreviewSession } from "@/lib/imports/parse/preview-session";
 import type { Rehearsal } from "@/lib/imports/types";
-import { createApplication, findApplication, listApplications } from "@/lib/sandbox/apps";
+import { createApplication, findApplication, listApplications } from "@/lib/sandbox";
 import {
   rehearsalRunning,
   requireJob,

@@ -6,7 +6,7 @@ import {
   sandboxOpenChannels,
   sandboxUsers,
 } from "@/lib/db/schema";
-import { ensureDefaultApplication } from "@/lib/sandbox/apps";
+import { ensureDefaultApplication } from "@/lib/sandbox";
 import { deleteChannel } from "@/lib/sandbox/channels";
 import { ErrorCode } from "@/lib/sandbox/errors";
 import { fileMessages, fileStoredMessagesLater, migrateMessages } from "@/lib/sandbox/messages";

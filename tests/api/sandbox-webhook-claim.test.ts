@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { acquireHolder } from "@/lib/background/holder";
-import { ensureDefaultApplication } from "@/lib/sandbox/apps";
+import { ensureDefaultApplication } from "@/lib/sandbox";
 import {
   claimDueEvents,
   enqueueEvents,

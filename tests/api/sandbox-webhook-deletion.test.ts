@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createApplication, deleteApplication, ensureDefaultApplication } from "@/lib/sandbox/apps";
+import { createApplication, deleteApplication, ensureDefaultApplication } from "@/lib/sandbox";
 import { purgeDeliveries } from "@/lib/sandbox/webhooks/deliveries";
 import { claimDueEvents, enqueueEvents, recordAttempts } from "@/lib/sandbox/webhooks/outbox";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
@@ -84,7 +84,7 @@ describe("deleting webhook deliveries leaves no attempt behind", () => {
     const kept = await attemptsOf("local");
     expect(kept).toBeGreaterThan(0);
 
-    expect(await deleteApplication(database.db, "scratch")).toBe(true);
+    expect(await deleteApplication(database.db, "scratch")).toBe("deleted");
     expect(await attemptsOf("scratch")).toBe(0);
     expect(await attemptsOf("local")).toBe(kept);
     expect(await orphans()).toBe(0);

@@ -31,7 +31,8 @@ export const bothDatabases: Record<string, string> = {
     "two runners share a job through SKIP LOCKED claims (row locking); needs PostgreSQL",
   "tests/api/migrations-data.test.ts": "data migrations of stored rows (storage)",
   "tests/api/sandbox-app-cache.test.ts":
-    "another process's change reaches the cache through NOTIFY (notifications); needs PostgreSQL",
+    "a change through the administration door or another process reaches every process's " +
+    "cache and rate limiter through NOTIFY (notifications); needs PostgreSQL",
   "tests/api/sandbox-contract-edges.test.ts":
     "text handling: a leading U+FEFF and odd bytes stored and read back (the loss was PGlite's)",
   "tests/api/sandbox-fuzz.test.ts":
@@ -103,6 +104,9 @@ export const pgliteOnly: Record<string, string> = {
     "an import job against the sandbox; its job tables are PGlite in both runs",
   "tests/api/platform-client.test.ts":
     "the platform client's retries, timeouts and rate limiting against scripted peers",
+  "tests/api/sandbox-applications.test.ts":
+    "the administration door drops the cache in its own process (memory); across processes " +
+    "is sandbox-app-cache",
   "tests/api/sandbox-channel-updates.test.ts":
     "the contract's rules for updating channels (validation, answers), no concurrency",
   "tests/api/sandbox-infra.test.ts": "addressing and authentication, answered before storage",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rateLimitSchema } from "@/lib/forms/sandbox-applications";
+import { rateLimitSchema } from "@/lib/schemas/sandbox-applications";
 import { parseRateLimit } from "@/lib/sandbox/config";
 import { RateLimiter } from "@/lib/sandbox/rate-limit";
 
@@ -50,11 +50,13 @@ describe("the Settings page's rate limit form", () => {
 });
 
 describe("RateLimiter", () => {
+  const app = { id: "app", createdAt: new Date("2026-11-26T10:00:00Z") };
+
   it("keeps migration apart from writes when it has a limit, and counts it as a write when not", () => {
     const now = 0;
     const limiter = new RateLimiter(() => now);
     const take = (kind: "write" | "migration", limit: { write?: number; migration?: number }) =>
-      limiter.take("app", kind, limit)?.allowed;
+      limiter.take(app, kind, limit)?.allowed;
     const both = { write: 2, migration: 1 };
     expect([take("migration", both), take("migration", both)]).toEqual([true, false]);
     expect([take("write", both), take("write", both), take("write", both)]).toEqual([
@@ -64,10 +66,24 @@ describe("RateLimiter", () => {
     ]);
 
     const writesOnly = new RateLimiter(() => now);
-    const decisions = [1, 2, 3].map(
-      () => writesOnly.take("app", "migration", { write: 2 })?.allowed,
-    );
+    const decisions = [1, 2, 3].map(() => writesOnly.take(app, "migration", { write: 2 })?.allowed);
     expect(decisions).toEqual([true, true, false]);
-    expect(writesOnly.take("app", "write", { write: 2 })?.allowed).toBe(false);
+    expect(writesOnly.take(app, "write", { write: 2 })?.allowed).toBe(false);
+  });
+
+  it("starts a full bucket at a new limit, and for an application created again under its id", () => {
+    let now = 0;
+    const limiter = new RateLimiter(() => now);
+    const remaining = (application: typeof app, get: number) =>
+      limiter.take(application, "get", { get })?.headers["X-RateLimit-Remaining"];
+    expect([remaining(app, 2), remaining(app, 2)]).toEqual(["1", "0"]);
+    now = 100;
+    // The same limit keeps its bucket: a tenth of a second refills a fifth of a request.
+    expect(limiter.take(app, "get", { get: 2 })?.allowed).toBe(false);
+    // Another limit (set in this process or another, read from the row): full at once.
+    expect(remaining(app, 10)).toBe("9");
+    const recreated = { id: app.id, createdAt: new Date(app.createdAt.getTime() + 1) };
+    expect(remaining(recreated, 10)).toBe("9");
+    expect(remaining(recreated, 10)).toBe("8");
   });
 });

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import { Suspense } from "react";
 import { CompatibilityCheck } from "@/components/settings/compatibility-check";
 import { ConnectionCheck } from "@/components/settings/connection-check";
@@ -16,7 +17,8 @@ import { RemoteTargetList } from "@/components/settings/remote-target-list";
 import { env } from "@/lib/env";
 import { getPlatformTarget } from "@/lib/platform";
 import { listTargets } from "@/lib/targets";
-import { listSandboxApplications } from "@/lib/settings/sandbox-applications";
+import { describeApplications, getSandboxApp } from "@/lib/sandbox";
+import { requestOrigin } from "@/lib/request-origin";
 
 export const metadata: Metadata = { title: "Settings" };
 
@@ -99,5 +101,9 @@ async function RemoteTargets({ currentId }: { currentId: string }) {
 }
 
 async function SandboxApplications() {
-  return <SandboxApplicationList applications={await listSandboxApplications()} />;
+  const applications = await describeApplications(
+    await getSandboxApp().ready(),
+    requestOrigin(await headers()),
+  );
+  return <SandboxApplicationList applications={applications} />;
 }

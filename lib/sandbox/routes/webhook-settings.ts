@@ -1,5 +1,3 @@
-import { eq } from "drizzle-orm";
-import { sandboxApps } from "@/lib/db/schema";
 import {
   mergeWebhookSettings,
   webhookCategories,
@@ -9,7 +7,7 @@ import {
   type WebhookSettingsResponse,
   type WebhookSettingsUpdateResponse,
 } from "@/lib/schemas/webhooks";
-import { applicationChanged } from "../app-cache";
+import { updateWebhookSettings } from "../applications";
 import type { SandboxContext, SandboxRouter } from "../context";
 import { ErrorCode, SandboxError } from "../errors";
 import { parseWith, readJsonObject } from "../request";
@@ -39,22 +37,10 @@ export function registerWebhookSettingsRoutes(api: SandboxRouter): void {
         '"application_id" must be the application of the path.',
       );
     }
-    // Read, merge and write under a row lock: concurrent partial updates must not undo each other.
-    const settings = await c.get("db").transaction(async (tx) => {
-      const [row] = await tx
-        .select({ webhook: sandboxApps.webhook })
-        .from(sandboxApps)
-        .where(eq(sandboxApps.id, applicationId))
-        .for("update");
-      if (!row) throw noSuchApplication(applicationId);
-      const merged = parseWith(webhookSettingsSchema, mergeWebhookSettings(row.webhook, update));
-      await tx
-        .update(sandboxApps)
-        .set({ webhook: merged })
-        .where(eq(sandboxApps.id, applicationId));
-      return merged;
-    });
-    await applicationChanged(c.get("db"), applicationId);
+    const settings = await updateWebhookSettings(c.get("db"), applicationId, (stored) =>
+      parseWith(webhookSettingsSchema, mergeWebhookSettings(stored, update)),
+    );
+    if (!settings) throw noSuchApplication(applicationId);
     return c.json(settings satisfies WebhookSettingsUpdateResponse);
   });
 }

@@ -1,14 +1,13 @@
-import { ActionError } from "@/lib/actions/action-error";
+import { noSuchSandboxApplication } from "@/lib/actions/action-error";
 import { adminRoute, freshJson } from "@/lib/actions/admin-route";
-import { applicationRefSchema } from "@/lib/forms/sandbox-applications";
-import { applicationToken } from "@/lib/settings/sandbox-applications";
+import { findApplication, getSandboxApp } from "@/lib/sandbox";
+import { applicationRefSchema } from "@/lib/schemas/sandbox-applications";
 
 export const dynamic = "force-dynamic";
 
 /** The full token of a sandbox application, for the reveal and copy buttons: never in the page itself. */
 export const GET = adminRoute(applicationRefSchema, async ({ appId }) => {
-  const apiToken = await applicationToken(appId);
-  if (apiToken === undefined)
-    throw new ActionError(`There is no sandbox application "${appId}" any more. Reload the page.`);
-  return freshJson({ apiToken });
+  const app = await findApplication(await getSandboxApp().ready(), appId);
+  if (!app) throw noSuchSandboxApplication(appId);
+  return freshJson({ apiToken: app.apiToken });
 });

@@ -1,11 +1,18 @@
 import { z } from "zod";
 import { maxRatePerSecond, minRatePerSecond } from "@/lib/schemas/rate-limits";
 
-/** The sandbox's rule for application ids (also SANDBOX_APP_ID's). */
+/**
+ * The input rules of sandbox administration (lib/sandbox/applications): the console's forms
+ * validate with them and its actions parse with them again.
+ */
+
+/** The sandbox's rule for application ids (also SANDBOX_APP_ID's, lib/env.ts). */
+export const applicationIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
+
 export const applicationIdSchema = z
   .string()
   .trim()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, "Use 1 to 64 letters, digits, _ or -.");
+  .regex(applicationIdPattern, "Use 1 to 64 letters, digits, _ or -.");
 
 export const createApplicationSchema = z.object({
   id: applicationIdSchema,

@@ -2,7 +2,8 @@ import { eq } from "drizzle-orm";
 import type { PoolClient } from "pg";
 import { onDatabaseClose, type Database } from "@/lib/db/client";
 import { sandboxApps } from "@/lib/db/schema";
-import type { SandboxApplication } from "./apps";
+
+export type SandboxApplication = typeof sandboxApps.$inferSelect;
 
 /** PostgreSQL channel on which every process announces a changed application. */
 const channel = "switchboard_sandbox_apps";
@@ -32,8 +33,8 @@ function state(db: Database): CacheState {
 
 /**
  * The application row that authenticates every request, read from memory. Every change made
- * through this module's `applicationChanged` drops it here at once and, on PostgreSQL, in every
- * other process by NOTIFY; on PGlite only one process opens the data.
+ * through the door (`./index.ts`) drops it here at once by `applicationChanged` and, on
+ * PostgreSQL, in every other process by NOTIFY; on PGlite only one process opens the data.
  */
 export async function cachedApplication(
   db: Database,
@@ -49,7 +50,10 @@ export async function cachedApplication(
   return row;
 }
 
-/** Call after a change to an application (token, rate limit, webhook settings, deletion). */
+/**
+ * Called by the door after each change to an application (creation, token, rate limit, webhook
+ * settings, deletion), never by anyone else.
+ */
 export async function applicationChanged(db: Database, appId: string): Promise<void> {
   forget(state(db), appId);
   await postgresPool(db)?.query("select pg_notify($1, $2)", [channel, appId]);

@@ -30,6 +30,12 @@ const chromium = {
   },
 };
 
+// Tests of several minutes (`*.slow.spec.ts`) run only in `npm run test:slow` (TEST_SIZE=full),
+// in a project of their own; `npm test` leaves them out.
+const slowSpecs = /.*\.slow\.spec\.ts/;
+const slowProjects =
+  process.env.TEST_SIZE === "full" ? [{ name: "slow", testMatch: slowSpecs, use: chromium }] : [];
+
 export default defineConfig({
   testDir: "tests/e2e",
   fullyParallel: false,
@@ -45,10 +51,11 @@ export default defineConfig({
     { name: "setup", testMatch: /.*\.setup\.ts/, use: chromium },
     {
       name: "chromium",
-      testIgnore: /.*\.setup\.ts/,
+      testIgnore: [/.*\.setup\.ts/, slowSpecs],
       dependencies: ["setup"],
       use: { ...chromium, storageState },
     },
+    ...slowProjects,
   ],
   webServer: {
     // What `npm run serve` runs: the console with the sandbox on the same port.

@@ -17,6 +17,7 @@ import {
   sniffFile,
   Utf8Checker,
 } from "@/lib/imports/parse/sniff";
+import { readReactions } from "@/lib/imports/reactions";
 import { latin1Csv, pngFile, utf16Csv } from "@/tests/fixtures/imports";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -177,6 +178,16 @@ describe("records", () => {
     ).toEqual(["a", "red", "x;y", "false", ""]);
     expect(columns.cells({ extra: 1, id: "b" })).toEqual(["b", "", "", "", "", "1"]);
     expect(columns.columns).toEqual(["id", "metadata.team", "members", "active", "note", "extra"]);
+  });
+
+  it("a list of objects stays a JSON list, as an NDJSON message's reactions are written", () => {
+    const reactions = [
+      { key: "thumbsup", user_ids: ["ann", "bob"] },
+      { key: "heart", user_ids: ["cy"] },
+    ];
+    const [cell] = new JsonColumns().cells({ reactions });
+    expect(cell).toBe(JSON.stringify(reactions));
+    expect(readReactions(cell!)).toEqual({ reactions });
   });
 });
 

@@ -143,16 +143,19 @@ export function unclosedQuoteMessage(where: { row: number; line: number }): stri
   return `Row ${where.row.toLocaleString("en-US")} (line ${where.line.toLocaleString("en-US")} of the file) opens a quote that is never closed, so everything after it would be read as one cell. Close the quote (or double it: "") and choose the file again.`;
 }
 
-/** A JSON value as a cell: lists joined with `;` (as id lists are written), null as empty. */
+/**
+ * A JSON value as a cell: lists of plain values joined with `;` (as id lists are written), null
+ * as empty. A list holding objects stays a JSON list, as the fields that take one read it
+ * (an NDJSON message's `reactions`, `[{"key":"thumbsup","user_ids":["alice"]}]`); joined, it
+ * read as the text form and its reactions were lost.
+ */
 export function jsonCell(value: unknown): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "string") return value;
   if (Array.isArray(value))
-    return value
-      .map((item) =>
-        typeof item === "object" && item !== null ? JSON.stringify(item) : String(item),
-      )
-      .join(";");
+    return value.some((item) => typeof item === "object" && item !== null)
+      ? JSON.stringify(value)
+      : value.join(";");
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }

@@ -18,12 +18,13 @@ export async function upload(
     .getByLabel("File to import")
     .setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(content) });
   await page.getByRole("button", { name: "Continue to mapping" }).click();
-  await page.getByRole("button", { name: `Validate ${rows} rows` }).click();
+  await page.getByRole("button", { name: `Validate ${rows.toLocaleString("en-US")} rows` }).click();
 }
 
-export async function planAndRun(page: Page) {
+/** Uploads the previewed rows and waits for the job's page; `timeout` for large files. */
+export async function planAndRun(page: Page, { timeout = 20_000 } = {}) {
   await page.getByRole("button", { name: "Continue to plan" }).click();
-  await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+  await expect(page).toHaveURL(/\/imports\/[0-9a-f-]{36}$/, { timeout });
 }
 
 export async function runToCompletion(page: Page, { timeout = 45_000 } = {}) {

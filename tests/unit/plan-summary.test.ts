@@ -80,7 +80,9 @@ describe("a messages plan's senders", () => {
 
   it("names them as left out when they are not created", () => {
     const summary = text(messages([], ["ghost"]));
-    expect(summary).toContain("Senders that are not users (their messages are left out): ghost.");
+    expect(summary).toContain(
+      "Senders and reacting people who are not users (their messages and reactions are left out): ghost.",
+    );
     expect(summary).not.toContain("created as users");
   });
 });

@@ -159,7 +159,7 @@ function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }
         items={plan.missingChannels}
       />
       <MissingList
-        label="Senders that are not users (their messages are left out)"
+        label="Senders and reacting people who are not users (their messages and reactions are left out)"
         items={plan.missingSenders}
       />
       <SenderList

@@ -9,6 +9,7 @@ import type {
   JobOptions,
   JobPlan,
   JobStatus,
+  MessageReaction,
   PlanProgress,
   Rehearsal,
   RowIssue,
@@ -17,8 +18,7 @@ import type {
   VerificationFindingKind,
   VerificationScope,
   VerificationState,
-} from "@/lib/imports/types";
-import type { MessageReaction } from "@/lib/imports/reactions";
+} from "@/lib/schemas/import-jobs";
 import {
   bigint,
   bigserial,

@@ -1,6 +1,12 @@
 /** The embedded platform's tables: applications, users, channels, messages, files, webhook delivery. */
 import { sql } from "drizzle-orm";
 import type { MigratedFile, SortedMetaarray } from "@/lib/schemas/messages";
+import type {
+  GroupChannelMember,
+  RateLimitSettings,
+  SessionToken,
+  StoredWebhookSettings,
+} from "@/lib/schemas/sandbox-storage";
 import type { WebhookPayload } from "@/lib/schemas/webhook-payloads";
 import {
   bigint,
@@ -18,15 +24,9 @@ import {
 } from "drizzle-orm/pg-core";
 import { bytea, createdAt } from "./columns";
 
-export type WebhookSettings = {
-  enabled: boolean;
-  url: string;
-  include_members: boolean;
-  enabled_events: string[];
-};
-
-/** Requests per second; `migration` covers POST /v3/migration/..., which falls under `write` when unset. */
-export type RateLimitSettings = { get?: number; write?: number; migration?: number };
+/** The JSON columns' types are zod schemas' (lib/schemas/sandbox-storage.ts), named here as before. */
+export type { GroupChannelMember, RateLimitSettings, SessionToken };
+export type WebhookSettings = StoredWebhookSettings;
 
 export const sandboxApps = pgTable("sandbox_apps", {
   id: text("id").primaryKey(),
@@ -38,8 +38,6 @@ export const sandboxApps = pgTable("sandbox_apps", {
   rateLimit: jsonb("rate_limit").$type<RateLimitSettings>(),
   createdAt: createdAt(),
 });
-
-export type SessionToken = { session_token: string; expires_at: number };
 
 export const sandboxUsers = pgTable(
   "sandbox_users",
@@ -93,12 +91,6 @@ export const sandboxOpenChannels = pgTable(
     index("sandbox_open_channels_seq").on(t.appId, t.seq),
   ],
 );
-
-export type GroupChannelMember = {
-  user_id: string;
-  state: "joined" | "invited";
-  hidden_status: "unhidden" | "hidden_allow_auto_unhide" | "hidden_prevent_auto_unhide";
-};
 
 export const sandboxGroupChannels = pgTable(
   "sandbox_group_channels",

@@ -4,6 +4,6 @@ import { defineConfig } from "drizzle-kit";
 // into lib/db/migrations, which the app applies at start-up.
 export default defineConfig({
   dialect: "postgresql",
-  schema: "./lib/db/schema.ts",
+  schema: "./lib/db/schema/index.ts",
   out: "./lib/db/migrations",
 });

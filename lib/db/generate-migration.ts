@@ -1,7 +1,7 @@
 /**
  * `npm run db:generate -- --name <what_changed>`: writes the next versioned SQL migration
- * from lib/db/schema.ts with drizzle-kit, then drops the `"public".` schema prefix drizzle-kit
- * puts on references, so the same migrations run in any schema (DATABASE_SCHEMA, tests).
+ * from the tables of lib/db/schema/ with drizzle-kit, then drops the `"public".` schema prefix
+ * drizzle-kit puts on references, so the same migrations run in any schema (DATABASE_SCHEMA, tests).
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";

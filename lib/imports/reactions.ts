@@ -1,3 +1,4 @@
+import type { MessageReaction } from "@/lib/schemas/import-jobs";
 import { REACTION_KEY_MAX } from "@/lib/schemas/messages";
 
 /**
@@ -8,8 +9,8 @@ import { REACTION_KEY_MAX } from "@/lib/schemas/messages";
  * and the server read a cell the same way.
  */
 
-/** One reaction key and the users who reacted with it, as the import stores them (`import_rows.reactions`). */
-export type MessageReaction = { key: string; user_ids: string[] };
+/** One reaction key and the users who reacted with it (lib/schemas/import-jobs.ts). */
+export type { MessageReaction };
 
 export type ReactionsRead = { reactions: MessageReaction[] } | { error: string };
 

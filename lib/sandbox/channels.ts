@@ -28,6 +28,7 @@ import {
 } from "@/lib/schemas/channels";
 import type { MessageResource } from "@/lib/schemas/messages";
 import type { FormFieldKinds } from "@/lib/schemas/form-fields";
+import { groupChannelMemberSchema, userIdsSchema } from "@/lib/schemas/sandbox-storage";
 import type { SandboxContext } from "./context";
 import { ErrorCode, SandboxError } from "./errors";
 import { storeImage } from "./files";
@@ -52,6 +53,19 @@ const MAX_LENGTH_MESSAGE = 5000;
 
 type OpenChannelRow = typeof sandboxOpenChannels.$inferSelect;
 type GroupChannelRow = typeof sandboxGroupChannels.$inferSelect;
+
+/** A stored channel's JSON columns (operators; a group channel's members), parsed where it is answered. */
+function parsedOpenChannel(row: OpenChannelRow): OpenChannelRow {
+  return { ...row, operatorIds: userIdsSchema.parse(row.operatorIds) };
+}
+
+function parsedGroupChannel(row: GroupChannelRow): GroupChannelRow {
+  return {
+    ...row,
+    members: groupChannelMemberSchema.array().parse(row.members),
+    operatorIds: userIdsSchema.parse(row.operatorIds),
+  };
+}
 type CoverImage = { bytes: Uint8Array; contentType: string };
 
 // ---------------------------------------------------------------------------
@@ -154,8 +168,9 @@ export async function updateOpenChannel(
 async function openChannelResources(
   db: Database,
   appId: string,
-  rows: OpenChannelRow[],
+  stored: OpenChannelRow[],
 ): Promise<OpenChannelResource[]> {
+  const rows = stored.map(parsedOpenChannel);
   const users = await findUsers(
     db,
     appId,
@@ -368,8 +383,9 @@ export async function updateGroupChannel(
 async function groupChannelResources(
   db: Database,
   appId: string,
-  rows: GroupChannelRow[],
+  stored: GroupChannelRow[],
 ): Promise<GroupChannelResource[]> {
+  const rows = stored.map(parsedGroupChannel);
   const [users, latest] = await Promise.all([
     findUsers(db, appId, rows.flatMap(groupChannelUserIds)),
     lastMessages(
@@ -443,12 +459,13 @@ export async function listGroupChannelMembers(
   channelUrl: string,
   query: GroupChannelMembersQuery,
 ): Promise<{ members: GroupChannelMemberResource[]; next: string }> {
-  const [row] = await db
+  const [stored] = await db
     .select()
     .from(sandboxGroupChannels)
     .where(groupChannelKey(appId, channelUrl))
     .limit(1);
-  if (!row) throw channelNotFound(channelUrl);
+  if (!stored) throw channelNotFound(channelUrl);
+  const row = parsedGroupChannel(stored);
   const users = await findUsers(
     db,
     appId,

@@ -1,11 +1,31 @@
 import { and, asc, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { sandboxMessageReactions, sandboxMessages } from "@/lib/db/schema";
-import type { MessageDetails, MessageResource, ThreadInfo } from "@/lib/schemas/messages";
+import { sortedMetaarraySchema } from "@/lib/schemas/message-resource";
+import {
+  migratedFileSchema,
+  type MessageDetails,
+  type MessageResource,
+  type ThreadInfo,
+} from "@/lib/schemas/messages";
+import { userIdsSchema } from "@/lib/schemas/sandbox-storage";
 import { findUsers } from "./lookups";
 
 export type MessageRow = typeof sandboxMessages.$inferSelect;
 type MessageUser = NonNullable<MessageResource["user"]>;
+
+/**
+ * A stored message's JSON columns, parsed where it becomes a resource: a page of at most 200
+ * messages, a few tenths of a microsecond each (the migration's bulk writes never read them).
+ */
+function parsedMessage(row: MessageRow): MessageRow {
+  return {
+    ...row,
+    file: row.file === null ? null : migratedFileSchema.parse(row.file),
+    mentionedUserIds: userIdsSchema.parse(row.mentionedUserIds),
+    sortedMetaarray: sortedMetaarraySchema.parse(row.sortedMetaarray),
+  };
+}
 
 /** No `include_*`: what a plain read answers. */
 export const noDetails: MessageDetails = {
@@ -26,10 +46,11 @@ const MOST_REPLIES_MAX = 10;
 export async function messageResources(
   db: Database,
   appId: string,
-  rows: MessageRow[],
+  stored: MessageRow[],
   details: MessageDetails,
 ): Promise<MessageResource[]> {
-  if (rows.length === 0) return [];
+  if (stored.length === 0) return [];
+  const rows = stored.map(parsedMessage);
   const roots = rows.filter((row) => row.parentMessageId === null).map((row) => row.messageId);
   const parentIds = [
     ...new Set(rows.flatMap((row) => (row.parentMessageId === null ? [] : [row.parentMessageId]))),
@@ -46,7 +67,7 @@ export async function messageResources(
         )
       : new Map(),
   ]);
-  const parentById = new Map(parents.map((row) => [row.messageId, row]));
+  const parentById = new Map(parents.map((row) => [row.messageId, parsedMessage(row)]));
   const users = await findUsers(db, appId, [
     ...rows.flatMap(namedUsers),
     ...parents.flatMap((row) => (row.userId === null ? [] : [row.userId])),

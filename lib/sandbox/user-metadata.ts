@@ -2,6 +2,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { sandboxUsers } from "@/lib/db/schema";
 import { METADATA_MAX_ITEMS } from "@/lib/schemas/users";
+import { userMetadataSchema } from "@/lib/schemas/sandbox-storage";
 import { userNotFound } from "./lookups";
 import { ErrorCode, SandboxError } from "./errors";
 
@@ -150,7 +151,7 @@ async function readMetadata(
     .from(sandboxUsers)
     .where(userKey(appId, userId))
     .limit(1);
-  return row?.metadata;
+  return row && userMetadataSchema.parse(row.metadata);
 }
 
 function userKey(appId: string, userId: string) {

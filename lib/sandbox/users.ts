@@ -4,6 +4,7 @@ import type { Database } from "@/lib/db/client";
 import { GroupCommit } from "@/lib/db/group-commit";
 import { preparedQuery } from "@/lib/db/raw";
 import { sandboxUsers, type SessionToken } from "@/lib/db/schema";
+import { sessionTokenSchema, userMetadataSchema } from "@/lib/schemas/sandbox-storage";
 import {
   SESSION_TOKEN_LIFETIME_MS,
   type ListUsersQuery,
@@ -126,7 +127,7 @@ async function insertUsers(db: Database, rows: NewUserRow[]): Promise<Array<User
         profile_url: row.profileUrl,
         access_token: row.accessToken,
         metadata: row.metadata,
-        session_tokens: row.sessionTokens,
+        session_tokens: sessionTokenSchema.array().parse(row.sessionTokens),
         created_at: row.createdAt,
       })),
     ),
@@ -266,7 +267,7 @@ export function toUserResource(row: UserRow): UserResource {
     discovery_keys: [],
     preferred_languages: [],
     has_ever_logged_in: false,
-    metadata: row.metadata,
+    metadata: userMetadataSchema.parse(row.metadata),
     created_at: row.createdAt,
   };
 }

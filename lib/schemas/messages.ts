@@ -107,17 +107,18 @@ export const migrationSchema = z.object({
 
 export type Migration = z.output<typeof migrationSchema>;
 
-/** A FILE message's file as stored and answered. */
-export type MigratedFile = {
-  url: string;
-  name: string;
-  type: string;
-  size: number;
+/** A FILE message's file as stored (`sandbox_messages.file`) and answered. */
+export const migratedFileSchema = z.object({
+  url: z.string(),
+  name: z.string(),
+  type: z.string(),
+  size: z.number(),
   /** The migration's `custom_field`. */
-  data: string;
-  thumbnails: z.output<typeof thumbnailSchema>[];
-  require_auth: boolean;
-};
+  data: z.string(),
+  thumbnails: z.array(thumbnailSchema),
+  require_auth: z.boolean(),
+});
+export type MigratedFile = z.output<typeof migratedFileSchema>;
 
 // ---------------------------------------------------------------------------
 // Listing (`GET /v3/{open_channels|group_channels}/{channel_url}/messages`)

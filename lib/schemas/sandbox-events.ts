@@ -76,20 +76,21 @@ export const deliveriesQuerySchema = deliveryFilterSchema.extend({
 });
 
 /** One attempt to deliver a webhook, as the sandbox reports it and the console records its own. */
-export type DeliveryAttempt = {
-  attempt: number;
+export const deliveryAttemptSchema = z.object({
+  attempt: z.number(),
   /** Milliseconds since the epoch. */
-  at: number;
-  status: number | null;
-  error: string | null;
+  at: z.number(),
+  status: z.number().nullable(),
+  error: z.string().nullable(),
   /** delivered, failed, no_response, refused, or interrupted (the server stopped during it). */
-  outcome?: string;
-  latency_ms: number;
-  request_headers?: Record<string, string> | null;
-  response_headers?: Record<string, string> | null;
+  outcome: z.string().optional(),
+  latency_ms: z.number(),
+  request_headers: z.record(z.string(), z.string()).nullable().optional(),
+  response_headers: z.record(z.string(), z.string()).nullable().optional(),
   /** The first 2 KiB of the response body. */
-  response_excerpt: string | null;
-};
+  response_excerpt: z.string().nullable(),
+});
+export type DeliveryAttempt = z.output<typeof deliveryAttemptSchema>;
 
 /** Deliveries per outcome, for the same filter as the list. */
 export type DeliveryCounts = Record<DeliveryOutcome, number>;

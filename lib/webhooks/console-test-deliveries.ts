@@ -3,7 +3,11 @@ import { randomUUID } from "node:crypto";
 import { and, desc, eq, gte, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { getDb } from "@/lib/db/client";
 import { consoleTestDeliveries } from "@/lib/db/schema";
-import { deliveryPageToken, type DeliveryAttempt } from "@/lib/schemas/sandbox-events";
+import {
+  deliveryAttemptSchema,
+  deliveryPageToken,
+  type DeliveryAttempt,
+} from "@/lib/schemas/sandbox-events";
 import { deliveryRetries, NoAnswer } from "@/lib/delivery/delivery-retries";
 import { postJson } from "@/lib/delivery/post-json";
 import { withRetries } from "@/lib/retry";
@@ -173,15 +177,17 @@ function toEntry(row: Row): DeliveryLogEntry {
   const abandoned =
     row.status === "pending" && Date.now() - row.createdAt.getTime() > ABANDONED_AFTER_MS;
   const status = abandoned ? "failed" : row.status;
+  const attempts = deliveryAttemptSchema.array().parse(row.attempts);
   return {
     id: row.id,
     source: "console",
     category: row.category,
     url: row.url,
     status,
-    outcome: deliveryOutcome({ status, attempts: row.attempts }),
+    outcome: deliveryOutcome({ status, attempts }),
     createdAt: row.createdAt.getTime(),
+    // Shown as it was sent: the console wrote it from its own typed builder, and never reads into it.
     payload: row.payload,
-    attempts: row.attempts,
+    attempts,
   };
 }

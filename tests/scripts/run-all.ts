@@ -1,9 +1,10 @@
 /**
- * `npm test`: everything CI runs, in order. Lint, the format check and typecheck side by side,
- * unit tests, API tests on PGlite and, for the files whose behaviour can depend on the database
- * (tests/support/database-suites.ts), on PostgreSQL, a production build, the console's HTTP
- * tests the same way, and the browser tests. A failing step does not stop the others, so one
- * run shows every failure; only the steps that serve the build are left out when the build fails.
+ * `npm test`: everything CI runs, in order. Lint, the dependency rules, the format check and
+ * typecheck side by side, unit tests, API tests on PGlite and, for the files whose behaviour can
+ * depend on the database (tests/support/database-suites.ts), on PostgreSQL, a production build,
+ * the console's HTTP tests the same way, and the browser tests. A failing step does not stop the
+ * others, so one run shows every failure; only the steps that serve the build are left out when
+ * the build fails.
  *
  * SKIP_POSTGRES=1 leaves out the PostgreSQL runs on a machine without a server
  * (CI always has one). TEST_DATABASE_URL overrides the server to use.
@@ -41,6 +42,8 @@ const onPostgres = { TEST_DATABASE_URL: postgresUrl };
 
 const steps: Step[] = [
   { name: "lint", command: ["npx", "eslint", "."], beside: "static" },
+  // No circle (type-only imports included) and no arrow up a layer: .dependency-cruiser.cjs.
+  { name: "dependencies", command: ["npm", "run", "--silent", "lint:deps"], beside: "static" },
   { name: "format", command: ["npx", "prettier", "--check", "."], beside: "static" },
   { name: "typecheck", command: ["npx", "tsc", "--noEmit"], beside: "static" },
   { name: "unit tests", command: ["npx", "vitest", "run", "--project", "unit"], report: "vitest" },

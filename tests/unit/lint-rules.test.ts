@@ -48,6 +48,14 @@ describe("lint rules on fixture files", { timeout: 120_000 }, () => {
     expect(ruleIds(shared)).toEqual([]);
   });
 
+  it("keeps the database's tables off every feature, the imports' types included", async () => {
+    const upward = await eslintOnText.lintText(
+      'import type { JobPlan } from "@/lib/imports/types";\n\nexport type X = JobPlan;\n',
+      { filePath: path.join(root, "lib/db/schema/lint-fixture.ts") },
+    );
+    expect(ruleIds(upward)).toContain("import/no-restricted-paths");
+  });
+
   it("keeps app/, components/ and proxy.ts off the database, and everything outside the import jobs on their entry", async () => {
     const lint = async (source: string, file: string) =>
       ruleIds(await eslintOnText.lintText(source, { filePath: path.join(root, file) }));

@@ -2,8 +2,21 @@ import { eq } from "drizzle-orm";
 import type { PoolClient } from "pg";
 import { onDatabaseClose, type Database } from "@/lib/db/client";
 import { sandboxApps } from "@/lib/db/schema";
+import {
+  rateLimitSettingsSchema,
+  storedWebhookSettingsSchema,
+} from "@/lib/schemas/sandbox-storage";
 
 export type SandboxApplication = typeof sandboxApps.$inferSelect;
+
+/** An application as read from the database, its webhook settings and rate limit parsed. */
+export function parsedApplication(row: SandboxApplication): SandboxApplication {
+  return {
+    ...row,
+    webhook: storedWebhookSettingsSchema.parse(row.webhook),
+    rateLimit: rateLimitSettingsSchema.nullable().parse(row.rateLimit),
+  };
+}
 
 /** PostgreSQL channel on which every process announces a changed application. */
 const channel = "switchboard_sandbox_apps";
@@ -45,7 +58,9 @@ export async function cachedApplication(
   if (hit) return hit;
   const canCache = await listening(db);
   const generation = cache.generation;
-  const [row] = await db.select().from(sandboxApps).where(eq(sandboxApps.id, appId)).limit(1);
+  const [stored] = await db.select().from(sandboxApps).where(eq(sandboxApps.id, appId)).limit(1);
+  // Parsed once per read from the database; the cached row serves every request after it.
+  const row = stored && parsedApplication(stored);
   if (row && canCache && generation === cache.generation) cache.rows.set(appId, row);
   return row;
 }

@@ -3,8 +3,9 @@ import { asc, eq } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { sandboxApps, type RateLimitSettings, type WebhookSettings } from "@/lib/db/schema";
 import { maskToken } from "@/lib/text/masked-token";
+import { storedWebhookSettingsSchema } from "@/lib/schemas/sandbox-storage";
 import { deleteApplicationDeliveries } from "../webhooks/deliveries";
-import { applicationChanged, type SandboxApplication } from "./cache";
+import { applicationChanged, parsedApplication, type SandboxApplication } from "./cache";
 
 /**
  * The one door into sandbox administration: every change of an application (its creation, rate
@@ -61,11 +62,15 @@ export async function findApplication(
   appId: string,
 ): Promise<SandboxApplication | undefined> {
   const [app] = await db.select().from(sandboxApps).where(eq(sandboxApps.id, appId)).limit(1);
-  return app;
+  return app && parsedApplication(app);
 }
 
 export async function listApplications(db: Database): Promise<SandboxApplication[]> {
-  return db.select().from(sandboxApps).orderBy(asc(sandboxApps.createdAt), asc(sandboxApps.id));
+  const apps = await db
+    .select()
+    .from(sandboxApps)
+    .orderBy(asc(sandboxApps.createdAt), asc(sandboxApps.id));
+  return apps.map(parsedApplication);
 }
 
 /** What the console shows of a sandbox application: never the token itself. */
@@ -160,7 +165,7 @@ export async function updateWebhookSettings<Settings extends WebhookSettings>(
       .where(eq(sandboxApps.id, appId))
       .for("update");
     if (!row) return undefined;
-    const merged = update(row.webhook);
+    const merged = update(storedWebhookSettingsSchema.parse(row.webhook));
     await tx.update(sandboxApps).set({ webhook: merged }).where(eq(sandboxApps.id, appId));
     return merged;
   });

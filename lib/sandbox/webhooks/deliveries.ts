@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gte, inArray, lt, lte, ne, sql, type SQL } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { webhookAttempts, webhookEvents } from "@/lib/db/schema";
+import { httpHeadersSchema } from "@/lib/schemas/sandbox-storage";
 import {
   deliveryOutcomes,
   deliveryPageToken,
@@ -78,8 +79,8 @@ export async function listDeliveries(
         error: attempt.error,
         outcome: attempt.outcome,
         latency_ms: attempt.latencyMs,
-        request_headers: attempt.requestHeaders,
-        response_headers: attempt.responseHeaders,
+        request_headers: httpHeadersSchema.nullable().parse(attempt.requestHeaders),
+        response_headers: httpHeadersSchema.nullable().parse(attempt.responseHeaders),
         response_excerpt: attempt.responseExcerpt,
       })),
     })),

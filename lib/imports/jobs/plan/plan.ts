@@ -22,6 +22,7 @@ import { finishUpload } from "../store/upload";
 import { dropScratchApplication } from "../rehearse/scratch-client";
 import {
   ImportJobError,
+  parsedJob,
   pendingPages,
   rehearsalRunning,
   requireJob,
@@ -78,7 +79,7 @@ export async function requestPlan(db: Database, jobId: string): Promise<ImportJo
     })
     .where(and(eq(importJobs.id, jobId), inArray(importJobs.status, ["draft", "planned"])))
     .returning();
-  if (updated) return updated;
+  if (updated) return parsedJob(updated);
   if ((await requireJob(db, jobId)).status === "planning") return job;
   throw new ImportJobError("This import has already started; its plan can no longer change.");
 }
@@ -307,7 +308,7 @@ async function savePlan(
     throw new ImportJobError(
       "This import was cancelled while it was being planned; the plan was not saved.",
     );
-  return updated;
+  return parsedJob(updated);
 }
 
 /**

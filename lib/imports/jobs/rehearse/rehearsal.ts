@@ -19,6 +19,7 @@ import { sleep, withRetries } from "@/lib/retry";
 import { forEachConcurrent } from "../shared/concurrency";
 import {
   ImportJobError,
+  parsedJob,
   pendingPages,
   rehearsalRunning,
   requireJob,
@@ -61,7 +62,7 @@ export async function startRehearsal(db: Database, jobId: string): Promise<Impor
     )
     .returning();
   if (!updated) throw new ImportJobError("A rehearsal of this import is already running.");
-  return updated;
+  return parsedJob(updated);
 }
 
 /**

@@ -17,6 +17,7 @@ import {
 import {
   findRow,
   listRows,
+  parsedRow,
   requireJob,
   rowCounts,
   type ImportRow,
@@ -196,7 +197,7 @@ export async function reportPage(
     limit,
   });
   return {
-    rows: rows.map((row) => toReportRow(row, job.status, job.firstRow)),
+    rows: rows.map((row) => toReportRow(parsedRow(row), job.status, job.firstRow)),
     nextAfter: rows.length === limit ? rows[rows.length - 1]!.rowIndex : null,
   };
 }

@@ -19,6 +19,7 @@ import {
 import type { Database } from "@/lib/db/client";
 import { importChannelLeases, importJobs, importRows } from "@/lib/db/schema";
 import type { ImportResource, JobStatus, RowState } from "@/lib/imports/types";
+import { importJobJsonSchema, importRowJsonSchema } from "@/lib/schemas/import-jobs";
 import { asItStands, rowPassed, rowState, storedStates } from "./row-state";
 import { chunk } from "../shared/rows";
 
@@ -26,6 +27,19 @@ import { chunk } from "../shared/rows";
 
 export type ImportJob = typeof importJobs.$inferSelect;
 export type ImportRow = typeof importRows.$inferSelect;
+
+/**
+ * A job as read from the database, its JSON columns (plan, rehearsal, options, ...) parsed with
+ * their zod schemas: every read of a whole job goes through here.
+ */
+export function parsedJob(row: ImportJob): ImportJob {
+  return { ...row, ...importJobJsonSchema.parse(row) };
+}
+
+/** A row as read for showing it, its JSON columns (issues, follow-ups, reactions, ...) parsed. */
+export function parsedRow(row: ImportRow): ImportRow {
+  return { ...row, ...importRowJsonSchema.parse(row) };
+}
 
 /** A refusal the administrator can act on; nothing was changed. */
 export class ImportJobError extends Error {
@@ -43,7 +57,7 @@ export function rehearsalRunning(job: ImportJob): boolean {
 export async function findJob(db: Database, jobId: string): Promise<ImportJob | undefined> {
   if (!/^[0-9a-f-]{36}$/i.test(jobId)) return undefined;
   const [job] = await db.select().from(importJobs).where(eq(importJobs.id, jobId)).limit(1);
-  return job;
+  return job && parsedJob(job);
 }
 
 /** Just the status, for runners that watch whether they should go on. */
@@ -75,7 +89,7 @@ export async function transition(
     .set({ status: to, ...extra })
     .where(and(eq(importJobs.id, jobId), inArray(importJobs.status, from)))
     .returning();
-  if (updated) return updated;
+  if (updated) return parsedJob(updated);
   const job = await requireJob(db, jobId);
   throw new ImportJobError(
     `This import is ${statusWords[job.status]}, so it cannot be ${actionWords[to]} now.`,
@@ -120,7 +134,7 @@ export async function listJobs(
   limit = 100,
   targetId?: string | null,
 ): Promise<ImportJob[]> {
-  return db
+  const jobs = await db
     .select()
     .from(importJobs)
     .where(
@@ -132,6 +146,7 @@ export async function listJobs(
     )
     .orderBy(desc(importJobs.createdAt))
     .limit(limit);
+  return jobs.map(parsedJob);
 }
 
 /**
@@ -279,7 +294,7 @@ export async function findRow(
     .from(importRows)
     .where(and(eq(importRows.jobId, jobId), eq(importRows.rowIndex, rowIndex)))
     .limit(1);
-  return row && asItStands(row);
+  return row && parsedRow(asItStands(row));
 }
 
 /** Rows, or channels of a messages import, someone is working on right now (a live claim). */

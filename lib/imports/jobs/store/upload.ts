@@ -20,7 +20,7 @@ import {
 } from "@/lib/imports/types";
 import { HEADER_SEARCH_ROWS } from "@/lib/imports/parse/records";
 import { deriveChannelUrl } from "./channel-url";
-import { ImportJobError, requireJob, type ImportJob } from "./jobs";
+import { ImportJobError, parsedJob, requireJob, type ImportJob } from "./jobs";
 
 /**
  * The upload: a job is made from the file's columns and mapping, its rows arrive in chunks,
@@ -87,7 +87,7 @@ export async function createJob(db: Database, input: CreateJobInput): Promise<Im
     .insert(importJobs)
     .values({ id: randomUUID(), ...input, transforms: transforms.data, status: "draft" })
     .returning();
-  return job!;
+  return parsedJob(job!);
 }
 
 export type UploadedRow = { index: number; values: string[]; excluded?: boolean };

@@ -5,7 +5,7 @@ import { importVerificationFindings, importVerifications } from "@/lib/db/schema
 import type { VerificationCounts, VerificationScope, VerificationState } from "@/lib/imports/types";
 import { csvLine } from "../report/csv";
 import { requireJob } from "../store/jobs";
-import { latestVerifications, type Verification } from "./verify";
+import { latestVerifications, parsedVerification, type Verification } from "./verify";
 
 /** A Verify as the job page shows it. */
 export type VerificationSummary = {
@@ -107,11 +107,12 @@ export async function* verificationCsv(
   jobId: string,
   verificationId: string,
 ): AsyncGenerator<string> {
-  const [verification] = await db
+  const [row] = await db
     .select()
     .from(importVerifications)
     .where(and(eq(importVerifications.id, verificationId), eq(importVerifications.jobId, jobId)));
-  if (!verification) return;
+  if (!row) return;
+  const verification = parsedVerification(row);
   yield csvLine(["outcome", "row", "key", "field", "reason"]);
   yield csvLine(["matched", "", "", "", `${verification.counts.matched} rows match the target.`]);
   let after = 0;
@@ -151,6 +152,7 @@ export async function runVerificationsOf(
       ),
     )
     .orderBy(desc(importVerifications.finishedAt));
-  for (const row of rows) if (!latest.has(row.jobId)) latest.set(row.jobId, summarize(row));
+  for (const row of rows)
+    if (!latest.has(row.jobId)) latest.set(row.jobId, summarize(parsedVerification(row)));
   return latest;
 }

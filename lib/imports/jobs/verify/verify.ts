@@ -8,6 +8,7 @@ import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
 import { findApplication } from "@/lib/sandbox";
 import type { MessageResource } from "@/lib/schemas/messages";
+import { verificationCountsSchema } from "@/lib/schemas/import-jobs";
 import type {
   FollowUps,
   ImportResource,
@@ -42,6 +43,11 @@ import {
 } from "./expected";
 
 export type Verification = typeof importVerifications.$inferSelect;
+
+/** A Verify as read from the database, its counts (a JSON column) parsed. */
+export function parsedVerification(row: Verification): Verification {
+  return { ...row, counts: verificationCountsSchema.parse(row.counts) };
+}
 
 /** Messages compared per channel on a remote platform, unless asked otherwise. */
 export const DEFAULT_SAMPLE = 20;
@@ -115,7 +121,7 @@ export async function findVerification(
   id: string,
 ): Promise<Verification | undefined> {
   const [row] = await db.select().from(importVerifications).where(eq(importVerifications.id, id));
-  return row;
+  return row && parsedVerification(row);
 }
 
 /** The job's newest Verify of each scope. */
@@ -130,7 +136,7 @@ export async function latestVerifications(
     .orderBy(desc(importVerifications.createdAt))
     .limit(50);
   const latest: Partial<Record<VerificationScope, Verification>> = {};
-  for (const row of rows) latest[row.scope] ??= row;
+  for (const row of rows) latest[row.scope] ??= parsedVerification(row);
   return latest;
 }
 

@@ -216,11 +216,35 @@ export type MessagePlan = {
  */
 export type EarlierMessages = {
   imported: number;
-  /** Of those, whose text, file or sender changed in the source since (kept as first sent). */
+  /**
+   * Of those, edited in the source since (text, mentions, custom type or data): the replies
+   * stage updates them on the platform. (In plans made before edits were carried: every
+   * message that changed, kept as first sent.)
+   */
   changed: number;
+  /**
+   * Of those, changed in what the platform's update cannot change (sender, kind, file): kept
+   * as first sent, each with a warning. Absent in older plans.
+   */
+  keptAsSent?: number;
   /** Of those, with reactions the earlier import did not have: the new ones are added. */
   newReactions: number;
 };
+
+/**
+ * What a plan's earlier messages say changed: `edited`, updated on the platform; `keptAsSent`,
+ * changed in what the update cannot carry. A plan made before edits were carried counted every
+ * change as kept (it has no `keptAsSent`).
+ */
+export function earlierChanges(earlier: EarlierMessages | undefined): {
+  edited: number;
+  keptAsSent: number;
+} {
+  if (!earlier) return { edited: 0, keptAsSent: 0 };
+  return earlier.keptAsSent === undefined
+    ? { edited: 0, keptAsSent: earlier.changed }
+    : { edited: earlier.changed, keptAsSent: earlier.keptAsSent };
+}
 
 export type ThreadPlan = {
   /** Replies sent with the send API, each to its root. */
@@ -287,7 +311,15 @@ export type Rehearsal = {
    * A messages rehearsal's replies stage: replies sent and refused (counted in `created` and
    * `failed` too, as messages of the file), reactions added and refused. Absent before it ran.
    */
-  threads?: { replies: number; repliesFailed: number; reactions: number; reactionsFailed: number };
+  threads?: {
+    replies: number;
+    repliesFailed: number;
+    reactions: number;
+    reactionsFailed: number;
+    /** A newer export's edits updated, and refused (absent in older rehearsals). */
+    edits?: number;
+    editsFailed?: number;
+  };
   error?: string;
   /**
    * The scratch application: of the attempt under way (deleted by whoever takes the rehearsal

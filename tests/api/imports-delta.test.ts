@@ -8,6 +8,8 @@ import { startImportRunner } from "@/lib/imports/jobs/worker/runner";
 import type { PlatformClient } from "@/lib/platform";
 import { threadsFile, threadsMapping, type ThreadsFile } from "@/tests/fixtures/imports";
 import { failuresCsv, jobProgress } from "@/lib/imports/jobs/report/report";
+import { jobFromRowsNotDone } from "@/lib/imports/jobs/report/rows-not-done";
+import { controlJob } from "@/lib/imports/jobs/run/control";
 import {
   clientFor,
   createPlannedJob,
@@ -15,6 +17,7 @@ import {
   runJob,
   verifyJob,
   waitForJob,
+  waitForPlan,
 } from "./imports-harness";
 import { sharedSandbox } from "./support/http";
 import { seedThreadTarget } from "./support/threads";
@@ -287,6 +290,32 @@ describe("a newer export of the same messages", () => {
       different: 0,
     });
     expect((await requireJob(database.db, job.id)).status).toBe("completed");
+  }, 300_000);
+
+  it("names an edit a cancelled import did not make, and a new job of the rows not done makes it", async () => {
+    const { client, channel, first, newer, flatRows } = await migrateFirst("dlc");
+    const edited = flatRows[0]!;
+    const oldText = edited[2]!;
+    edited[2] = `${oldText} (edited)`;
+    const file = { columns: first.columns, rows: newer };
+    const delta = await createPlannedJob(handle(), sandbox, "messages", file, threadsMapping);
+    await controlJob(database.db, delta.id, "cancel");
+    await waitForJob(database.db, delta.id, (job) => job.status === "cancelled");
+
+    let csv = "";
+    for await (const part of failuresCsv(database.db, delta.id)) csv += part;
+    const lines = csv.trim().split("\r\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(edited[2]!);
+    expect(lines[1]).toContain("not updated to this version");
+
+    const again = await jobFromRowsNotDone(database.db, delta.id);
+    const planned = await waitForPlan(handle(), sandbox, again.id);
+    expect((planned.plan as JobPlan).messages?.earlier).toMatchObject({ imported: 1, changed: 1 });
+    const { job } = await runJob(handle(), sandbox, again.id, { timeoutMs: 120_000 });
+    expect(await rowCounts(database.db, job.id)).toMatchObject({ existed: 1, failed: 0 });
+    expect(await textOnPlatform(client, channel, edited[2]!)).toBeDefined();
+    expect(await textOnPlatform(client, channel, oldText)).toBeUndefined();
   }, 300_000);
 });
 

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/client";
@@ -6,7 +5,7 @@ import type { JobPlan } from "@/lib/imports/jobs/plan/plan";
 import { listRows, requireJob, rowCounts } from "@/lib/imports/jobs/store/jobs";
 import { startImportRunner } from "@/lib/imports/jobs/worker/runner";
 import type { PlatformClient } from "@/lib/platform";
-import { threadsFile, threadsMapping, type ThreadsFile } from "@/tests/fixtures/imports";
+import { threadsMapping, type ThreadsFile } from "@/tests/fixtures/imports";
 import { failuresCsv, jobProgress } from "@/lib/imports/jobs/report/report";
 import { jobFromRowsNotDone } from "@/lib/imports/jobs/report/rows-not-done";
 import { controlJob } from "@/lib/imports/jobs/run/control";
@@ -20,7 +19,7 @@ import {
   waitForPlan,
 } from "./imports-harness";
 import { sharedSandbox } from "./support/http";
-import { seedThreadTarget } from "./support/threads";
+import { threadTargetAndFile } from "./support/threads";
 import { useTestDatabase } from "./support/test-database";
 
 /**
@@ -35,15 +34,18 @@ describe("a newer export of the same messages", () => {
 
   /** The first export of a community of two group channels, migrated; and a copy to change. */
   async function migrateFirst(name: string) {
-    const prefix = `${name}_${randomBytes(4).toString("hex")}`;
     const client = clientFor(sandbox);
-    const { senders, urls } = await seedThreadTarget(client, prefix, 2);
-    const first = threadsFile(
-      urls,
+    const {
+      prefix,
       senders,
-      { messages: 12, replies: 3, roots: 2, reactions: 4 },
-      { prefix },
-    );
+      urls,
+      file: first,
+    } = await threadTargetAndFile(client, name, 2, {
+      messages: 12,
+      replies: 3,
+      roots: 2,
+      reactions: 4,
+    });
     const planned = await createPlannedJob(handle(), sandbox, "messages", first, threadsMapping);
     expect((await runJob(handle(), sandbox, planned.id, { timeoutMs: 120_000 })).job.status).toBe(
       "completed",

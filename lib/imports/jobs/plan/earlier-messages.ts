@@ -82,9 +82,10 @@ export async function markEarlierMessages(db: Database, job: ImportJob): Promise
         ${
           replies
             ? sql``
-            : sql`when exists (select 1 from import_rows as c where c.job_id = r.job_id
-                and c.state = 'pending' and c.parent_source_id = r.source_id
-                and c.resource_key = r.resource_key) then 'pending'`
+            : // Uncorrelated, so hashed once: a subquery per row read its channel's rows each time.
+              sql`when (r.resource_key, r.source_id) in (select c.resource_key, c.parent_source_id
+                from import_rows as c where c.job_id = ${job.id} and c.state = 'pending'
+                  and c.parent_source_id is not null) then 'pending'`
         }
         else null end
     from pairs as e

@@ -5,6 +5,7 @@
  */
 
 import type {
+  EarlierMessages,
   FollowUps,
   ImportResource,
   MessageReaction,
@@ -35,6 +36,21 @@ export type {
   VerificationScope,
   VerificationState,
 } from "@/lib/schemas/import-jobs";
+
+/**
+ * What a plan's earlier messages say changed: `edited`, updated on the platform; `keptAsSent`,
+ * changed in what the update cannot carry. A plan made before edits were carried counted every
+ * change as kept (it has no `keptAsSent`).
+ */
+export function earlierChanges(earlier: EarlierMessages | undefined): {
+  edited: number;
+  keptAsSent: number;
+} {
+  if (!earlier) return { edited: 0, keptAsSent: 0 };
+  return earlier.keptAsSent === undefined
+    ? { edited: 0, keptAsSent: earlier.changed }
+    : { edited: earlier.changed, keptAsSent: earlier.keptAsSent };
+}
 
 export const importResources: readonly ImportResource[] = [
   "users",

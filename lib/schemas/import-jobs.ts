@@ -106,8 +106,17 @@ export const planProgressSchema = z.object({
  */
 export const earlierMessagesSchema = z.object({
   imported: z.number(),
-  /** Of those, whose text, file or sender changed in the source since (kept as first sent). */
+  /**
+   * Of those, edited in the source since (text, mentions, custom type or data): the replies
+   * stage updates them on the platform. (In plans made before edits were carried: every
+   * message that changed, kept as first sent.)
+   */
   changed: z.number(),
+  /**
+   * Of those, changed in what the platform's update cannot change (sender, kind, file): kept
+   * as first sent, each with a warning. Absent in older plans.
+   */
+  keptAsSent: z.number().optional(),
   /** Of those, with reactions the earlier import did not have: the new ones are added. */
   newReactions: z.number(),
 });
@@ -254,6 +263,9 @@ export const rehearsalSchema = z.object({
       repliesFailed: z.number(),
       reactions: z.number(),
       reactionsFailed: z.number(),
+      /** A newer export's edits updated, and refused (absent in older rehearsals). */
+      edits: z.number().optional(),
+      editsFailed: z.number().optional(),
     })
     .optional(),
   error: z.string().optional(),

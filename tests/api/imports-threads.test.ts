@@ -107,7 +107,7 @@ describe("replies and reactions of a messages import", () => {
     });
 
     // The job page and the migration overview show the stage, from the plan on.
-    const stage = { replies: 36, reactions: file.reactionCount };
+    const stage = { replies: 36, reactions: file.reactionCount, edits: 0, editsDone: 0 };
     expect((await jobProgress(database.db, planned.id)).threads).toEqual({
       ...stage,
       repliesDone: 0,

@@ -11,13 +11,12 @@ import { listRows, requireJob, rowCounts } from "@/lib/imports/jobs/store/jobs";
 import {
   messagesFile,
   messagesMapping,
-  threadsFile,
   threadsMapping,
   usersFile,
   usersMapping,
 } from "@/tests/fixtures/imports";
 import { sharedSandbox } from "./support/http";
-import { expectThreadsOnPlatform, seedThreadTarget } from "./support/threads";
+import { expectThreadsOnPlatform, threadTargetAndFile } from "./support/threads";
 import { clientFor, createPlannedJob } from "./imports-harness";
 
 const databaseUrl = process.env.TEST_DATABASE_URL;
@@ -156,15 +155,13 @@ describe.skipIf(!databaseUrl)("two workers on one PostgreSQL job", () => {
   });
 
   it("shares the replies stage of a threads job: each reply and reaction sent once between them", async () => {
-    const prefix = `pgt_${randomBytes(4).toString("hex")}`;
     const client = clientFor(sandbox);
-    const { senders, urls } = await seedThreadTarget(client, prefix, 8);
-    const file = threadsFile(
-      urls,
-      senders,
-      { messages: 30, replies: 10, roots: 3, reactions: 12 },
-      { prefix },
-    );
+    const { urls, file } = await threadTargetAndFile(client, "pgt", 8, {
+      messages: 30,
+      replies: 10,
+      roots: 3,
+      reactions: 12,
+    });
     const planned = await createPlannedJob(first, sandbox, "messages", file, threadsMapping);
     const sends = [0, 0];
     const reactions = [0, 0];
@@ -188,5 +185,46 @@ describe.skipIf(!databaseUrl)("two workers on one PostgreSQL job", () => {
       replies: urls.length * 10,
       reactions: file.reactionCount,
     });
+  });
+
+  it("shares a newer export's edits: each edited message updated once between them", async () => {
+    const client = clientFor(sandbox);
+    const { prefix, urls, file } = await threadTargetAndFile(client, "pge", 8, {
+      messages: 6,
+      replies: 0,
+      roots: 1,
+      reactions: 0,
+    });
+    const firstJob = await createPlannedJob(first, sandbox, "messages", file, threadsMapping);
+    await runOnBoth(firstJob.id, 2, () => {});
+
+    // The newer export: the first message of every channel edited since.
+    const edited = new Set(urls.map((_, c) => `${prefix}-${c}-0`));
+    const newer = {
+      columns: file.columns,
+      rows: file.rows.map((row) =>
+        edited.has(row[4]!) ? [...row.slice(0, 2), `${row[2]} (edited)`, ...row.slice(3)] : row,
+      ),
+    };
+    const delta = await createPlannedJob(first, sandbox, "messages", newer, threadsMapping);
+    const updates: string[] = [];
+    await runOnBoth(delta.id, 2, (_, info) => {
+      if (info.method === "PUT") updates.push(new URL(info.url).pathname);
+    });
+    expect(await rowCounts(first.db, delta.id)).toMatchObject({
+      existed: file.rows.length,
+      failed: 0,
+    });
+    // Each channel's edit sent once, by whichever worker held the channel.
+    expect(updates).toHaveLength(urls.length);
+    expect(new Set(updates).size).toBe(urls.length);
+    for (const url of urls) {
+      const page = await client.messages.list("group_channels", url, {
+        messageTs: 0,
+        prevLimit: 0,
+        nextLimit: 10,
+      });
+      expect(page.messages[0]?.message).toBe(`message 0 of ${url} (edited)`);
+    }
   });
 });

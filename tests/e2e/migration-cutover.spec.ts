@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { expected, fixtureZip } from "../fixtures/exports/build";
+import { expected, fixtureFiles, fixtureZip } from "../fixtures/exports/build";
 import { revealApiToken } from "./support/console";
 import { createImports, droppedFiles, openExportFlow } from "./support/export-flow";
 import { runToCompletion } from "./support/migration";
@@ -53,6 +53,12 @@ async function migrateAndVerify(page: Page, files: Dropped): Promise<number> {
   const counted = await page.getByTestId("report-counts").innerText();
   expect(counted).toContain("0 failed");
   const leftOut = Number(/(\d+) invalid/.exec(counted)![1]);
+  await verifyFindsNothing(page);
+  return leftOut;
+}
+
+/** Verifies the run of the import whose page is open: 0 missing, extra or different. */
+async function verifyFindsNothing(page: Page) {
   await page.getByRole("button", { name: "Verify", exact: true }).click();
   const verified = page.getByTestId("verification-run");
   await expect(verified.getByRole("heading")).toContainText("Verify of the run: Verified", {
@@ -61,7 +67,6 @@ async function migrateAndVerify(page: Page, files: Dropped): Promise<number> {
   await expect(verified.getByTestId("verification-counts")).toContainText(
     "0 missing · 0 extra · 0 different",
   );
-  return leftOut;
 }
 
 for (const format of ["discord", "mattermost"] as const)
@@ -107,8 +112,16 @@ test("a Slack export migrated end to end and verified; a newer export adds only 
     ).total;
   const before = await total();
 
-  // The newer export: the same workspace, two days later, with two new messages in #general.
+  // The newer export: the same workspace, two days later, with two new messages in #general
+  // and Bob's reply in its thread edited since (a mention added).
+  const firstDay = JSON.parse(fixtureFiles("slack").get("general/2024-03-04.json")!) as Array<
+    Record<string, unknown>
+  >;
+  const bobsReply = firstDay.find((message) => message.ts === "1709546520.000300")!;
+  bobsReply.text = "Thanks <@U01ALICE> and <@U03CAROL>! Happy to be here.";
+  bobsReply.edited = { user: "U02BOB", ts: "1709978000.000000" };
   const newer = slackZip({
+    "general/2024-03-04.json": JSON.stringify(firstDay),
     "general/2024-03-09.json": JSON.stringify([
       {
         type: "message",
@@ -133,7 +146,7 @@ test("a Slack export migrated end to end and verified; a newer export adds only 
     `Conversations: 0 new (${conversations} already on the platform)`,
   );
   await expect(delta).toContainText(
-    `Messages: 2 new (${counts.messages - leftOut} sent by an earlier import; ${leftOut} left out (see the plan))`,
+    `Messages: 2 new, 1 changed (${counts.messages - leftOut} sent by an earlier import; ${leftOut} left out (see the plan))`,
   );
   await page.screenshot({ path: "test-results/export-flow-newer.png", fullPage: true });
 
@@ -143,5 +156,8 @@ test("a Slack export migrated end to end and verified; a newer export adds only 
   await expect(page.getByTestId("report-counts")).toContainText(
     `2 created · ${counts.messages - leftOut} existed · 0 failed · ${leftOut} invalid`,
   );
+  await expect(page.getByTestId("threads-done")).toContainText("1 of 1 edited message updated");
   expect(await total()).toBe(before + 2);
+  // The edit is on the platform: Verify of the newer export finds every message as it has it.
+  await verifyFindsNothing(page);
 });

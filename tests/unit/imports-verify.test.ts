@@ -16,29 +16,12 @@ import {
 } from "@/lib/imports/jobs/verify/expected";
 import { csvLine } from "@/lib/imports/jobs/report/csv";
 import type { MessageResource } from "@/lib/schemas/messages";
+import { listedMessage } from "@/tests/fixtures/messages";
 
 const channel = "general";
 
-function listed(overrides: Partial<MessageResource> & { message_id: number }): MessageResource {
-  return {
-    type: "MESG",
-    message: "hello",
-    custom_type: "",
-    data: "",
-    created_at: 1_700_000_000_000,
-    updated_at: 0,
-    channel_url: channel,
-    channel_type: "group",
-    mention_type: "users",
-    mentioned_users: [],
-    is_removed: false,
-    silent: false,
-    message_survival_seconds: -1,
-    user: { user_id: "ann", nickname: "Ann", profile_url: "" },
-    parent_message_id: 0,
-    ...overrides,
-  };
-}
+const listed = (overrides: Partial<MessageResource> & { message_id: number }) =>
+  listedMessage({ channel_url: channel, ...overrides });
 
 const mark = (dedup: string) => [{ key: "import_dedup_id", value: [dedup] }];
 

@@ -16,7 +16,14 @@ const counts: OutcomeCounts = {
   pending: 100,
   threadsFailed: 0,
 };
-const threads = { replies: 36, repliesDone: 12, reactions: 1200, reactionsDone: 0 };
+const threads = {
+  replies: 36,
+  repliesDone: 12,
+  reactions: 1200,
+  reactionsDone: 0,
+  edits: 0,
+  editsDone: 0,
+};
 
 function overview(jobThreads: MigrationStage["jobs"][number]["threads"]): string {
   const stages: MigrationStage[] = [
@@ -53,6 +60,16 @@ describe("the replies stage of a messages import", () => {
       "1 of 1 reply sent",
     );
     expect(overview(null)).not.toContain("sent");
+    expect(overview(threads)).not.toContain("edited");
+  });
+
+  it("names a newer export's edited messages updated, of those planned", () => {
+    expect(overview({ ...threads, replies: 0, reactions: 0, edits: 3, editsDone: 2 })).toContain(
+      "2 of 3 edited messages updated",
+    );
+    expect(overview({ ...threads, edits: 1, editsDone: 1 })).toContain(
+      "12 of 36 replies sent, 0 of 1,200 reactions added, 1 of 1 edited message updated",
+    );
   });
 
   it("shows on the job page beside the messages", () => {

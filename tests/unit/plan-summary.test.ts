@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { planState } from "@/components/imports/jobs/job-view";
 import { PlanSummary, RehearsalSummary } from "@/components/imports/jobs/plan-summary";
 import type { JobProgress } from "@/lib/imports/jobs";
-import type { JobPlan, Rehearsal } from "@/lib/imports/types";
+import type { EarlierMessages, JobPlan, Rehearsal } from "@/lib/imports/types";
 
 function plan(overrides: Partial<JobPlan>): JobPlan {
   return {
@@ -145,6 +145,38 @@ describe("the plan summary of a messages import with threads", () => {
   });
 });
 
+describe("a newer export's plan", () => {
+  const newerPlan = (earlier: EarlierMessages) =>
+    plan({
+      toCreate: 2,
+      existing: earlier.imported,
+      messages: {
+        channels: 1,
+        requests: 1,
+        firstTimestamp: null,
+        lastTimestamp: null,
+        byType: { MESG: 42, FILE: 0, ADMM: 0 },
+        missingChannels: [],
+        missingSenders: [],
+        largestChannels: [],
+        earlier,
+      },
+    });
+
+  it("says the edited messages are updated and the changes the update cannot carry are kept", () => {
+    const summary = text(newerPlan({ imported: 40, changed: 1, keptAsSent: 2, newReactions: 0 }));
+    expect(summary).toContain(
+      "40 messages were sent by an earlier import of this console and are not sent again: only what is new goes out. 1 of them was edited in the source since (text, mentions, custom type or data): once its channel is migrated, each is updated on the platform to this version. 2 of them changed in what the platform cannot update (sender, kind or file): the platform keeps what was sent first, and each has a warning in the report.",
+    );
+  });
+
+  it("reads a plan made before edits were carried as it was meant: every change kept", () => {
+    const summary = text(newerPlan({ imported: 40, changed: 3, newReactions: 0 }));
+    expect(summary).not.toContain("edited in the source");
+    expect(summary).toContain("3 of them changed in what the platform cannot update");
+  });
+});
+
 describe("the rehearsal of a messages import", () => {
   const rehearsed = (threads?: Rehearsal["threads"]) =>
     renderToStaticMarkup(
@@ -164,6 +196,14 @@ describe("the rehearsal of a messages import", () => {
     ).toContain(
       "Then the replies and reactions: 1,200 replies sent to their roots (1 would fail), 30 reactions added.",
     );
+  });
+
+  it("counts a newer export's edits updated, and those that would fail", () => {
+    const threads = { replies: 2, repliesFailed: 0, reactions: 1, reactionsFailed: 0 };
+    expect(rehearsed({ ...threads, edits: 2, editsFailed: 1 })).toContain(
+      "2 replies sent to their roots, 1 reactions added, 2 edited messages updated (1 would fail).",
+    );
+    expect(rehearsed({ ...threads, edits: 0, editsFailed: 0 })).not.toContain("edited");
   });
 
   it("says nothing of them when there were none", () => {

@@ -9,6 +9,7 @@ import { useSingleFlight } from "@/components/ui/use-single-flight";
 import { unwrap } from "@/lib/actions/action-result";
 import { controlImportJob, newJobFromRowsNotDone } from "@/lib/actions/imports";
 import type { JobProgress } from "@/lib/imports/jobs";
+import { earlierChanges } from "@/lib/imports/types";
 import { importJobKeys, useJobCommand, type JobCommand } from "./job-queries";
 
 /** The job's own target (the one it was made on), as its confirmations name it. */
@@ -156,6 +157,7 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
   const last = plan ? plan.followUps.deactivate + plan.followUps.freeze : 0;
   const production = target.environment === "production";
   const createdSenders = plan?.messages?.createSenders?.length ?? 0;
+  const edits = earlierChanges(plan?.messages?.earlier).edited;
   return (
     <JobActionDialog
       title={`Run the import into ${target.name}?`}
@@ -172,7 +174,14 @@ function RunDialog({ progress, target, disabled, onConfirm }: DialogProps & { ta
           {plan && (
             <ul className="list-disc pl-5" data-testid="run-plan-counts">
               <li>{n(plan.toCreate)} to create</li>
-              <li>{n(plan.existing)} already there, skipped (nothing is overwritten)</li>
+              {edits > 0 ? (
+                <li>
+                  {n(plan.existing)} already there, skipped, except {n(edits)} edited in the source
+                  since an earlier import sent them: their text is updated to this version
+                </li>
+              ) : (
+                <li>{n(plan.existing)} already there, skipped (nothing is overwritten)</li>
+              )}
               <li>
                 {n(plan.invalid)} invalid and {n(plan.excluded)} excluded, not sent
               </li>

@@ -84,7 +84,11 @@ export function JobProgressPanel({ progress }: JobProgressPanelProps) {
         )}
         {progress.threads && (
           <div>
-            <dt className="text-slate-500">Replies and reactions</dt>
+            <dt className="text-slate-500">
+              {progress.threads.edits > 0
+                ? "Replies, reactions and edits"
+                : "Replies and reactions"}
+            </dt>
             <dd className="font-medium tabular-nums" data-testid="threads-done">
               {threadWords(progress.threads)}
             </dd>

@@ -1,6 +1,6 @@
 import { ProgressBar } from "@/components/ui/progress-bar";
 import type { RehearsalPace } from "@/lib/imports/jobs";
-import type { JobPlan, Rehearsal } from "@/lib/imports/types";
+import { earlierChanges, type JobPlan, type Rehearsal } from "@/lib/imports/types";
 import type { PlanProgress } from "@/lib/imports/types";
 import { counted } from "@/lib/text/counted";
 import { RehearsalProgressPanel } from "./job-progress";
@@ -106,6 +106,7 @@ function nonMembers(threads: NonNullable<NonNullable<JobPlan["messages"]>["threa
 
 /** Per channel: messages, time range and requests; and the channels and senders that are missing. */
 function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }) {
+  const { edited, keptAsSent } = earlierChanges(plan.earlier);
   return (
     <div className="space-y-2 text-sm text-slate-700" data-testid="message-plan">
       <p>
@@ -122,8 +123,10 @@ function MessagePlanSummary({ plan }: { plan: NonNullable<JobPlan["messages"]> }
           {counted(plan.earlier.imported, "message")} {plan.earlier.imported === 1 ? "was" : "were"}{" "}
           sent by an earlier import of this console and {plan.earlier.imported === 1 ? "is" : "are"}{" "}
           not sent again: only what is new goes out.
-          {plan.earlier.changed > 0 &&
-            ` ${n(plan.earlier.changed)} of them changed in the source since (an edit): the platform keeps what was sent first, and each has a warning in the report.`}
+          {edited > 0 &&
+            ` ${n(edited)} of them ${edited === 1 ? "was" : "were"} edited in the source since (text, mentions, custom type or data): once its channel is migrated, each is updated on the platform to this version.`}
+          {keptAsSent > 0 &&
+            ` ${n(keptAsSent)} of them changed in what the platform cannot update (sender, kind or file): the platform keeps what was sent first, and each has a warning in the report.`}
           {plan.earlier.newReactions > 0 &&
             ` ${n(plan.earlier.newReactions)} of them have new reactions, which are added.`}
         </p>
@@ -304,12 +307,18 @@ export function RehearsalSummary({
 /** The replies stage in a messages rehearsal: its replies are among the messages counted above. */
 function RehearsedThreads({ threads }: { threads: NonNullable<Rehearsal["threads"]> }) {
   const { replies, repliesFailed, reactions, reactionsFailed } = threads;
-  if (replies + repliesFailed + reactions + reactionsFailed === 0) return null;
+  const edits = threads.edits ?? 0;
+  const editsFailed = threads.editsFailed ?? 0;
+  if (replies + repliesFailed + reactions + reactionsFailed + edits + editsFailed === 0)
+    return null;
   return (
     <p data-testid="rehearsal-threads">
       Then the replies and reactions: {n(replies)} replies sent to their roots
       {repliesFailed > 0 && ` (${n(repliesFailed)} would fail)`}, {n(reactions)} reactions added
-      {reactionsFailed > 0 && ` (${n(reactionsFailed)} would fail)`}.
+      {reactionsFailed > 0 && ` (${n(reactionsFailed)} would fail)`}
+      {edits + editsFailed > 0 &&
+        `, ${counted(edits, "edited message")} updated${editsFailed > 0 ? ` (${n(editsFailed)} would fail)` : ""}`}
+      .
     </p>
   );
 }

@@ -4,13 +4,16 @@ const n = (value: number) => value.toLocaleString("en");
 
 /**
  * A messages import's replies stage in words, as the job page and the migration overview show
- * it: replies sent and reactions added, of those planned. Pure, for server and client alike.
+ * it: replies sent, reactions added and a newer export's edited messages updated, of those
+ * planned. Pure, for server and client alike.
  */
 export function threadWords({
   replies,
   repliesDone,
   reactions,
   reactionsDone,
+  edits = 0,
+  editsDone = 0,
 }: NonNullable<JobProgress["threads"]>): string {
   const parts: string[] = [];
   if (replies > 0)
@@ -18,6 +21,10 @@ export function threadWords({
   if (reactions > 0)
     parts.push(
       `${n(reactionsDone)} of ${n(reactions)} ${reactions === 1 ? "reaction" : "reactions"} added`,
+    );
+  if (edits > 0)
+    parts.push(
+      `${n(editsDone)} of ${n(edits)} edited ${edits === 1 ? "message" : "messages"} updated`,
     );
   return parts.join(", ");
 }

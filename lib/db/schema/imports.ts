@@ -132,6 +132,14 @@ export const importRows = pgTable(
      * pending (a root's id to find, a reply to send, reactions to add); done; failed.
      */
     threadState: text("thread_state").$type<"pending" | "done" | "failed">(),
+    /**
+     * A newer export's message an earlier import sent, edited in the source since: the fields
+     * the update API can change that the source changed, with the values the earlier import
+     * sent (what the platform holds until the update). Null when there is nothing to update.
+     */
+    edit: jsonb("edit").$type<Record<string, unknown>>(),
+    /** The update of an edited message (`edit`): pending; done; failed. Null without one. */
+    editState: text("edit_state").$type<"pending" | "done" | "failed">(),
   },
   (t) => [
     primaryKey({ columns: [t.jobId, t.rowIndex] }),
@@ -139,6 +147,10 @@ export const importRows = pgTable(
     index("import_rows_thread_pending")
       .on(t.jobId, t.resourceKey, t.rowIndex)
       .where(sql`${t.threadState} = 'pending'`),
+    // The edits a newer export carries (lib/imports/jobs/replies/): few rows of the job.
+    index("import_rows_edit_pending")
+      .on(t.jobId, t.resourceKey, t.rowIndex)
+      .where(sql`${t.editState} = 'pending'`),
     index("import_rows_state").on(t.jobId, t.state, t.rowIndex),
     // The runner's claims that look behind its place in the job (lib/imports/jobs/run/claims.ts):
     // created rows whose follow-ups remain, and rows waiting for a retry. Both are few, and

@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import type { PlatformClient } from "@/lib/platform";
-import type { ThreadsFile } from "@/tests/fixtures/imports";
+import { randomBytes } from "node:crypto";
+import { threadsFile, type ThreadsFile } from "@/tests/fixtures/imports";
 import { THREADS_PAGE, threadsAsStored } from "@/tests/support/threads-on-platform";
 
 /** Users and group channels with every user a member, on the sandbox. */
@@ -12,6 +13,21 @@ export async function seedThreadTarget(client: PlatformClient, prefix: string, c
   for (const url of urls)
     await client.groupChannels.create({ channel_url: url, user_ids: senders });
   return { senders, urls };
+}
+
+/**
+ * A fresh target of `channels` group channels (ids prefixed `name_<random>`) and a threads
+ * file for it, `perChannel` as `threadsFile` takes it.
+ */
+export async function threadTargetAndFile(
+  client: PlatformClient,
+  name: string,
+  channels: number,
+  perChannel: Parameters<typeof threadsFile>[2],
+) {
+  const prefix = `${name}_${randomBytes(4).toString("hex")}`;
+  const { senders, urls } = await seedThreadTarget(client, prefix, channels);
+  return { prefix, senders, urls, file: threadsFile(urls, senders, perChannel, { prefix }) };
 }
 
 /** What the sandbox holds of the file's threads, all as the file has them: replies and reactions counted. */

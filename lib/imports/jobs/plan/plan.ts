@@ -163,6 +163,8 @@ async function startFromUpload(db: Database, jobId: string) {
         followUpState: null,
         threadState: null,
         platformMessageId: null,
+        edit: null,
+        editState: null,
         // The reactions a plan left out (by non-members) come back: members may have changed.
         reactions: sql`coalesce(${importRows.reactionsAsUploaded}, ${importRows.reactions})`,
         reactionsAsUploaded: null,

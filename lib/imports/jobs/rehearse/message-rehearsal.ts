@@ -91,9 +91,12 @@ export async function rehearseMessages(
     }
   });
 
+  // Channels with messages to send, and those with only thread work or edits on messages an
+  // earlier import sent.
   const channels = rowsOf<{ url: string }>(
     await db.execute(sql`select distinct resource_key as url from import_rows
-      where job_id = ${job.id} and state = 'pending' and resource_key is not null`),
+      where job_id = ${job.id} and resource_key is not null
+        and (state = 'pending' or thread_state = 'pending' or edit_state = 'pending')`),
   ).map((row) => row.url);
   const importedKinds = new Map(
     (await importedKeys(db, channelResources, channels)).map((row) => [row.key, row.resource]),
@@ -115,7 +118,7 @@ export async function rehearseMessages(
     followUpsFailed: 0,
     failures: [] as Failure[],
     seededUsers,
-    threads: { replies: 0, repliesFailed: 0, reactions: 0, reactionsFailed: 0 } as ThreadTally,
+    threads: emptyTally(),
   };
   const fail = (rowIndex: number, code: number | null, message: string) => {
     if (tally.failures.length < options.maxListedFailures)
@@ -175,7 +178,7 @@ export async function rehearseMessages(
       }
     }
     // Then the replies stage, as the run works it once the channel is migrated.
-    const threads: ThreadTally = { replies: 0, repliesFailed: 0, reactions: 0, reactionsFailed: 0 };
+    const threads = emptyTally();
     await rehearseChannelThreads(
       db,
       scratch,
@@ -195,6 +198,17 @@ export async function rehearseMessages(
   });
   tally.failures.sort((a, b) => a.rowIndex - b.rowIndex);
   return tally;
+}
+
+function emptyTally(): ThreadTally {
+  return {
+    replies: 0,
+    repliesFailed: 0,
+    reactions: 0,
+    reactionsFailed: 0,
+    edits: 0,
+    editsFailed: 0,
+  };
 }
 
 async function kindOnTarget(

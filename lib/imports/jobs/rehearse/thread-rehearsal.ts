@@ -7,6 +7,8 @@ import type { SendMessageBody } from "@/lib/platform/types";
 import { platformRetries } from "@/lib/platform/retries";
 import { withRetries } from "@/lib/retry";
 import { IMPORT_DEDUP_KEY, MESSAGE_LIST_LIMIT_MAX } from "@/lib/schemas/messages";
+import { updateToVersion } from "../replies/edits";
+import { editsToMake, type EditToMake } from "../replies/thread-rows";
 import type { Pacer } from "../run/pacer";
 import { chunk, rowsOf } from "../shared/rows";
 
@@ -21,12 +23,17 @@ import { chunk, rowsOf } from "../shared/rows";
 
 type ChannelKind = "open_channels" | "group_channels";
 
-/** The stage's counts in a rehearsal: replies sent and refused, reactions added and refused. */
+/**
+ * The stage's counts in a rehearsal: replies sent and refused, reactions added and refused, a
+ * newer export's edits updated and refused.
+ */
 export type ThreadTally = {
   replies: number;
   repliesFailed: number;
   reactions: number;
   reactionsFailed: number;
+  edits: number;
+  editsFailed: number;
 };
 
 export type ThreadRehearsalOptions = {
@@ -37,6 +44,8 @@ export type ThreadRehearsalOptions = {
 
 /** Rows of thread work read by one statement. */
 const READ_ROWS = 1000;
+/** A channel's edits, read at once: a newer export's edits are few. */
+const EDITS_READ = 100_000;
 const INVITE_BATCH = 100;
 
 /**
@@ -88,8 +97,11 @@ export async function createScratchGroupChannel(
 /**
  * The messages already on the target that the job's thread work needs: roots its replies name
  * that an earlier import of this console created, and its own rows an earlier import sent
- * (`existed`) with new reactions or replies. The scratch application has them only if the
- * rehearsal migrates them first (not counted: the run does not send them).
+ * (`existed`) with new reactions or replies, or edited since. The scratch application has them
+ * only if the rehearsal migrates them first (not counted: the run does not send them). An
+ * edited message goes there as the target holds it, in the version the earlier import sent
+ * (its `edit`), so that the update is rehearsed; an edited reply goes there as a message of
+ * the channel, its thread being no part of the update.
  */
 export async function messagesAlreadySent(
   db: Database,
@@ -113,9 +125,12 @@ export async function messagesAlreadySent(
           and p.source_id = r.parent_source_id and p.parent_source_id is null
           and p.state = 'existed' and p.thread_state = 'pending')
       union all
-      select r.resource_key, r.body from import_rows as r
-      where r.job_id = ${jobId} and r.state = 'existed' and r.thread_state = 'pending'
-        and r.body ? 'timestamp'
+      select r.resource_key, (r.body - 'created_at') || coalesce(r.edit, '{}'::jsonb)
+        || case when r.body ? 'timestamp' then '{}'::jsonb
+          else jsonb_build_object('timestamp', r.body -> 'created_at') end
+      from import_rows as r
+      where r.job_id = ${jobId} and r.state = 'existed'
+        and ((r.thread_state = 'pending' and r.body ? 'timestamp') or r.edit_state = 'pending')
       order by 1`),
   ).map((row) => ({
     channel: row.channel,
@@ -146,12 +161,14 @@ export async function rehearseChannelThreads(
   options: ThreadRehearsalOptions,
 ): Promise<void> {
   const rows = await threadRows(db, jobId, channelUrl);
-  if (rows.length === 0) return;
+  const edits = await editsToMake(db, jobId, channelUrl, { limit: EDITS_READ, knownIds: false });
+  if (rows.length === 0 && edits.length === 0) return;
   const wanted = new Set<string>();
   for (const row of rows) {
     if (!row.isReply && row.dedupId) wanted.add(row.dedupId);
     if (row.rootDedupId) wanted.add(row.rootDedupId);
   }
+  for (const edit of edits) if (edit.dedupId) wanted.add(edit.dedupId);
   const ids = await findMessages(scratch, channelUrl, kind, wanted, options.pacers.read);
 
   const replies = rows
@@ -186,6 +203,8 @@ export async function rehearseChannelThreads(
       options.onFailure(reply.rowIndex, codeOf(error), `The reply was refused: ${reasonOf(error)}`);
     }
   }
+
+  await rehearseEdits(scratch, channelUrl, kind, edits, ids, tally, options);
 
   // The platform has no reactions in open channels; the plan left them out there.
   if (kind !== "group_channels") return;
@@ -229,6 +248,55 @@ export async function rehearseChannelThreads(
         code,
         `${refused.length} reaction${refused.length === 1 ? "" : "s"} refused: ${refused.slice(0, 3).join("; ")}${refused.length > 3 ? "; …" : ""}`,
       );
+  }
+}
+
+/**
+ * A newer export's edits, made in the scratch application as the run makes them on the target
+ * (`../replies/edits.ts`): each message found by its dedup id, read, and updated where it
+ * differs.
+ */
+async function rehearseEdits(
+  scratch: PlatformClient,
+  channelUrl: string,
+  kind: ChannelKind,
+  edits: readonly EditToMake[],
+  ids: ReadonlyMap<string, number>,
+  tally: ThreadTally,
+  options: ThreadRehearsalOptions,
+): Promise<void> {
+  for (const edit of edits) {
+    const messageId = ids.get(edit.dedupId ?? "");
+    if (messageId === undefined) {
+      tally.editsFailed++;
+      options.onFailure(
+        edit.rowIndex,
+        null,
+        `Not found in the scratch application after migration: its update to this version would not be made.`,
+      );
+      continue;
+    }
+    try {
+      await withRetries(
+        () =>
+          updateToVersion(
+            { client: scratch, pacers: options.pacers },
+            channelUrl,
+            kind,
+            messageId,
+            edit.wanted,
+          ),
+        platformRetries(),
+      );
+      tally.edits++;
+    } catch (error) {
+      tally.editsFailed++;
+      options.onFailure(
+        edit.rowIndex,
+        codeOf(error),
+        `The update to this version was refused: ${reasonOf(error)}`,
+      );
+    }
   }
 }
 

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import type { MessageReaction } from "@/lib/imports/reactions";
 import { rowsOf } from "../shared/rows";
+import { editedValues, type MessageEdit } from "./edits";
 import { messagePlaceSql, rowStateSql, sentThroughPlaceSql } from "../store/row-state";
 
 /**
@@ -19,7 +20,7 @@ import { messagePlaceSql, rowStateSql, sentThroughPlaceSql } from "../store/row-
 const onPlatform = sql.raw(`${rowStateSql("r")} in ('created', 'existed')`);
 
 /**
- * Channels of the job with thread work whose messages are all migrated (none pending past the
+ * Channels of the job with thread work (or edits to make) whose messages are all migrated (none pending past the
  * channel's `sent_through` place, none waiting for a retry) and that no worker holds; all of
  * them, held or not, with `claimable: false`.
  */
@@ -32,8 +33,11 @@ export async function threadChannels(
   const free = sql`and not (coalesce(l.locked_until > ${now}::timestamptz, false)
     or coalesce(l.next_attempt_at > ${now}::timestamptz, false))`;
   const result = await db.execute(sql`
-    select c.resource_key from (select distinct resource_key from import_rows
-      where job_id = ${jobId} and thread_state = 'pending' and resource_key is not null) as c
+    select c.resource_key from (select resource_key from import_rows
+        where job_id = ${jobId} and thread_state = 'pending' and resource_key is not null
+      union
+      select resource_key from import_rows
+        where job_id = ${jobId} and edit_state = 'pending' and resource_key is not null) as c
     left join import_channel_leases as l on l.job_id = ${jobId} and l.resource_key = c.resource_key
     where not exists (select 1 from import_rows as m
         where m.job_id = ${jobId} and m.resource_key = c.resource_key and m.state = 'pending'
@@ -44,12 +48,22 @@ export async function threadChannels(
   return rowsOf<{ resource_key: string }>(result).map((row) => row.resource_key);
 }
 
-/** A migrated message whose platform id the stage looks for, in this job or an earlier one. */
-export type RootToFind = { jobId: string; rowIndex: number; dedupId: string; timestamp: number };
+/**
+ * A migrated message whose platform id the stage looks for, in this job or an earlier one;
+ * `edit`: one of this job's with an edit to make.
+ */
+export type RootToFind = {
+  jobId: string;
+  rowIndex: number;
+  dedupId: string;
+  timestamp: number;
+  edit: boolean;
+};
 
 /**
- * The channel's migrated messages whose ids are still unknown: this job's roots and reacted
- * messages, and the roots its replies name that an earlier messages import created.
+ * The channel's migrated messages whose ids are still unknown: this job's roots, reacted
+ * messages and edited messages, and the roots its replies name that an earlier messages import
+ * created.
  */
 export async function rootsToFind(
   db: Database,
@@ -57,13 +71,20 @@ export async function rootsToFind(
   channelUrl: string,
 ): Promise<RootToFind[]> {
   const result = await db.execute(sql`
-    select r.job_id, r.row_index, r.body ->> 'dedup_id' as dedup_id, (r.body ->> 'timestamp')::bigint as ts
+    select r.job_id, r.row_index, r.body ->> 'dedup_id' as dedup_id,
+      (r.body ->> 'timestamp')::bigint as ts, r.edit_state is not distinct from 'pending' as edit
     from import_rows as r
     where r.job_id = ${jobId} and r.resource_key = ${channelUrl} and r.thread_state = 'pending'
       and r.parent_source_id is null and r.platform_message_id is null and r.body ? 'timestamp'
       and ${onPlatform}
     union
-    select o.job_id, o.row_index, o.body ->> 'dedup_id', (o.body ->> 'timestamp')::bigint
+    select r.job_id, r.row_index, r.body ->> 'dedup_id', (r.body ->> 'timestamp')::bigint, true
+    from import_rows as r
+    where r.job_id = ${jobId} and r.resource_key = ${channelUrl} and r.edit_state = 'pending'
+      and r.parent_source_id is null and r.platform_message_id is null and r.body ? 'timestamp'
+      and r.state = 'existed'
+    union
+    select o.job_id, o.row_index, o.body ->> 'dedup_id', (o.body ->> 'timestamp')::bigint, false
     from import_rows as o join import_jobs as j on j.id = o.job_id
     where o.resource_key = ${channelUrl} and o.job_id <> ${jobId} and j.resource = 'messages'
       and o.parent_source_id is null and o.platform_message_id is null and o.body ? 'timestamp'
@@ -71,13 +92,18 @@ export async function rootsToFind(
       and o.source_id in (select p.parent_source_id from import_rows as p
         where p.job_id = ${jobId} and p.resource_key = ${channelUrl} and p.thread_state = 'pending'
           and p.state = 'pending' and p.parent_source_id is not null)`);
-  return rowsOf<{ job_id: string; row_index: number; dedup_id: string; ts: string | number }>(
-    result,
-  ).map((row) => ({
+  return rowsOf<{
+    job_id: string;
+    row_index: number;
+    dedup_id: string;
+    ts: string | number;
+    edit: boolean;
+  }>(result).map((row) => ({
     jobId: row.job_id,
     rowIndex: Number(row.row_index),
     dedupId: row.dedup_id,
     timestamp: Number(row.ts),
+    edit: row.edit,
   }));
 }
 
@@ -151,6 +177,60 @@ export async function repliesToSend(
     rateLimitedTries: Number(row.rate_limited_tries),
     hasReactions: row.has_reactions,
   }));
+}
+
+/** A message of the channel, on the platform, to update to the newer export's version. */
+export type EditToMake = {
+  rowIndex: number;
+  /** Its platform id; null while it is to be found (the rehearsal finds it in its own application). */
+  messageId: number | null;
+  dedupId: string | null;
+  /** The fields to update, with the newer export's values. */
+  wanted: MessageEdit;
+  attempts: number;
+  rateLimitedTries: number;
+};
+
+/**
+ * The channel's edits still to make, in row order after `after`: those whose platform ids are
+ * known (`knownIds`, the run's), or all of them (the rehearsal's).
+ */
+export async function editsToMake(
+  db: Database,
+  jobId: string,
+  channelUrl: string,
+  { limit, after = -1, knownIds }: { limit: number; after?: number; knownIds: boolean },
+): Promise<EditToMake[]> {
+  const result = await db.execute(sql`
+    select r.row_index, r.platform_message_id, r.body ->> 'dedup_id' as dedup_id, r.body, r.edit,
+      r.attempts, r.rate_limited_tries
+    from import_rows as r
+    where r.job_id = ${jobId} and r.resource_key = ${channelUrl} and r.edit_state = 'pending'
+      and r.state = 'existed' and r.row_index > ${after}
+      ${knownIds ? sql`and r.platform_message_id is not null` : sql``}
+    order by r.row_index
+    limit ${limit}`);
+  return rowsOf<{
+    row_index: number;
+    platform_message_id: string | number | null;
+    dedup_id: string | null;
+    body: Record<string, unknown> | string;
+    edit: Record<string, unknown> | string;
+    attempts: number;
+    rate_limited_tries: number;
+  }>(result).map((row) => ({
+    rowIndex: Number(row.row_index),
+    messageId: row.platform_message_id === null ? null : Number(row.platform_message_id),
+    dedupId: row.dedup_id,
+    wanted: editedValues(parsed(row.body), Object.keys(parsed(row.edit))),
+    attempts: Number(row.attempts),
+    rateLimitedTries: Number(row.rate_limited_tries),
+  }));
+}
+
+/** A jsonb value as the driver gives it: parsed already, or its text. */
+function parsed(value: Record<string, unknown> | string): Record<string, unknown> {
+  return typeof value === "string" ? (JSON.parse(value) as Record<string, unknown>) : value;
 }
 
 /** A message of the channel, on the platform, whose reactions are to be added. */

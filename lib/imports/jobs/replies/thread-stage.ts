@@ -13,13 +13,16 @@ import { gaveUpMessage, rowRetry } from "../run/row-retry";
 import { importedKeys } from "../store/jobs";
 import { applyRowUpdates, type RowUpdate } from "../store/row-updates";
 import { outcomeBatches, type OutcomeBatches } from "../run/outcomes";
+import { updateToVersion } from "./edits";
 import {
+  editsToMake,
   failUnmigrated,
   finishFoundRoots,
   reactedMessages,
   repliesToSend,
   rootsToFind,
   threadChannels,
+  type EditToMake,
   type ReactedMessage,
   type ReplyToSend,
   type RootToFind,
@@ -155,6 +158,20 @@ async function workChannel(
         await sendReply(work, channelUrl, kind, reply);
       }
     }
+    // A newer export's edits, each read first so that only what differs is updated.
+    for (;;) {
+      if (!keepGoing()) return;
+      await outcomes.flush();
+      const edits = await editsToMake(db, job.id, channelUrl, {
+        limit: READ_ROWS,
+        knownIds: true,
+      });
+      if (edits.length === 0) break;
+      for (const edit of edits) {
+        if (!keepGoing()) return;
+        await updateEdited(work, channelUrl, kind, { ...edit, messageId: edit.messageId! });
+      }
+    }
     if (kind === "group_channels") {
       for (;;) {
         if (!keepGoing()) return;
@@ -233,16 +250,21 @@ async function findRoots(
   for (const root of roots) {
     const messageId = found.get(root);
     const updates = byJob.get(root.jobId) ?? [];
+    // An edited message not found is a failed row: its newer version is not on the platform.
+    const work = root.edit
+      ? "its update to this version was not made"
+      : "its replies and reactions were not sent";
     updates.push(
       messageId === undefined
         ? root.jobId === options.job.id
           ? {
               rowIndex: root.rowIndex,
               threadState: "failed",
+              ...(root.edit && { state: "failed", editState: "failed", finished: true }),
               resultMessage:
                 refusal === null
-                  ? `Not found on the platform after migration: no message of "${channelUrl}" carries its ${IMPORT_DEDUP_KEY} "${root.dedupId}", so its replies and reactions were not sent.`
-                  : `Its replies and reactions were not sent: listing "${channelUrl}" to find it was refused: ${refusal}`,
+                  ? `Not found on the platform after migration: no message of "${channelUrl}" carries its ${IMPORT_DEDUP_KEY} "${root.dedupId}", so ${work}.`
+                  : `${work[0]!.toUpperCase()}${work.slice(1)}: listing "${channelUrl}" to find it was refused: ${refusal}`,
             }
           : { rowIndex: root.rowIndex }
         : { rowIndex: root.rowIndex, platformMessageId: messageId },
@@ -291,6 +313,43 @@ async function sendReply(
       state: "failed",
     });
   }
+}
+
+/**
+ * Updates a message an earlier import sent to the newer export's version: the message is read
+ * first (read pace) and only the fields that differ are sent (write pace), so a rerun, or a
+ * worker taking over after one whose outcome was never written, updates nothing that matches.
+ * A refusal fails the row, with the platform's reason.
+ */
+async function updateEdited(
+  options: ChannelWork,
+  channelUrl: string,
+  kind: ChannelKind,
+  edit: EditToMake & { messageId: number },
+): Promise<void> {
+  const { outcomes } = options;
+  let updated: string[];
+  try {
+    updated = await updateToVersion(options, channelUrl, kind, edit.messageId, edit.wanted);
+  } catch (error) {
+    await failedTry(
+      options,
+      edit,
+      error,
+      `the update of message ${edit.messageId} to this version`,
+      { state: "failed", editState: "failed" },
+    );
+    return;
+  }
+  outcomes.record({
+    rowIndex: edit.rowIndex,
+    editState: "done",
+    resultCode: null,
+    resultMessage:
+      updated.length > 0
+        ? `Sent by an earlier import, and updated on the platform to this version (${updated.join(", ")} of message ${edit.messageId}).`
+        : `Sent by an earlier import; the platform's message ${edit.messageId} already had this version.`,
+  });
 }
 
 /** Adds the message's reactions that are not there yet (listed first, so a rerun adds none). */
@@ -350,7 +409,7 @@ async function failedTry(
   row: { rowIndex: number; attempts: number; rateLimitedTries: number },
   error: unknown,
   subject: string,
-  final: { state?: "failed" },
+  final: { state?: "failed"; editState?: "failed" },
 ): Promise<never | void> {
   const reason = error instanceof Error ? error.message : String(error);
   const code = isPlatformError(error) ? error.code : null;

@@ -250,6 +250,9 @@ export function notDoneReason(row: ImportRow, jobStatus: string): string | null 
   if (row.state === "created" && row.followUpState === "pending") {
     return "Created, but its follow-ups (deactivation, freeze, metadata, invitations) were not sent: the import was cancelled.";
   }
+  if (row.state === "existed" && row.editState === "pending") {
+    return "Sent by an earlier import, but not updated to this version (edited in the source since): the import was cancelled first.";
+  }
   return null;
 }
 
@@ -266,6 +269,8 @@ export function rowNotDone(row: ImportRow, jobStatus: string): boolean {
       row.threadState === "failed" ||
       (row.followUpState === "pending" && jobOver(jobStatus))
     );
+  // A newer export's edit not made before the job stopped (cancelled).
+  if (row.state === "existed") return row.editState === "pending" && jobOver(jobStatus);
   return row.state === "pending" && jobOver(jobStatus);
 }
 
@@ -284,7 +289,7 @@ export async function* failuresCsv(db: Database, jobId: string): AsyncGenerator<
   let after = -1;
   for (;;) {
     const rows = await listRows(db, jobId, {
-      states: ["failed", "invalid", "excluded", "created", "pending"],
+      states: ["failed", "invalid", "excluded", "created", "pending", "existed"],
       afterIndex: after,
       limit: 1000,
     });

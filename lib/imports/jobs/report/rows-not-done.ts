@@ -25,9 +25,11 @@ export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<I
     );
   }
   // A pending message its channel's sending passed is created, with no follow-ups.
+  // A newer export's edit not made (cancelled) is taken again: its plan finds the edit anew.
   const notDone = sql`job_id = ${jobId} and (state = 'failed'
     or (state = 'pending' and not ${sql.raw(passedSql("import_rows"))})
-    or (state = 'created' and follow_up_state in ('pending', 'failed')))`;
+    or (state = 'created' and follow_up_state in ('pending', 'failed'))
+    or (state = 'existed' and edit_state = 'pending'))`;
   const [counted] = rowsOf<{ n: number }>(
     await db.execute(sql`select count(*)::int as n from import_rows where ${notDone}`),
   );

@@ -36,14 +36,20 @@ export async function finishCancelling(db: Database, jobId: string): Promise<voi
   }
 }
 
-/** Replies, roots' ids or reactions the replies stage has still to handle. */
+/** Replies, roots' ids, reactions or a newer export's edits the replies stage has still to handle. */
 async function threadWorkLeft(db: Database, jobId: string): Promise<boolean> {
-  const [left] = await db
-    .select({ rowIndex: importRows.rowIndex })
-    .from(importRows)
-    .where(and(eq(importRows.jobId, jobId), eq(importRows.threadState, "pending")))
-    .limit(1);
-  return left !== undefined;
+  for (const pending of [
+    eq(importRows.threadState, "pending"),
+    eq(importRows.editState, "pending"),
+  ]) {
+    const [left] = await db
+      .select({ rowIndex: importRows.rowIndex })
+      .from(importRows)
+      .where(and(eq(importRows.jobId, jobId), pending))
+      .limit(1);
+    if (left) return true;
+  }
+  return false;
 }
 
 async function followUpsLeft(db: Database, jobId: string): Promise<boolean> {

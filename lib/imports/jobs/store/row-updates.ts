@@ -22,6 +22,8 @@ export type RowUpdate = {
   /** The replies stage (messages): where the row's thread work stands, and its message id. */
   threadState?: string | null;
   platformMessageId?: number | null;
+  /** A newer export's edit of the message (`import_rows.edit`): pending, done or failed. */
+  editState?: string | null;
 };
 
 const columns: Array<[keyof RowUpdate, string, string]> = [
@@ -34,6 +36,7 @@ const columns: Array<[keyof RowUpdate, string, string]> = [
   ["nextAttemptAt", "next_attempt_at", "timestamptz"],
   ["threadState", "thread_state", "text"],
   ["platformMessageId", "platform_message_id", "bigint"],
+  ["editState", "edit_state", "text"],
 ];
 
 /**
@@ -67,6 +70,7 @@ export async function applyRowUpdates(
     release: update.release ?? false,
     thread_state: update.threadState ?? null,
     platform_message_id: update.platformMessageId ?? null,
+    edit_state: update.editState ?? null,
   }));
   const assignments = columns.map(([key, column]) =>
     sql.raw(`${column} = case when v.has ? '${key}' then v.${column} else r.${column} end`),
@@ -83,7 +87,7 @@ export async function applyRowUpdates(
       row_index integer, has jsonb, state text, plan_issues jsonb, existed_before boolean,
       follow_up_state text, result_code integer, result_message text, attempts_delta integer,
       rate_limited_tries_delta integer, next_attempt_at timestamptz, finished boolean, release boolean,
-      thread_state text, platform_message_id bigint
+      thread_state text, platform_message_id bigint, edit_state text
     )
     where r.job_id = ${jobId} and r.row_index = v.row_index
       ${only.lockedBy ? sql`and r.locked_by = ${only.lockedBy}` : sql``}

@@ -309,10 +309,18 @@ function storedStatesOf(scope: VerificationScope): string {
 }
 
 /**
+ * The run's rows as they stand that are on the target: created, existed, or failed only in
+ * the update a newer export's edit asked for (the message is there, in its earlier version).
+ */
+function onTargetSql(state: string): string {
+  return `(${state} in ('created', 'existed') or r.edit_state = 'failed')`;
+}
+
+/**
  * The rows a Verify compares, in row order, each with its state as it stands. The run's: what the
- * job put on the target (created) or found there (existed). A rehearsal's: every row it sent to
- * its scratch application, which are the rows still pending (a rehearsal changes no row), read
- * as created.
+ * job put on the target (created) or found there (existed, a message whose update failed
+ * included: Verify then names what differs). A rehearsal's: every row it sent to its scratch
+ * application, which are the rows still pending (a rehearsal changes no row), read as created.
  */
 async function verifiedRows(
   db: Database,
@@ -339,10 +347,12 @@ async function verifiedRows(
         case when r.reactions_as_uploaded is not null then coalesce(r.reactions, '[]'::jsonb) end
           as planned_reactions
       from import_rows as r
-      where r.job_id = ${jobId} and r.state in ${sql.raw(storedStatesOf(scope))}
+      where r.job_id = ${jobId}
+        and (r.state in ${sql.raw(storedStatesOf(scope))}
+          ${scope === "run" ? sql`or r.edit_state = 'failed'` : sql``})
         ${where.after === undefined ? sql`` : sql`and r.row_index > ${where.after}`}
         ${where.channelUrl === undefined ? sql`` : sql`and r.resource_key = ${where.channelUrl}`}
-        and ${sql.raw(scope === "run" ? `${state} in ('created', 'existed')` : "r.body is not null")}
+        and ${sql.raw(scope === "run" ? onTargetSql(state) : "r.body is not null")}
       order by r.row_index
       ${where.limit === undefined ? sql`` : sql`limit ${where.limit}`}`),
   );
@@ -451,7 +461,8 @@ async function messageChannels(
   return rowsOf<{ url: string }>(
     await db.execute(sql`
       select distinct resource_key as url from import_rows
-      where job_id = ${jobId} and state in ('pending', 'created', 'existed')
+      where job_id = ${jobId}
+        and (state in ('pending', 'created', 'existed') or edit_state = 'failed')
         and resource_key is not null and body ? 'timestamp'
         ${after === null ? sql`` : sql`and resource_key > ${after}`}
       order by resource_key

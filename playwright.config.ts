@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
+import { chromiumArgs, chromiumExecutable } from "./tests/support/chromium";
 
 // E2E_PORT lets several checkouts run their browser tests side by side.
 const port = Number(process.env.E2E_PORT ?? 3210);
@@ -18,15 +19,8 @@ const dataDir = (process.env.SWITCHBOARD_E2E_DATA_DIR ??= fs.mkdtempSync(
 const chromium = {
   ...devices["Desktop Chrome"],
   launchOptions: {
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+    executablePath: chromiumExecutable,
+    args: chromiumArgs,
   },
 };
 

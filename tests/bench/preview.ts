@@ -12,7 +12,7 @@ import path from "node:path";
 import { chromium, type Page } from "playwright-core";
 import { startConsoleServer } from "../support/console-server";
 import { bigMessagesNdjson, bigUsersCsv } from "../fixtures/imports";
-import { isBuilt, machine, today } from "./support";
+import { chromiumLaunch, isBuilt, machine, today } from "./support";
 
 type Kind = "Users" | "Messages";
 
@@ -28,16 +28,6 @@ type Run = {
   mainHeapMb: number;
 };
 
-const launchArgs = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--enable-precise-memory-info",
-];
-
 const defaultRuns: ReadonlyArray<{ kind: Kind; rows: number }> = [
   { kind: "Users", rows: 100_000 },
   { kind: "Users", rows: 1_000_000 },
@@ -51,8 +41,8 @@ export async function benchPreview(
   const server = await startConsoleServer();
   const marker = `--switchboard-bench=${randomUUID()}`;
   const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [...launchArgs, marker],
+    ...chromiumLaunch,
+    args: [...chromiumLaunch.args, marker],
   });
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-preview-"));
   const runs: Run[] = [];

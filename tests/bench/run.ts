@@ -8,6 +8,7 @@
 import { benchDiscordReader, benchSlackReader } from "./export-readers";
 import { benchImportRun } from "./import-run";
 import { benchMessageImportRun } from "./message-import-run";
+import { benchMigrationFromExport } from "./migration-from-export";
 import { benchPreview } from "./preview";
 import { benchRehearsal } from "./rehearsal";
 import { benchRepliesStage } from "./replies-stage";
@@ -27,6 +28,7 @@ const benches: Record<string, () => Promise<string>> = {
   "replies-stage": () => benchRepliesStage(),
   "slack-reader": () => benchSlackReader(),
   "discord-reader": () => benchDiscordReader(),
+  "migration-from-export": () => benchMigrationFromExport(),
 };
 
 const chosen = process.argv.slice(2);

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Database } from "@/lib/db/client";
+import { chromiumArgs, chromiumExecutable } from "../support/chromium";
 import type { PlatformClient, PlatformClientOptions } from "@/lib/platform/client";
 
 export const root = path.resolve(import.meta.dirname, "../..");
@@ -20,6 +21,12 @@ export function writeSection(name: string, markdown: string) {
     pattern.test(text) ? text.replace(pattern, () => block) : `${text.trimEnd()}\n\n${block}\n`,
   );
 }
+
+/** Debian's Chromium as the browser benches launch it: the e2e tests' flags, precise heap figures. */
+export const chromiumLaunch = {
+  executablePath: chromiumExecutable,
+  args: [...chromiumArgs, "--enable-precise-memory-info"],
+};
 
 export function machine(): string {
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";

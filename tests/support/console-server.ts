@@ -37,7 +37,7 @@ export async function freePort(): Promise<number> {
  */
 export async function startConsoleServer(
   extraEnv: Record<string, string> = {},
-  options: { onOutput?: (text: string) => void } = {},
+  options: { onOutput?: (text: string) => void; nodeArgs?: string[] } = {},
 ): Promise<ConsoleServer> {
   if (!fs.existsSync(path.join(root, ".next", "BUILD_ID"))) {
     throw new Error("The console is not built: run `npx next build` first (npm test does).");
@@ -65,6 +65,7 @@ export async function startConsoleServer(
     child = spawn(
       process.execPath,
       [
+        ...(options.nodeArgs ?? []),
         "--import",
         "tsx",
         "lib/console-server.ts",

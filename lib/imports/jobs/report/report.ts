@@ -108,7 +108,7 @@ export async function jobProgress(db: Database, jobId: string): Promise<JobProgr
     counts.invalid +
     counts.followUpsFailed +
     counts.threadsFailed +
-    (jobOver(job.status) ? counts.pending + counts.followUpsPending : 0);
+    (jobOver(job.status) ? counts.pending + counts.followUpsPending + counts.threadsPending : 0);
   if (job.status !== "running") forgetRate(jobId);
   const perSecond = job.status === "running" ? rateOf(jobId, done) : 0;
   return {
@@ -253,6 +253,9 @@ export function notDoneReason(row: ImportRow, jobStatus: string): string | null 
   if (row.state === "existed" && row.editState === "pending") {
     return "Sent by an earlier import, but not updated to this version (edited in the source since): the import was cancelled first.";
   }
+  if ((row.state === "created" || row.state === "existed") && row.threadState === "pending") {
+    return "Sent, but its replies or reactions were not carried: the import was cancelled first.";
+  }
   return null;
 }
 
@@ -267,10 +270,15 @@ export function rowNotDone(row: ImportRow, jobStatus: string): boolean {
     return (
       row.followUpState === "failed" ||
       row.threadState === "failed" ||
-      (row.followUpState === "pending" && jobOver(jobStatus))
+      ((row.followUpState === "pending" || row.threadState === "pending") && jobOver(jobStatus))
     );
-  // A newer export's edit not made before the job stopped (cancelled).
-  if (row.state === "existed") return row.editState === "pending" && jobOver(jobStatus);
+  // A newer export's message: its new reactions or replies refused, or its edit, reactions or
+  // replies not carried before the job stopped (cancelled).
+  if (row.state === "existed")
+    return (
+      row.threadState === "failed" ||
+      ((row.editState === "pending" || row.threadState === "pending") && jobOver(jobStatus))
+    );
   return row.state === "pending" && jobOver(jobStatus);
 }
 

@@ -36,7 +36,7 @@ export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<I
   const total = counted?.n ?? 0;
   if (total === 0) {
     throw new ImportJobError(
-      "Every row of this import that could be sent reached its final state; there is nothing to run again. Rows invalid in the file or excluded in the preview, and messages whose replies or reactions the platform refused, are in the failures CSV, to be fixed or decided on first.",
+      "Every row of this import that could be sent reached its final state; there is nothing to run again. Rows invalid in the file or excluded in the preview, and messages whose replies or reactions were not carried, are in the failures CSV, to be fixed or decided on first.",
     );
   }
   const job = await createJob(db, {

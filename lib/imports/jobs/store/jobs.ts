@@ -163,6 +163,8 @@ export type RowCounts = Record<RowState, number> & {
   followUpsFailed: number;
   /** Messages sent whose replies or reactions the replies stage could not carry (`thread_state = 'failed'`). */
   threadsFailed: number;
+  /** Messages sent whose replies or reactions are still to carry (`thread_state = 'pending'`). */
+  threadsPending: number;
   existedInRun: number;
   total: number;
 };
@@ -202,6 +204,7 @@ export async function rowCounts(db: Database, jobId: string): Promise<RowCounts>
     followUpsPending: 0,
     followUpsFailed: 0,
     threadsFailed: 0,
+    threadsPending: 0,
     existedInRun: 0,
     total: 0,
   };
@@ -213,6 +216,8 @@ export async function rowCounts(db: Database, jobId: string): Promise<RowCounts>
     if (state === "existed" && !existedBefore) counts.existedInRun += n;
     // A reply the platform refused is a failed row already; only a sent message's thread work counts here.
     if (threadState === "failed" && state !== "failed") counts.threadsFailed += n;
+    if (threadState === "pending" && (state === "created" || state === "existed"))
+      counts.threadsPending += n;
   }
   counts.created += sent?.n ?? 0;
   counts.pending -= sent?.n ?? 0;

@@ -539,6 +539,38 @@ describe("rehearsals are run in the background", () => {
     expect(await scratchApplications(planned.id)).toEqual([]);
   });
 
+  it("gives the scratch application the members a users import of this console will create", async () => {
+    const prefix = `seedimp_${randomBytes(4).toString("hex")}`;
+    const member = `${prefix}_new`;
+    // Planned, not run: the target does not have the user yet, as in a migration rehearsed first.
+    const users = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "users",
+      { columns: ["user_id", "nickname"], rows: [[member, "Newcomer"]] },
+      { user_id: "user_id", nickname: "nickname" },
+    );
+    expect(users.plan).toMatchObject({ toCreate: 1 });
+    const columns = ["channel_url", "name", "user_ids"];
+    const planned = await createPlannedJob(
+      jobs.handle,
+      sandbox,
+      "group_channels",
+      { columns, rows: [[`${prefix}_ch`, "Channel", member]] },
+      Object.fromEntries(columns.map((column) => [column, column])),
+    );
+    await startRehearsal(jobs.handle.db, planned.id);
+    const rehearsal = await waitForRehearsal(planned.id);
+    expect(rehearsal).toMatchObject({
+      state: "done",
+      created: 1,
+      failed: 0,
+      followUpsFailed: 0,
+      seededUsers: 1,
+      seedFailed: 0,
+    });
+  });
+
   it("reports a member it could not copy into the scratch application as a seeding failure", async () => {
     const prefix = `seed_${randomBytes(4).toString("hex")}`;
     const columns = ["channel_url", "name", "user_ids"];

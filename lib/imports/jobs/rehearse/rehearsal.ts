@@ -1,6 +1,6 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { importJobs, importRows } from "@/lib/db/schema";
 import type { Rehearsal } from "@/lib/imports/types";
@@ -38,7 +38,8 @@ const PAGE = 2_000;
  * until a new rehearsal, a new plan or the run (`dropScratchApplication`), for Verify to read.
  * A worker runs it in the background (`../worker/planner.ts`); one cut short by a restart is run
  * again from the start. For channels the scratch application is first given the referenced
- * users that exist on the real target, so members resolve as they will there.
+ * users that exist on the real target or that a users import of this console will create, so
+ * members resolve as they will there.
  */
 export async function startRehearsal(db: Database, jobId: string): Promise<ImportJob> {
   const job = await requireJob(db, jobId);
@@ -241,7 +242,15 @@ async function seedMembers(
       () => target.users.list({ userIds, limit: 100, activeMode: "all" }),
       platformRetries(),
     );
-    for (const user of page.users) {
+    const onTarget = new Set(page.users.map((user) => user.user_id));
+    // A member the target does not have yet but a users import of this console will create
+    // (the plan counts them as there): given as that import sends it, so the rehearsal of a
+    // migration's channels finds the members its users import brings.
+    const fromImports = await usersFromImports(
+      db,
+      userIds.filter((id) => !onTarget.has(id)),
+    );
+    for (const user of [...page.users, ...fromImports]) {
       try {
         await withRetries(
           () =>
@@ -266,4 +275,33 @@ async function seedMembers(
     }
   });
   return { seededUsers, seedFailed, seedFailures };
+}
+
+/** The users that users imports of this console (not cancelled) send, of `ids`. */
+async function usersFromImports(
+  db: Database,
+  ids: readonly string[],
+): Promise<Array<{ user_id: string; nickname: string; profile_url: string }>> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectDistinctOn([importRows.resourceKey], {
+      userId: importRows.resourceKey,
+      nickname: sql<string | null>`${importRows.body} ->> 'nickname'`,
+      profileUrl: sql<string | null>`${importRows.body} ->> 'profile_url'`,
+    })
+    .from(importRows)
+    .innerJoin(importJobs, eq(importJobs.id, importRows.jobId))
+    .where(
+      and(
+        eq(importJobs.resource, "users"),
+        ne(importJobs.status, "cancelled"),
+        inArray(importRows.state, ["pending", "created", "existed"]),
+        inArray(importRows.resourceKey, [...ids]),
+      ),
+    );
+  return rows.map((row) => ({
+    user_id: row.userId!,
+    nickname: row.nickname ?? row.userId!,
+    profile_url: row.profileUrl ?? "",
+  }));
 }

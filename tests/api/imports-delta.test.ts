@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { rowsOf } from "@/lib/imports/jobs/shared/rows";
 import { describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/client";
 import type { JobPlan } from "@/lib/imports/jobs/plan/plan";
@@ -318,6 +319,39 @@ describe("a newer export of the same messages", () => {
     expect(await rowCounts(database.db, job.id)).toMatchObject({ existed: 1, failed: 0 });
     expect(await textOnPlatform(client, channel, edited[2]!)).toBeDefined();
     expect(await textOnPlatform(client, channel, oldText)).toBeUndefined();
+  }, 300_000);
+  it("carries, in a new job of the rows not done, the reactions a cancel left unsent", async () => {
+    const { client, channel } = await migrateFirst("dlr");
+    const { db } = database;
+    // A message with reactions, as if the import had been cancelled before its reactions were
+    // added: the platform lacks them, and the row says they are still to carry.
+    const [row] = rowsOf<{ job_id: string; row_index: number; platform_message_id: number }>(
+      await db.execute(sql`select job_id, row_index, platform_message_id from import_rows
+        where resource_key = ${channel} and reactions is not null and parent_source_id is null
+        order by row_index limit 1`),
+    );
+    const messageId = row!.platform_message_id;
+    const before = (await client.reactions.list(channel, messageId)).reactions;
+    for (const [reaction, users] of Object.entries(before))
+      for (const user_id of users)
+        await client.reactions.remove(channel, messageId, { user_id, reaction });
+    await db.execute(sql`update import_rows set thread_state = 'pending'
+      where job_id = ${row!.job_id} and row_index = ${row!.row_index}`);
+    await db.execute(sql`update import_jobs set status = 'cancelled' where id = ${row!.job_id}`);
+
+    let csv = "";
+    for await (const part of failuresCsv(db, row!.job_id)) csv += part;
+    expect(csv).toContain("Sent, but its replies or reactions were not carried");
+
+    const again = await jobFromRowsNotDone(db, row!.job_id);
+    const planned = await waitForPlan(handle(), sandbox, again.id);
+    expect((planned.plan as JobPlan).messages?.earlier).toMatchObject({
+      imported: 1,
+      newReactions: 1,
+    });
+    const { job } = await runJob(handle(), sandbox, again.id, { timeoutMs: 120_000 });
+    expect(await rowCounts(db, job.id)).toMatchObject({ existed: 1, failed: 0, threadsFailed: 0 });
+    expect((await client.reactions.list(channel, messageId)).reactions).toEqual(before);
   }, 300_000);
 });
 

@@ -19,9 +19,9 @@ import type { ImportJob } from "../store/jobs";
  *   (`../replies/thread-stage.ts`), finding its id as it finds a root's;
  * - its sender, kind or file changed, which the platform's update API cannot change: a warning
  *   on the row, counted; the platform keeps what was sent first;
- * - its reactions changed: the replies stage adds the new ones (it lists a message's reactions
- *   first, so the ones already there are not added again), with the platform id the earlier
- *   import found;
+ * - its reactions changed, or the earlier import did not carry them all (refused, or cancelled
+ *   first): the replies stage adds the new ones (it lists a message's reactions first, so the
+ *   ones already there are not added again), with the platform id the earlier import found;
  * - a new reply to it: the stage finds its id as for any root.
  * The earlier version is the newest an earlier import put there: a row it created, or one a
  * later import updated (`edit_state` done). Runs after the channel and sender checks (a row
@@ -40,6 +40,10 @@ export async function markEarlierMessages(db: Database, job: ImportJob): Promise
       case when e.uneditable then 'its sender, kind or file' else 'a reply whose id on the platform is not known' end ||
       '): the platform''s update cannot carry that, so it keeps what was sent first.'))`;
   // Counted where the rows are: a cutover's delta may mark millions of them.
+  // Reactions the earlier import did not carry (its replies stage refused them, or a cancel
+  // stopped it first) are still to add, as new ones are: the stage adds only those not there.
+  const reactionsToAdd = sql`r.reactions is not null
+    and (r.reactions is distinct from e.reactions or coalesce(e.thread_state, 'done') <> 'done')`;
   const mark = (replies: boolean) => {
     // A reply's id is known once sent; a root's is found by the replies stage.
     const carried = sql`(not e.uneditable and e.edit <> '{}'::jsonb ${replies ? sql`and e.platform_message_id is not null` : sql``})`;
@@ -47,7 +51,7 @@ export async function markEarlierMessages(db: Database, job: ImportJob): Promise
     with earlier as (
       select distinct on (o.resource_key, o.body ->> 'dedup_id')
         o.resource_key, o.body ->> 'dedup_id' as dedup_id, o.body, o.reactions,
-        o.platform_message_id, j.file_name
+        o.platform_message_id, o.thread_state, j.file_name
       from import_rows as o join import_jobs as j on j.id = o.job_id
       where o.job_id in (select jsonb_array_elements_text(${JSON.stringify(earlierJobs)}::jsonb))
         and o.resource_key in (select distinct resource_key from import_rows
@@ -57,7 +61,7 @@ export async function markEarlierMessages(db: Database, job: ImportJob): Promise
       order by o.resource_key, o.body ->> 'dedup_id', j.created_at desc
     ),
     pairs as (
-      select r.row_index, o.reactions, o.platform_message_id, o.file_name,
+      select r.row_index, o.reactions, o.platform_message_id, o.thread_state, o.file_name,
         ${editSql} as edit, ${uneditableSql} as uneditable
       from import_rows as r join earlier as o
         on r.resource_key = o.resource_key and r.body ->> 'dedup_id' = o.dedup_id
@@ -77,7 +81,7 @@ export async function markEarlierMessages(db: Database, job: ImportJob): Promise
       plan_issues = case when (e.uneditable or e.edit <> '{}'::jsonb) and not ${carried}
         then r.plan_issues || ${keptWarning} else r.plan_issues end,
       thread_state = case
-        when r.reactions is not null and r.reactions is distinct from e.reactions
+        when ${reactionsToAdd}
           ${replies ? sql`and e.platform_message_id is not null` : sql``} then 'pending'
         ${
           replies
@@ -91,8 +95,7 @@ export async function markEarlierMessages(db: Database, job: ImportJob): Promise
     from pairs as e
     where r.job_id = ${job.id} and r.row_index = e.row_index
     returning ${carried} as edited, (e.uneditable or e.edit <> '{}'::jsonb) and not ${carried} as kept,
-      r.thread_state = 'pending' and r.reactions is not null
-      and r.reactions is distinct from e.reactions as new_reactions)
+      r.thread_state = 'pending' and ${reactionsToAdd} as new_reactions)
     select count(*)::int as imported, count(*) filter (where edited)::int as changed,
       count(*) filter (where kept)::int as kept, count(*) filter (where new_reactions)::int as new_reactions
     from marked`;

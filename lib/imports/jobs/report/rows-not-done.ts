@@ -25,11 +25,17 @@ export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<I
     );
   }
   // A pending message its channel's sending passed is created, with no follow-ups.
-  // A newer export's edit not made (cancelled) is taken again: its plan finds the edit anew.
+  // A newer export's edit not made (cancelled) is taken again: its plan finds the edit anew;
+  // so is a sent message whose replies or reactions a cancel left uncarried.
   const notDone = sql`job_id = ${jobId} and (state = 'failed'
     or (state = 'pending' and not ${sql.raw(passedSql("import_rows"))})
     or (state = 'created' and follow_up_state in ('pending', 'failed'))
-    or (state = 'existed' and edit_state = 'pending'))`;
+    or (state = 'existed' and edit_state = 'pending')
+    or (state in ('pending', 'created', 'existed') and thread_state = 'pending'))`;
+  // A row created with follow-ups to send comes as created; a message whose replies or
+  // reactions are still to carry comes as pending, and its plan finds it sent by this import
+  // (earlier-messages.ts), so only what is missing is sent.
+  const createdAgain = sql`(state = 'created' and thread_state is distinct from 'pending')`;
   const [counted] = rowsOf<{ n: number }>(
     await db.execute(sql`select count(*)::int as n from import_rows where ${notDone}`),
   );
@@ -54,13 +60,15 @@ export async function jobFromRowsNotDone(db: Database, jobId: string): Promise<I
     firstRow: source.firstRow,
   });
   await db.execute(sql`
-    insert into import_rows (job_id, row_index, values, excluded, state, resource_key, source_id, body, follow_ups, follow_up_state, issues, result_message)
+    insert into import_rows (job_id, row_index, values, excluded, state, resource_key, source_id, body, follow_ups, follow_up_state, issues, result_message, parent_source_id, reactions)
     select ${job.id}, row_index, values, false,
-      case when state = 'created' then 'created' else 'pending' end,
+      case when ${createdAgain} then 'created' else 'pending' end,
       resource_key, source_id, body, follow_ups,
-      case when state = 'created' then 'pending' else null end,
+      case when ${createdAgain} then 'pending' else null end,
       issues,
-      case when state = 'created' then ${`Created by the import ${jobId}; its follow-ups are sent again.`} else null end
+      case when ${createdAgain} then ${`Created by the import ${jobId}; its follow-ups are sent again.`} else null end,
+      -- A message's thread root and reactions as uploaded: its plan checks them anew.
+      parent_source_id, coalesce(reactions_as_uploaded, reactions)
     from import_rows where ${notDone}`);
   return requestPlan(db, job.id);
 }

@@ -189,6 +189,54 @@ describe("replies and reactions of a messages import", () => {
     expect(listed.find((one) => one.id === job.id)?.threads).toEqual(finished);
   }, 600_000);
 
+  // A source id is a message's id in its own channel: Slack's `ts` repeats across channels (a
+  // generated export's first message of each day does). The plan once followed a reply's root
+  // to a reply of another channel with that id (and sent it to the wrong root), and Verify
+  // looked a root up in the whole job (and called a right root wrong).
+  it("keeps each reply to its own channel's root when two channels' messages share source ids", async () => {
+    const prefix = `ths_${randomBytes(4).toString("hex")}`;
+    const { senders, urls } = await seedThreadTarget(clientFor(sandbox), prefix, 2);
+    const [a, b] = urls as [string, string];
+    const [ann, bob] = senders as [string, string];
+    const row = (channel: string, from: string, ts: number, id: string, parent = "") => [
+      channel,
+      from,
+      `${channel} ${id}${parent ? ` → ${parent}` : ""}`,
+      String(ts),
+      id,
+      parent,
+      "",
+    ];
+    const file = {
+      columns: [...threadColumns],
+      rows: [
+        row(a, ann, 1_700_000_050, "50"),
+        row(a, bob, 1_700_000_100, "100"),
+        row(a, ann, 1_700_000_200, "200", "100"),
+        row(a, bob, 1_700_000_300, "300", "50"),
+        row(b, bob, 1_700_000_060, "50"),
+        // In channel a, "100" is a root; here it is a reply.
+        row(b, ann, 1_700_000_150, "100", "50"),
+      ],
+    };
+    const planned = await createPlannedJob(handle(), sandbox, "messages", file, threadsMapping);
+    expect((planned.plan as JobPlan).messages?.threads).toMatchObject({
+      replies: 3,
+      roots: 3,
+      flattened: 0,
+    });
+    expect(await rehearse(planned.id)).toMatchObject({
+      state: "done",
+      failed: 0,
+      threads: { replies: 3, repliesFailed: 0 },
+    });
+    const clean = { matched: 6, missing: 0, extra: 0, different: 0 };
+    expect((await verify(planned.id, "rehearsal")).counts).toEqual(clean);
+
+    expect((await runJob(handle(), sandbox, planned.id)).job.status).toBe("completed");
+    expect((await verify(planned.id, "run")).counts).toEqual(clean);
+  });
+
   // The send and reactions APIs take only a group channel's joined members (400108), where the
   // migration takes anyone: the plan refuses such a reply and leaves such a reaction out.
   it("refuses a reply, and leaves out a reaction, by someone who will not be a member", async () => {

@@ -150,7 +150,9 @@ export async function planThreads(
 
 /**
  * A reply to a reply goes to its thread's top root (the platform's threads are one level
- * deep), with a warning; one pass per level. A chain that never reaches a root is a loop.
+ * deep), with a warning; one pass per level. A chain that never reaches a root is a loop. The
+ * reply it names is in its own channel: a source id is a message's id in its channel (Slack's
+ * `ts`), and another channel may hold a message with the same one.
  */
 async function attachToTopRoots(db: Database, jobId: string): Promise<number> {
   const warned = sql.raw(`'[{"field":"parent_id","severity":"warning"}]'::jsonb`);
@@ -164,7 +166,8 @@ async function attachToTopRoots(db: Database, jobId: string): Promise<number> {
             'message', 'Replies to a reply ("' || r.parent_source_id || '"): the platform''s threads are one level deep, so it is attached to that thread''s root.')) end
       from import_rows as p
       where r.job_id = ${jobId} and r.state = 'pending' and r.parent_source_id is not null
-        and p.job_id = r.job_id and p.source_id = r.parent_source_id
+        and p.job_id = r.job_id and p.resource_key = r.resource_key
+        and p.source_id = r.parent_source_id
         and p.parent_source_id is not null and p.source_id <> p.parent_source_id
       returning r.row_index`);
     const rows = rowsOf<{ row_index: number }>(result).length;
@@ -178,7 +181,8 @@ async function attachToTopRoots(db: Database, jobId: string): Promise<number> {
         'message', 'Thread root "' || r.parent_source_id || '" leads back to this message through replies: a thread needs a root that replies to nothing.'))
     from import_rows as p
     where r.job_id = ${jobId} and r.state = 'pending' and r.parent_source_id is not null
-      and p.job_id = r.job_id and p.source_id = r.parent_source_id and p.parent_source_id is not null`);
+      and p.job_id = r.job_id and p.resource_key = r.resource_key
+      and p.source_id = r.parent_source_id and p.parent_source_id is not null`);
   return moved;
 }
 

@@ -488,7 +488,7 @@ async function verifyChannelMessages(
   sample: number | null,
 ): Promise<Comparison> {
   const rows = await verifiedRows(db, job.id, scope, { channelUrl });
-  const roots = await rootRows(db, job, rows);
+  const roots = await rootRows(db, job, channelUrl, rows);
   const expected = rows
     .map((row) => expectedMessage(job, row, roots))
     .sort((a, b) => a.timestamp - b.timestamp || a.rowIndex - b.rowIndex);
@@ -622,10 +622,15 @@ async function channelKind(
   return null;
 }
 
-/** The roots the channel's replies name (through the mapping's `parent_id`), by source id. */
+/**
+ * The roots the channel's replies name (through the mapping's `parent_id`), by source id, in
+ * the channel only: a source id is the message's id in its own channel (Slack's `ts`), and
+ * another channel may hold a message with the same one.
+ */
 async function rootRows(
   db: Database,
   job: ImportJob,
+  channelUrl: string,
   rows: VerifiedRow[],
 ): Promise<Map<string, RootRow>> {
   const named = [
@@ -641,8 +646,8 @@ async function rootRows(
     await db.execute(sql`
       select source_id, body ->> 'dedup_id' as dedup_id, body ->> 'timestamp' as ts,
         body ->> 'user_id' as sender
-      from import_rows where job_id = ${job.id} and body ? 'timestamp'
-        and source_id in (select jsonb_array_elements_text(${JSON.stringify(named)}::jsonb))`),
+      from import_rows where job_id = ${job.id} and resource_key = ${channelUrl}
+        and body ? 'timestamp' and source_id in (select jsonb_array_elements_text(${JSON.stringify(named)}::jsonb))`),
   );
   return new Map(
     found.map((row) => [

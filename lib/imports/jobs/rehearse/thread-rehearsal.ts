@@ -116,12 +116,14 @@ export async function messagesAlreadySent(
       where r.job_id = ${jobId} and r.state = 'pending' and r.thread_state = 'pending'
         and r.parent_source_id is not null
         and not exists (select 1 from import_rows as p where p.job_id = r.job_id
+          and p.resource_key = r.resource_key
           and p.source_id = r.parent_source_id and p.parent_source_id is null
           and p.state = 'pending')
         and j.resource = 'messages' and o.job_id <> ${jobId} and o.parent_source_id is null
         and o.body ? 'timestamp'
         -- An existed root of this job is among the job's own rows below.
         and not exists (select 1 from import_rows as p where p.job_id = r.job_id
+          and p.resource_key = r.resource_key
           and p.source_id = r.parent_source_id and p.parent_source_id is null
           and p.state = 'existed' and p.thread_state = 'pending')
       union all

@@ -266,18 +266,16 @@ export function notDoneReason(row: ImportRow, jobStatus: string): string | null 
  */
 export function rowNotDone(row: ImportRow, jobStatus: string): boolean {
   if (row.state === "failed" || row.state === "invalid" || row.state === "excluded") return true;
-  if (row.state === "created")
+  // Sent (or, for a newer export's message, sent by an earlier import): its follow-ups, replies,
+  // reactions or edit refused, or not carried before the job stopped (cancelled).
+  if (row.state === "created" || row.state === "existed")
     return (
       row.followUpState === "failed" ||
       row.threadState === "failed" ||
-      ((row.followUpState === "pending" || row.threadState === "pending") && jobOver(jobStatus))
-    );
-  // A newer export's message: its new reactions or replies refused, or its edit, reactions or
-  // replies not carried before the job stopped (cancelled).
-  if (row.state === "existed")
-    return (
-      row.threadState === "failed" ||
-      ((row.editState === "pending" || row.threadState === "pending") && jobOver(jobStatus))
+      ((row.followUpState === "pending" ||
+        row.threadState === "pending" ||
+        row.editState === "pending") &&
+        jobOver(jobStatus))
     );
   return row.state === "pending" && jobOver(jobStatus);
 }

@@ -48,48 +48,7 @@ export async function rehearseMessages(
   },
 ) {
   const alreadySent = await messagesAlreadySent(db, job.id);
-  // Senders (of messages and replies) and reacting users, and the senders of the messages
-  // already on the target that the replies and reactions need, given to the scratch first.
-  const senders = [
-    ...new Set([
-      ...rowsOf<{ id: string }>(
-        await db.execute(sql`select body ->> 'user_id' as id from import_rows
-          where job_id = ${job.id} and state = 'pending' and body ? 'user_id'
-          union
-          select u.id from import_rows as r, jsonb_array_elements(r.reactions) as e,
-            jsonb_array_elements_text(e -> 'user_ids') as u(id)
-          where r.job_id = ${job.id} and r.state in ('pending', 'existed')
-            and r.thread_state = 'pending'`),
-      ).map((row) => row.id),
-      ...alreadySent.flatMap(({ body }) =>
-        typeof body.user_id === "string" ? [body.user_id] : [],
-      ),
-    ]),
-  ];
-  let seededUsers = 0;
-  await forEachConcurrent(chunk(senders, 100), 4, async (userIds) => {
-    const known = new Map(
-      (
-        await withRetries(
-          () => target.users.list({ userIds, limit: 100, activeMode: "all" }),
-          platformRetries(),
-        )
-      ).users.map((user) => [user.user_id, user]),
-    );
-    for (const id of userIds) {
-      const user = known.get(id);
-      await withRetries(
-        () =>
-          scratch.users.create({
-            user_id: id,
-            nickname: user?.nickname ?? id,
-            profile_url: user?.profile_url ?? "",
-          }),
-        platformRetries(),
-      ).catch(() => {});
-      seededUsers++;
-    }
-  });
+  const seededUsers = await seedSenders(db, target, scratch, job.id, alreadySent);
 
   // Channels with messages to send, and those with only thread work or edits on messages an
   // earlier import sent.
@@ -198,6 +157,61 @@ export async function rehearseMessages(
   });
   tally.failures.sort((a, b) => a.rowIndex - b.rowIndex);
   return tally;
+}
+
+/**
+ * Gives the scratch application the senders (of messages and replies) and reacting users, and
+ * the senders of the messages already on the target that the replies and reactions need, with
+ * their nicknames and pictures on the target. Returns how many it gave.
+ */
+async function seedSenders(
+  db: Database,
+  target: PlatformClient,
+  scratch: PlatformClient,
+  jobId: string,
+  alreadySent: Awaited<ReturnType<typeof messagesAlreadySent>>,
+): Promise<number> {
+  const senders = [
+    ...new Set([
+      ...rowsOf<{ id: string }>(
+        await db.execute(sql`select body ->> 'user_id' as id from import_rows
+          where job_id = ${jobId} and state = 'pending' and body ? 'user_id'
+          union
+          select u.id from import_rows as r, jsonb_array_elements(r.reactions) as e,
+            jsonb_array_elements_text(e -> 'user_ids') as u(id)
+          where r.job_id = ${jobId} and r.state in ('pending', 'existed')
+            and r.thread_state = 'pending'`),
+      ).map((row) => row.id),
+      ...alreadySent.flatMap(({ body }) =>
+        typeof body.user_id === "string" ? [body.user_id] : [],
+      ),
+    ]),
+  ];
+  let seeded = 0;
+  await forEachConcurrent(chunk(senders, 100), 4, async (userIds) => {
+    const known = new Map(
+      (
+        await withRetries(
+          () => target.users.list({ userIds, limit: 100, activeMode: "all" }),
+          platformRetries(),
+        )
+      ).users.map((user) => [user.user_id, user]),
+    );
+    for (const id of userIds) {
+      const user = known.get(id);
+      await withRetries(
+        () =>
+          scratch.users.create({
+            user_id: id,
+            nickname: user?.nickname ?? id,
+            profile_url: user?.profile_url ?? "",
+          }),
+        platformRetries(),
+      ).catch(() => {});
+      seeded++;
+    }
+  });
+  return seeded;
 }
 
 function emptyTally(): ThreadTally {

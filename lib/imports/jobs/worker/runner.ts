@@ -11,11 +11,11 @@ import { prepareSenders } from "../finish/senders";
 import { completeIfDone, finishCancelling } from "../run/completion";
 import { workMessageJob } from "../run/message-runner";
 import { workThreadStage } from "../replies/thread-stage";
-import { Pacer } from "../run/pacer";
 import { workRows } from "../run/row-work";
 import type { Pacers } from "../run/send-row";
 import { transition, type ImportJob } from "../store/jobs";
 import { startPlanner } from "./planner";
+import { pacingByTarget, type TargetPacing } from "./target-pacing";
 import { startVerifier } from "../verify/verifier";
 
 export type RunnerOptions = {
@@ -70,30 +70,7 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
   const pollMs = options.pollMs ?? 500;
   const workerId = options.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
   const log = options.log ?? ((line: string) => console.log(`[imports] ${line}`));
-  // Each target's answers reach its own pacers (onResponse below), which learn its limits
-  // from the first: one platform's limit or 429 says nothing of another's.
-  const pacing = new Map<string, { pacers: Pacers; onResponse: (info: ResponseInfo) => void }>();
-  function pacingOf(targetId: string | null) {
-    const key = targetId ?? "";
-    let known = pacing.get(key);
-    if (!known) {
-      const pacers: Pacers = {
-        read: new Pacer({ learnFirst: true }),
-        write: new Pacer({ learnFirst: true }),
-        migration: new Pacer({ learnFirst: true }),
-      };
-      const onResponse = (info: ResponseInfo) =>
-        (info.url.includes("/v3/migration/")
-          ? pacers.migration
-          : info.method === "GET"
-            ? pacers.read
-            : pacers.write
-        ).observe(info.status, info.rateLimit);
-      known = { pacers, onResponse };
-      pacing.set(key, known);
-    }
-    return known;
-  }
+  const pacingOf = pacingByTarget();
 
   const work = (
     db: Database,
@@ -124,9 +101,19 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       .where(inArray(importJobs.status, ["running", "cancelling"]))
       .orderBy(asc(importJobs.startedAt))
       .limit(1);
-    if (!job) return workLastStage(db);
+    if (!job)
+      return workLastStage(db, {
+        createClient: options.createClient,
+        pacingOf,
+        workerId,
+        leaseMs,
+        concurrency,
+        maxAttempts,
+        running: () => loop.running,
+        log,
+      });
     const { pacers, onResponse } = pacingOf(job.targetId);
-    const client = await jobClient(db, job, onResponse);
+    const client = await clientOfJob(options.createClient, db, job, onResponse, log);
     if (!client) return false;
     if (job.status === "cancelling") {
       // Cancel stops new rows, but a row already created still gets its follow-ups
@@ -154,69 +141,8 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
     return worked;
   }
 
-  /**
-   * The client of the job's target. A target that is gone (removed, or its token unreadable) can
-   * take nothing more: its running job is paused with the reason and a cancelling one cancelled,
-   * rather than failing every tick and holding up the jobs behind it.
-   */
-  async function jobClient(
-    db: Database,
-    job: ImportJob,
-    onResponse: (info: ResponseInfo) => void,
-  ): Promise<PlatformClient | undefined> {
-    try {
-      return await options.createClient({
-        targetId: job.targetId,
-        onResponse,
-        rateLimitRetries: 0,
-      });
-    } catch (error) {
-      if (!isTargetError(error)) throw error;
-      log(`job ${job.id}: its target cannot be used: ${error.message}`);
-      if (job.status === "cancelling") await finishCancelling(db, job.id);
-      else
-        await transition(db, job.id, ["running"], "paused", {
-          error: `Paused: ${error.message} Nothing more can be sent for this import.`,
-        }).catch(() => {});
-      return undefined;
-    }
-  }
-
   /** Messages jobs whose senders this process has prepared (`../finish/senders.ts`). */
   const sendersPrepared = new Set<string>();
-
-  /**
-   * With no job to run: the migration's last stage, once it is asked for (`../finish`), each
-   * target's steps sent to that target at its own pace.
-   */
-  async function workLastStage(db: Database): Promise<boolean> {
-    let worked = false;
-    for (const targetId of await targetsWithFinalSteps(db)) {
-      const { pacers, onResponse } = pacingOf(targetId);
-      let client: PlatformClient;
-      try {
-        client = await options.createClient({ targetId, onResponse, rateLimitRetries: 0 });
-      } catch (error) {
-        if (!isTargetError(error)) throw error;
-        await failTargetSteps(db, targetId, `Not sent: ${error.message}`);
-        continue;
-      }
-      const sent = await workFinalSteps({
-        db,
-        targetId,
-        client,
-        pacer: pacers.write,
-        workerId,
-        leaseMs,
-        concurrency,
-        maxAttempts,
-        running: () => loop.running,
-        log,
-      });
-      worked ||= sent;
-    }
-    return worked;
-  }
 
   const loop = startPollLoop(async () => tick(await options.getDb()), {
     pollMs,
@@ -258,4 +184,64 @@ export function startImportRunner(options: RunnerOptions): ImportRunner {
       await Promise.all([loop.stop(), planner.stop(), verifier.stop()]);
     },
   };
+}
+
+/**
+ * The client of the job's target. A target that is gone (removed, or its token unreadable) can
+ * take nothing more: its running job is paused with the reason and a cancelling one cancelled,
+ * rather than failing every tick and holding up the jobs behind it.
+ */
+async function clientOfJob(
+  createClient: RunnerOptions["createClient"],
+  db: Database,
+  job: ImportJob,
+  onResponse: (info: ResponseInfo) => void,
+  log: (line: string) => void,
+): Promise<PlatformClient | undefined> {
+  try {
+    return await createClient({ targetId: job.targetId, onResponse, rateLimitRetries: 0 });
+  } catch (error) {
+    if (!isTargetError(error)) throw error;
+    log(`job ${job.id}: its target cannot be used: ${error.message}`);
+    if (job.status === "cancelling") await finishCancelling(db, job.id);
+    else
+      await transition(db, job.id, ["running"], "paused", {
+        error: `Paused: ${error.message} Nothing more can be sent for this import.`,
+      }).catch(() => {});
+    return undefined;
+  }
+}
+
+type LastStageOptions = {
+  createClient: RunnerOptions["createClient"];
+  pacingOf: (targetId: string | null) => TargetPacing;
+  workerId: string;
+  leaseMs: number;
+  concurrency: number;
+  maxAttempts: number;
+  running: () => boolean;
+  log: (line: string) => void;
+};
+
+/**
+ * With no job to run: the migration's last stage, once it is asked for (`../finish`), each
+ * target's steps sent to that target at its own pace.
+ */
+async function workLastStage(db: Database, options: LastStageOptions): Promise<boolean> {
+  const { createClient, pacingOf, ...work } = options;
+  let worked = false;
+  for (const targetId of await targetsWithFinalSteps(db)) {
+    const { pacers, onResponse } = pacingOf(targetId);
+    let client: PlatformClient;
+    try {
+      client = await createClient({ targetId, onResponse, rateLimitRetries: 0 });
+    } catch (error) {
+      if (!isTargetError(error)) throw error;
+      await failTargetSteps(db, targetId, `Not sent: ${error.message}`);
+      continue;
+    }
+    const sent = await workFinalSteps({ ...work, db, targetId, client, pacer: pacers.write });
+    worked ||= sent;
+  }
+  return worked;
 }

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { chromiumArgs, chromiumExecutable } from "./tests/support/chromium";
+import { copyPgliteTemplateIfMade } from "./tests/support/pglite-template";
 
 // E2E_PORT lets several checkouts run their browser tests side by side.
 const port = Number(process.env.E2E_PORT ?? 3210);
@@ -12,9 +13,14 @@ export const storageState = "tests/e2e/.auth/admin.json";
 
 // Every run starts on an empty database: the sandbox creates its default application at start-up.
 // The config is loaded by the runner and by each worker; only the runner's directory is used.
-const dataDir = (process.env.SWITCHBOARD_E2E_DATA_DIR ??= fs.mkdtempSync(
-  path.join(os.tmpdir(), "switchboard-e2e-"),
-));
+// Its database is a copy of the migrated template when the API or console tests have made one.
+const dataDir = (process.env.SWITCHBOARD_E2E_DATA_DIR ??= newDataDir());
+
+function newDataDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-e2e-"));
+  copyPgliteTemplateIfMade(path.join(dir, "pglite"));
+  return dir;
+}
 
 const chromium = {
   ...devices["Desktop Chrome"],

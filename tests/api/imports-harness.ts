@@ -17,6 +17,7 @@ import { appendRows, createJob } from "@/lib/imports/jobs/store/upload";
 import type { ImportResource, JobOptions, Rehearsal } from "@/lib/imports/types";
 import type { PreviewSession } from "@/lib/imports/parse/preview-session";
 import { createPlatformClient, type PlatformClientOptions } from "@/lib/platform/client";
+import { copyPgliteTemplate } from "../support/pglite-template";
 import { waitFor } from "../support/wait";
 import { call } from "./support/http";
 
@@ -32,9 +33,10 @@ export function useJobDatabase(): { readonly handle: DatabaseHandle } {
   return holder;
 }
 
-/** A fresh PGlite database of the job tables for one test file. */
+/** A fresh PGlite database of the job tables for one test file (a copy of the migrated template). */
 export async function openJobDatabase(): Promise<DatabaseHandle & { dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-imports-"));
+  await copyPgliteTemplate(path.join(dataDir, "pglite"));
   const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
   return { ...handle, dataDir };
 }

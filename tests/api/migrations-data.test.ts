@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { afterEach, describe, expect, it } from "vitest";
+import { scratchPglite } from "../support/pglite-template";
 
 const migrationsFolder = path.resolve("lib/db/migrations");
 const cleanUp: Array<() => Promise<void> | void> = [];
@@ -31,8 +31,8 @@ function migrationsBefore(tag: string): string {
 
 /** A database at the state just before `tag`, and a way to run the rest. */
 async function databaseBefore(tag: string) {
-  const client = new PGlite();
-  cleanUp.push(() => client.close());
+  const { client, close } = await scratchPglite();
+  cleanUp.push(close);
   const db = drizzle(client);
   await migrate(db, { migrationsFolder: migrationsBefore(tag) });
   return { client, migrateTheRest: () => migrate(db, { migrationsFolder }) };

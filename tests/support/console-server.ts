@@ -5,6 +5,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { copyPgliteTemplate } from "./pglite-template";
 
 export type ConsoleServer = {
   origin: string;
@@ -33,7 +34,8 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts the built console as `npm run serve` does (`next build` must have run) on a free loopback
- * port with its own data: a fresh PGlite directory, or a fresh schema of TEST_DATABASE_URL.
+ * port with its own data: a fresh PGlite directory (a copy of ./pglite-template.ts), or a fresh
+ * schema of TEST_DATABASE_URL.
  */
 export async function startConsoleServer(
   extraEnv: Record<string, string> = {},
@@ -96,6 +98,9 @@ export async function startConsoleServer(
     }
   }
 
+  // On PGlite, a copy of a migrated empty database rather than a new one (12 s of CPU each).
+  if (env.DATA_DIR === dataDir && !env.DATABASE_URL)
+    await copyPgliteTemplate(path.join(dataDir, "pglite"));
   await start();
   // Test servers stop by themselves when the test process ends.
   process.once("exit", () => child?.kill("SIGKILL"));

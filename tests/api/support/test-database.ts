@@ -5,10 +5,12 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { openDatabase, type Database, type DatabaseHandle } from "@/lib/db/client";
+import { copyPgliteTemplate } from "../../support/pglite-template";
 
 /**
  * A fresh database for the surrounding describe block, on the storage the run tests: a schema
- * of its own in TEST_DATABASE_URL when that is set, else a PGlite directory of its own. Opened
+ * of its own in TEST_DATABASE_URL when that is set, else a PGlite directory of its own (a copy of
+ * the migrated template, tests/support/pglite-template.ts). Opened
  * (and migrated) before its tests; closed and removed after them.
  */
 export function useTestDatabase(): { readonly db: Database } {
@@ -18,6 +20,7 @@ export function useTestDatabase(): { readonly db: Database } {
   let handle: DatabaseHandle | undefined;
 
   beforeAll(async () => {
+    if (!databaseUrl) await copyPgliteTemplate(dataDir);
     handle = await openDatabase(databaseUrl ? { url: databaseUrl, schemaName } : { dataDir });
   });
   afterAll(async () => {

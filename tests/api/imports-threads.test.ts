@@ -235,6 +235,27 @@ describe("replies and reactions of a messages import", () => {
 
     expect((await runJob(handle(), sandbox, planned.id)).job.status).toBe("completed");
     expect((await verify(planned.id, "run")).counts).toEqual(clean);
+
+    // A later file: a reply in b to b's "50", which only the import above holds, while this
+    // file's "50" is a's. The plan once took a's for it and refused the reply ("in channel a").
+    const later = await createPlannedJob(
+      handle(),
+      sandbox,
+      "messages",
+      {
+        columns: [...threadColumns],
+        rows: [file.rows[0]!, row(b, ann, 1_700_000_400, "400", "50")],
+      },
+      threadsMapping,
+    );
+    expect(later.plan).toMatchObject({ toCreate: 1, existing: 1, invalid: 0 });
+    expect((later.plan as JobPlan).messages?.threads).toMatchObject({
+      replies: 1,
+      rootsInEarlierImports: 1,
+      missingRoots: 0,
+    });
+    expect((await runJob(handle(), sandbox, later.id)).job.status).toBe("completed");
+    expect((await verify(later.id, "run")).counts).toMatchObject({ missing: 0, different: 0 });
   });
 
   // The send and reactions APIs take only a group channel's joined members (400108), where the

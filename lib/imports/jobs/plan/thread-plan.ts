@@ -44,31 +44,33 @@ export async function planThreads(
   const kinds = await threadChannelKinds(db, client, jobId, onRequest);
   const openChannels = await reactionsInOpenChannels(db, jobId, kinds);
 
-  // Roots in this file: a reply to a root in another channel, or to a root that is not sent.
+  // A root in this file and the reply's channel that is not sent (refused, or a duplicate):
+  // source ids are unique per channel only (Slack's `ts`), so roots are matched in the channel.
   await db.execute(sql`
     update import_rows as r set state = 'invalid',
       plan_issues = r.plan_issues || jsonb_build_array(jsonb_build_object(
         'field', 'parent_id', 'severity', 'error', 'code', 400111,
-        'message', case when p.resource_key is distinct from r.resource_key
-          then 'Thread root "' || r.parent_source_id || '" (row ' || (p.row_index + ${job.firstRow}::int)::text || ') is in channel "' || coalesce(p.resource_key, '') || '", not "' || coalesce(r.resource_key, '') || '": a reply stays in its root''s channel.'
-          else 'Thread root "' || r.parent_source_id || '" (row ' || (p.row_index + ${job.firstRow}::int)::text || ') is not sent (' || p.state || '), so the platform would refuse this reply.' end))
+        'message', 'Thread root "' || r.parent_source_id || '" (row ' || (p.row_index + ${job.firstRow}::int)::text || ') is not sent (' || p.state || '), so the platform would refuse this reply.'))
     from import_rows as p
     where r.job_id = ${jobId} and r.state = 'pending' and r.parent_source_id is not null
       and p.job_id = r.job_id and p.source_id = r.parent_source_id and p.parent_source_id is null
-      and (p.resource_key is distinct from r.resource_key or p.state not in ('pending', 'existed'))
+      and p.resource_key is not distinct from r.resource_key
+      and p.state not in ('pending', 'existed')
       -- A root given twice (the second refused as a duplicate) is sent once: not missing.
       and not exists (select 1 from import_rows as q where q.job_id = r.job_id
         and q.source_id = r.parent_source_id and q.parent_source_id is null
         and q.resource_key = r.resource_key and q.state in ('pending', 'existed'))`);
 
-  // Roots not in this file: an earlier messages import of this console to the same channel
-  // must have created them; the stage finds their ids on the platform as it finds this file's.
+  // Roots not in this file's channel: an earlier messages import of this console to the same
+  // channel must have created them; the stage finds their ids on the platform as it finds
+  // this file's.
   const unresolved = rowsOf<{ channel: string; parent: string }>(
     await db.execute(sql`
       select distinct r.resource_key as channel, r.parent_source_id as parent from import_rows as r
       where r.job_id = ${jobId} and r.state = 'pending' and r.parent_source_id is not null
         and not exists (select 1 from import_rows as p
-          where p.job_id = r.job_id and p.source_id = r.parent_source_id and p.parent_source_id is null)`),
+          where p.job_id = r.job_id and p.source_id = r.parent_source_id
+            and p.parent_source_id is null and p.resource_key is not distinct from r.resource_key)`),
   );
   const earlier = new Set<string>();
   for (const batch of chunk(unresolved, 1000)) {
@@ -83,18 +85,29 @@ export async function planThreads(
     );
     for (const row of found) earlier.add(`${row.channel}\u0000${row.parent}`);
   }
-  const missingRoots = unresolved.filter(
-    (row) => !earlier.has(`${row.channel}\u0000${row.parent}`),
-  );
-  for (const batch of chunk(missingRoots, 1000)) {
-    await db.execute(sql`
-      update import_rows as r set state = 'invalid',
-        plan_issues = r.plan_issues || jsonb_build_array(jsonb_build_object(
-          'field', 'parent_id', 'severity', 'error', 'code', 400201,
-          'message', 'Thread root "' || r.parent_source_id || '" is neither a message of this file nor one an earlier messages import of this console created in "' || r.resource_key || '": the reply has no root to go to.'))
-      from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as v(channel text, parent text)
-      where r.job_id = ${jobId} and r.state = 'pending' and r.resource_key = v.channel
-        and r.parent_source_id = v.parent`);
+  // The rest have no root to go to: named in another channel of this file (a reply stays in
+  // its root's channel), or nowhere.
+  const rootless = unresolved.filter((row) => !earlier.has(`${row.channel}\u0000${row.parent}`));
+  const nowhere = new Set<string>();
+  for (const batch of chunk(rootless, 1000)) {
+    const flagged = rowsOf<{ channel: string; parent: string; elsewhere: boolean }>(
+      await db.execute(sql`
+        update import_rows as r set state = 'invalid',
+          plan_issues = r.plan_issues || jsonb_build_array(jsonb_build_object(
+            'field', 'parent_id', 'severity', 'error',
+            'code', case when o.row_index is null then 400201 else 400111 end,
+            'message', case when o.row_index is null
+              then 'Thread root "' || r.parent_source_id || '" is neither a message of this file nor one an earlier messages import of this console created in "' || r.resource_key || '": the reply has no root to go to.'
+              else 'Thread root "' || r.parent_source_id || '" (row ' || (o.row_index + ${job.firstRow}::int)::text || ') is in channel "' || coalesce(o.resource_key, '') || '", not "' || coalesce(r.resource_key, '') || '": a reply stays in its root''s channel.' end))
+        from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as v(channel text, parent text)
+        left join lateral (select p.row_index, p.resource_key from import_rows as p
+          where p.job_id = ${jobId} and p.source_id = v.parent and p.parent_source_id is null
+          order by p.row_index limit 1) as o on true
+        where r.job_id = ${jobId} and r.state = 'pending' and r.resource_key = v.channel
+          and r.parent_source_id = v.parent
+        returning v.channel, v.parent, o.row_index is not null as elsewhere`),
+    );
+    for (const row of flagged) if (!row.elsewhere) nowhere.add(`${row.channel}\u0000${row.parent}`);
   }
 
   // Replies and reactions go through the send and reactions APIs: members only.
@@ -140,7 +153,7 @@ export async function planThreads(
     reactions: counts?.reactions ?? 0,
     channels: counts?.channels ?? 0,
     flattened,
-    missingRoots: missingRoots.length,
+    missingRoots: nowhere.size,
     openChannelsWithReactions: openChannels.slice(0, SHOWN),
     repliesByNonMembers: members.repliesByNonMembers,
     reactionsByNonMembers: members.reactionsByNonMembers,

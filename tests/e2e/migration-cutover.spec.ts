@@ -1,21 +1,40 @@
 import { expect, test, type Page } from "@playwright/test";
-import { expected, fixtureFiles, fixtureZip } from "../fixtures/exports/build";
+import { expected, fixtureFiles, fixtureZip, type ExportFixture } from "../fixtures/exports/build";
 import { revealApiToken } from "./support/console";
 import { createImports, droppedFiles, openExportFlow } from "./support/export-flow";
 import { runToCompletion } from "./support/migration";
 
 /**
- * Issue 24, "Done means": each format's export migrated end to end in the browser and
- * verified; then, at cutover, a newer Slack export of the same workspace that adds only what is
- * new. In a file named to run after the imports-* specs: the exports' people and their
- * completed messages imports would otherwise be among what those tests count on the shared
- * sandbox.
+ * Issue 24: each format's export as an administrator migrates it in the browser. The flow's
+ * screens first (item 2: drop the export, read its summary, keep the default choices, read the
+ * forecast, create the three imports and find each planned with the counts the forecast
+ * promised, and in the migration overview), each format dropped the way people hold it: Slack's
+ * ZIP, Discord's JSON files, Mattermost's JSONL. Then ("Done means") the three imports run in
+ * the platform's order and verified; then, at cutover, a newer Slack export of the same
+ * workspace that adds only what is new. In a file named to run after the imports-* specs: the
+ * exports' people and their completed messages imports would otherwise be among what those
+ * tests count on the shared sandbox.
  */
 
-/** Runs the planned import at `url` to completion; `replan` plans it again first. */
-async function runImport(page: Page, url: string, { replan = false } = {}) {
+/**
+ * Runs the planned import at `url` to completion; `replan` plans it again first. `planned`: the
+ * rows its first plan creates (and leaves out as invalid), as the forecast promised.
+ */
+async function runImport(
+  page: Page,
+  url: string,
+  {
+    replan = false,
+    planned,
+  }: { replan?: boolean; planned?: { create: number; invalid?: number } } = {},
+) {
   await page.goto(url);
   await expect(page.getByTestId("plan-create")).toBeVisible({ timeout: 45_000 });
+  if (planned) {
+    await expect(page.getByTestId("plan-create")).toHaveText(String(planned.create));
+    if (planned.invalid)
+      await expect(page.getByTestId("plan-invalid")).toHaveText(String(planned.invalid));
+  }
   if (replan) {
     await page.getByRole("button", { name: "Plan again" }).click();
     await expect(
@@ -39,17 +58,95 @@ async function dropAndCreate(page: Page, files: Dropped) {
   return createImports(page);
 }
 
+/** A forecast line's count. */
+const lineCount = (page: Page, key: string) =>
+  page.getByTestId(`forecast-${key}`).getByTestId("forecast-count");
+
 /**
- * Drops the export, creates its imports and runs them in the platform's order, then verifies
- * the messages import: 0 missing, extra or different. Returns the messages the plan left out
- * (replies by people who left their conversation, which the platform would refuse).
+ * The export flow's screens, checked against what the export holds (its expected.json): the
+ * community's summary, the choices' defaults, the forecast; then the imports created and shown
+ * in the migration overview.
  */
-async function migrateAndVerify(page: Page, files: Dropped): Promise<number> {
-  const jobs = await dropAndCreate(page, files);
-  await runImport(page, jobs.users);
-  await runImport(page, jobs.channels);
-  // Planned before its channels were created: planned again once they are.
-  await runImport(page, jobs.messages, { replan: true });
+async function dropReadAndCreate(page: Page, format: ExportFixture, files: Dropped) {
+  const counts = expected(format);
+  const people = counts.people.listed + counts.people.fromMessages;
+  await openExportFlow(page);
+  await page.getByLabel("Export to import").setInputFiles(files);
+
+  // (a) The community.
+  const summary = page.getByTestId("community-summary");
+  await expect(summary).toBeVisible({ timeout: 30_000 });
+  await expect(
+    summary.locator("dl").getByText("People", { exact: true }).locator(".."),
+  ).toContainText(`${people}${counts.people.active} active, ${counts.people.bots} bot`);
+  await expect(
+    summary.locator("dl").getByText("Messages", { exact: true }).locator(".."),
+  ).toContainText(`${counts.messages}${counts.replies} repl`);
+  await expect(page.getByTestId("summary-kind-public")).toContainText(
+    `Public channels${counts.conversations.public}`,
+  );
+  await expect(page.getByTestId("summary-kind-dm")).toContainText(`DMs${counts.conversations.dm}`);
+  await expect(page.getByTestId("summary-first")).toHaveText(counts.firstMessageAt.slice(0, 10));
+
+  // (b) The choices, with their defaults and sentences.
+  const choices = page.getByRole("form", { name: "Choices" });
+  await expect(choices.getByLabel("Over 100 members: a supergroup")).toBeChecked();
+  await expect(choices.getByLabel("Deactivate them at the end")).toBeChecked();
+  await expect(choices.getByLabel("Join, leave and topic notices")).toHaveValue("admin");
+  await expect(choices.getByText(/Each DM becomes a distinct 1-to-1 group channel/)).toBeVisible();
+
+  // (c) The forecast, before anything is sent.
+  await choices.getByRole("button", { name: "Show the forecast" }).click();
+  const forecast = page.getByTestId("export-forecast");
+  await expect(forecast.getByTestId("forecast-rows")).toContainText(
+    `a users import of ${people} rows, a group channels import of ${conversationsOf(format)} rows and a messages import of ${counts.messages} rows`,
+  );
+  await expect(lineCount(page, "edits")).toHaveText(String(counts.edited));
+  await expect(page.getByTestId("forecast-edits")).toContainText("keep their final text");
+  await expect(lineCount(page, "supergroups")).toHaveText("1");
+  await expect(lineCount(page, "noticesAsAdmin")).toHaveText(String(counts.notices));
+  await expect(lineCount(page, "frozen")).toHaveText(String(counts.archived));
+  if (refusedReplies[format] > 0)
+    await expect(lineCount(page, "repliesFromNonMembers")).toHaveText(
+      String(refusedReplies[format]),
+    );
+
+  // (d) The imports, created, and in the migration overview.
+  const jobs = await createImports(page);
+  await page.screenshot({ path: `test-results/export-flow-${format}.png`, fullPage: true });
+  await page.goto("/imports/migration");
+  await expect(page.getByTestId("stage-users")).toContainText("people");
+  await expect(page.getByTestId("stage-channels")).toContainText("conversations");
+  await expect(page.getByTestId("stage-messages")).toContainText("messages");
+  return jobs;
+}
+
+/** Each fixture's replies by people who left their conversation: forecast as lost, refused by the plan. */
+const refusedReplies: Record<ExportFixture, number> = { slack: 2, discord: 0, mattermost: 1 };
+
+const conversationsOf = (format: ExportFixture) =>
+  Object.values(expected(format).conversations).reduce((sum, n) => sum + n, 0);
+
+/**
+ * Drops the export, reads the flow's screens and creates its imports, each planned with the
+ * counts the forecast promised; runs them in the platform's order, then verifies the messages
+ * import: 0 missing, extra or different. Returns the messages the plan left out (replies by
+ * people who left their conversation, which the platform would refuse).
+ */
+async function migrateAndVerify(page: Page, format: ExportFixture, files: Dropped) {
+  const counts = expected(format);
+  const refused = refusedReplies[format];
+  const jobs = await dropReadAndCreate(page, format, files);
+  await runImport(page, jobs.users, {
+    planned: { create: counts.people.listed + counts.people.fromMessages },
+  });
+  await runImport(page, jobs.channels, { planned: { create: conversationsOf(format) } });
+  // Planned before its channels were created (the plan refuses the replies by people who left
+  // their conversation, as the platform would): planned again once they are.
+  await runImport(page, jobs.messages, {
+    replan: true,
+    planned: { create: counts.messages - refused, invalid: refused },
+  });
   const counted = await page.getByTestId("report-counts").innerText();
   expect(counted).toContain("0 failed");
   const leftOut = Number(/(\d+) invalid/.exec(counted)![1]);
@@ -70,27 +167,30 @@ async function verifyFindsNothing(page: Page) {
 }
 
 for (const format of ["discord", "mattermost"] as const)
-  test(`a ${format} export migrated end to end and verified`, async ({ page }) => {
+  test(`a ${format} export: the flow's summary, choices and forecast, then migrated end to end and verified`, async ({
+    page,
+  }) => {
     test.setTimeout(240_000);
-    const leftOut = await migrateAndVerify(page, droppedFiles(format));
-    expect(leftOut).toBe({ discord: 0, mattermost: 1 }[format]);
+    const leftOut = await migrateAndVerify(page, format, droppedFiles(format));
+    expect(leftOut).toBe(refusedReplies[format]);
   });
 
-test("a Slack export migrated end to end and verified; a newer export adds only what is new", async ({
+test("a Slack export: the flow's summary, choices and forecast, then migrated end to end and verified; a newer export adds only what is new", async ({
   page,
   request,
 }) => {
   test.setTimeout(360_000);
   const counts = expected("slack");
   const people = counts.people.listed + counts.people.fromMessages;
-  const conversations = Object.values(counts.conversations).reduce((sum, n) => sum + n, 0);
+  const conversations = conversationsOf("slack");
 
   const slackZip = (change: Record<string, string> = {}): Dropped => ({
     name: "Acme Slack export.zip",
     mimeType: "application/zip",
     buffer: Buffer.from(fixtureZip("slack", change)),
   });
-  const leftOut = await migrateAndVerify(page, slackZip());
+  const leftOut = await migrateAndVerify(page, "slack", slackZip());
+  expect(leftOut).toBe(refusedReplies.slack);
 
   // The platform's count of #general's messages, through the sandbox's API.
   await page.goto("/settings");

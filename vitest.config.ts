@@ -13,7 +13,14 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" },
+        test: {
+          name: "unit",
+          include: ["tests/unit/**/*.test.ts"],
+          environment: "node",
+          // Vitest's default is one fewer than the cores: one worker on this 2-core machine, with
+          // the step at 65 % of both cores.
+          maxWorkers: 2,
+        },
       },
       {
         resolve: { alias },

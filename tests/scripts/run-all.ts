@@ -64,12 +64,15 @@ const steps: Step[] = [
         },
       ]),
   { name: "build", command: ["npx", "next", "build"] },
+  // The console's suites each start a console of their own (port, data, schema) and keep the
+  // cores busy about 60 % of their time: side by side, as the static checks.
   {
     name: "console HTTP tests (PGlite)",
     command: ["npx", "vitest", "run", "--project", "console"],
     env: withoutPostgres,
     report: "vitest",
     needsBuild: true,
+    beside: "console",
   },
   ...(skipPostgres
     ? []
@@ -87,6 +90,7 @@ const steps: Step[] = [
           env: onPostgres,
           report: "vitest" as const,
           needsBuild: true,
+          beside: "console",
         },
       ]),
   {

@@ -9,6 +9,7 @@
  * channels may still run beside it early on, which only makes the figure worse). The job runs
  * in a child process (`--conditions=react-server`) on a fresh PGlite database.
  */
+import fs from "node:fs";
 import autocannon from "autocannon";
 import type { PlatformClientOptions } from "@/lib/platform/client";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
@@ -24,12 +25,14 @@ import {
 type StageCounts = { sends: number; adds: number; lists: number; reads: number };
 type ChildResult = StageCounts & {
   seconds: number;
+  /** CPU seconds of the sandbox's process and of the job's, from the stage's first answer to its last. */
+  cpu: { sandbox: number; job: number };
   writes: number;
   rateLimited: number;
   created: number;
   rows: number;
 };
-type ChildConfig = BenchTarget & { channels: number };
+type ChildConfig = BenchTarget & { channels: number; sandboxPid: number };
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const PER_CHANNEL = { messages: 400, replies: 100, roots: 20, reactions: 150 };
@@ -75,10 +78,17 @@ export async function benchRepliesStage(): Promise<string> {
     `| The stage, no limit: ${n(unlimited.sends)} replies, ${n(unlimited.adds)} reactions, ${n(unlimited.lists)} reaction lists, ${n(unlimited.reads)} message lists | ${unlimited.seconds.toFixed(1)} s | |`,
     `| The same requests at the sandbox's own rates | ${ideal.toFixed(1)} s | |`,
     `| Sandbox's time ÷ the stage's | ${ratio.toFixed(2)} | ≥ 0.8 ${mark(ratio >= 0.8)} |`,
+    `| CPU in the stage, no limit: the sandbox's process, the job's | ${cpuShare(unlimited, "sandbox")}, ${cpuShare(unlimited, "job")} | |`,
     `| The stage, write=${WRITE_LIMIT} (${n(paced.sends)} replies, ${n(paced.adds)} reactions in ${paced.seconds.toFixed(1)} s) | ${achieved.toFixed(1)} writes/s | |`,
     `| Achieved ÷ ${WRITE_LIMIT} | ${(achieved / WRITE_LIMIT).toFixed(2)} | ≥ 0.95 ${mark(achieved / WRITE_LIMIT >= 0.95)} |`,
     `| Writes answered 429 | ${(share429 * 100).toFixed(2)} % (${paced.rateLimited} of ${paced.writes}) | < 1 % ${mark(share429 < 0.01)} |`,
   ].join("\n");
+}
+
+/** A process's CPU seconds in the stage, and as a share of one core over the stage's time. */
+function cpuShare(result: ChildResult, process: "sandbox" | "job"): string {
+  const seconds = result.cpu[process];
+  return `${seconds.toFixed(1)} s (${Math.round((seconds / result.seconds) * 100)} % of a core)`;
 }
 
 /** Each of the stage's kinds of request alone under autocannon, in requests per second. */
@@ -168,10 +178,17 @@ function runJobInChild(sandbox: SandboxServer, channels: number): Promise<ChildR
     token: sandbox.token,
     appId: sandbox.appId,
     channels,
+    sandboxPid: sandbox.pid()!,
   };
   return runBenchChild<ChildResult>("tests/bench/replies-stage.ts", {
     REPLIES_BENCH_CHILD: JSON.stringify(config),
   });
+}
+
+/** A process's CPU time (user and system) so far, in seconds, from /proc. */
+function processCpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Which of the stage's requests an answer was, if it was one of them. */
@@ -217,6 +234,13 @@ async function child(config: ChildConfig) {
   let last = 0;
   let writes = 0;
   let rateLimited = 0;
+  // Where the stage's time goes: read at its first answer and again at each later one.
+  const cpuNow = () => ({
+    sandbox: processCpuSeconds(config.sandboxPid),
+    job: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+  });
+  let cpuFirst: ReturnType<typeof cpuNow> | undefined;
+  let cpuLast: ReturnType<typeof cpuNow> | undefined;
   const watched = (hooks: Partial<PlatformClientOptions>) =>
     client({
       ...hooks,
@@ -226,6 +250,8 @@ async function child(config: ChildConfig) {
         // Message lists before the first reply or reaction are the roots' search: the stage's.
         if (kind === null) return;
         const now = performance.now();
+        cpuLast = cpuNow();
+        cpuFirst ??= cpuLast;
         first = Math.min(first, now - info.latencyMs);
         last = Math.max(last, now);
         if (info.status === 429) rateLimited++;
@@ -238,6 +264,10 @@ async function child(config: ChildConfig) {
   const result: ChildResult = {
     ...counts,
     seconds: (last - first) / 1000,
+    cpu: {
+      sandbox: (cpuLast?.sandbox ?? 0) - (cpuFirst?.sandbox ?? 0),
+      job: (cpuLast?.job ?? 0) - (cpuFirst?.job ?? 0),
+    },
     writes,
     rateLimited,
     created: run.counts.created,

@@ -12,6 +12,7 @@
 import fs from "node:fs";
 import autocannon from "autocannon";
 import type { PlatformClientOptions } from "@/lib/platform/client";
+import { IMPORT_DEDUP_KEY, MESSAGE_LIST_LIMIT_MAX } from "@/lib/schemas/messages";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
 import {
   machine,
@@ -40,7 +41,7 @@ const WRITE_LIMIT = 40;
 
 export async function benchRepliesStage(): Promise<string> {
   const alone = await startSandboxServer();
-  let rates: { send: number; add: number; list: number };
+  let rates: Awaited<ReturnType<typeof sandboxRates>>;
   try {
     rates = await sandboxRates(alone, seconds);
   } finally {
@@ -61,7 +62,10 @@ export async function benchRepliesStage(): Promise<string> {
     await limited.stop();
   }
   const ideal =
-    unlimited.sends / rates.send + unlimited.adds / rates.add + unlimited.lists / rates.list;
+    unlimited.sends / rates.send +
+    unlimited.adds / rates.add +
+    unlimited.lists / rates.list +
+    (rates.find.seconds * unlimited.reads) / rates.find.lists;
   const ratio = ideal / unlimited.seconds;
   const achieved = (paced.writes - paced.rateLimited) / paced.seconds;
   const share429 = paced.writes === 0 ? 0 : paced.rateLimited / paced.writes;
@@ -75,6 +79,7 @@ export async function benchRepliesStage(): Promise<string> {
     `| Sandbox alone: replies sent (POST …/messages with parent_message_id) | ${n(rates.send)} requests/s | |`,
     `| Sandbox alone: reactions added (POST …/reactions) | ${n(rates.add)} requests/s | |`,
     `| Sandbox alone: reactions listed (GET …/reactions) | ${n(rates.list)} requests/s | |`,
+    `| Sandbox alone: the roots found (${rates.find.lists} message lists of 20 channels just migrated, their filing included) | ${rates.find.seconds.toFixed(1)} s of its CPU | |`,
     `| The stage, no limit: ${n(unlimited.sends)} replies, ${n(unlimited.adds)} reactions, ${n(unlimited.lists)} reaction lists, ${n(unlimited.reads)} message lists | ${unlimited.seconds.toFixed(1)} s | |`,
     `| The same requests at the sandbox's own rates | ${ideal.toFixed(1)} s | |`,
     `| Sandbox's time ÷ the stage's | ${ratio.toFixed(2)} | ≥ 0.8 ${mark(ratio >= 0.8)} |`,
@@ -169,7 +174,67 @@ async function sandboxRates(sandbox: SandboxServer, duration: number) {
       path: `${base}/${targets[counter++ % targets.length]}/reactions`,
     }),
   });
-  return { send, add, list };
+  return { send, add, list, find: await findRootsCost(sandbox, post) };
+}
+
+/**
+ * The sandbox's CPU seconds for the stage's message lists, which find the roots' ids: the
+ * same channels (20 × 400 messages, each with its dedup id) migrated as the job migrates
+ * them, then each listed from its first message, 200 at a time, with `with_sorted_meta_array`.
+ * A channel's first list also files the migration requests the sandbox stored (a background
+ * filing, 1 s after a channel's last migration, may take some first): that work is in the
+ * stage's time, so it is here too, from the end of the migration to the lists' end and the
+ * filing's. Returns the seconds and the lists made.
+ */
+async function findRootsCost(
+  sandbox: SandboxServer,
+  post: (path: string, body: unknown) => Promise<Response>,
+): Promise<{ seconds: number; lists: number }> {
+  const channels = Array.from({ length: 20 }, (_, n) => `find_c${n}`);
+  for (const url of channels)
+    await post("/v3/group_channels", { channel_url: url, user_ids: ["raw_a"] });
+  for (const url of channels)
+    for (let request = 0; request < PER_CHANNEL.messages / 100; request++)
+      await post(`/v3/migration/${url}`, {
+        messages: Array.from({ length: 100 }, (_, i) => {
+          const n = request * 100 + i;
+          return {
+            message_type: "MESG",
+            user_id: "raw_a",
+            message: `message ${n}`,
+            timestamp: 1_700_000_000_000 + n * 1000,
+            sorted_metaarray: [{ key: IMPORT_DEDUP_KEY, value: [`${url}-${n}`] }],
+          };
+        }),
+      });
+  const cpuBefore = processCpuSeconds(sandbox.pid()!);
+  let lists = 0;
+  const headers = { "Api-Token": sandbox.token };
+  await Promise.all(
+    channels.map(async (url) => {
+      let from = "message_ts=1700000000000&include=true";
+      for (;;) {
+        const page = (await (
+          await fetch(
+            `${sandbox.baseUrl}/v3/group_channels/${url}/messages?${from}&prev_limit=0&next_limit=${MESSAGE_LIST_LIMIT_MAX}&with_sorted_meta_array=true`,
+            { headers },
+          )
+        ).json()) as { messages: Array<{ message_id: number }> };
+        lists++;
+        if (page.messages.length < MESSAGE_LIST_LIMIT_MAX) return;
+        from = `message_id=${page.messages.at(-1)!.message_id}&include=false`;
+      }
+    }),
+  );
+  // Until the background filing, if any is under way, has ended.
+  let cpu = processCpuSeconds(sandbox.pid()!);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const now = processCpuSeconds(sandbox.pid()!);
+    if (now - cpu < 0.05) break;
+    cpu = now;
+  }
+  return { seconds: cpu - cpuBefore, lists };
 }
 
 function runJobInChild(sandbox: SandboxServer, channels: number): Promise<ChildResult> {

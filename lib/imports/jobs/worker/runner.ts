@@ -6,7 +6,12 @@ import type { Database } from "@/lib/db/client";
 import { importJobs } from "@/lib/db/schema";
 import type { PlatformClient, ResponseInfo } from "@/lib/platform";
 import { isTargetError } from "@/lib/targets";
-import { failTargetSteps, targetsWithFinalSteps, workFinalSteps } from "../finish/run";
+import {
+  failTargetSteps,
+  targetsWithFinalSteps,
+  workFinalSteps,
+  type FinalStepWork,
+} from "../finish/run";
 import { prepareSenders } from "../finish/senders";
 import { completeIfDone, finishCancelling } from "../run/completion";
 import { workMessageJob } from "../run/message-runner";
@@ -212,15 +217,10 @@ async function clientOfJob(
   }
 }
 
-type LastStageOptions = {
+/** What the last stage's work takes for every target, and how to reach and pace each. */
+type LastStageOptions = Omit<FinalStepWork, "db" | "targetId" | "client" | "pacer"> & {
   createClient: RunnerOptions["createClient"];
   pacingOf: (targetId: string | null) => TargetPacing;
-  workerId: string;
-  leaseMs: number;
-  concurrency: number;
-  maxAttempts: number;
-  running: () => boolean;
-  log: (line: string) => void;
 };
 
 /**

@@ -5,7 +5,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { copyPgliteTemplate } from "./pglite-template";
+import { copyPgliteTemplateFor } from "./pglite-template";
 
 export type ConsoleServer = {
   origin: string;
@@ -99,8 +99,7 @@ export async function startConsoleServer(
   }
 
   // On PGlite, a copy of a migrated empty database rather than a new one (12 s of CPU each).
-  if (env.DATA_DIR === dataDir && !env.DATABASE_URL)
-    await copyPgliteTemplate(path.join(dataDir, "pglite"));
+  await copyPgliteTemplateFor(env, dataDir);
   await start();
   // Test servers stop by themselves when the test process ends.
   process.once("exit", () => child?.kill("SIGKILL"));

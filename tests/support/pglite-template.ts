@@ -90,6 +90,16 @@ export async function copyPgliteTemplate(dataDir: string, kind: Kind = "migrated
 }
 
 /**
+ * For a test server about to start with `env`: when it will open PGlite in `dataDir` (its
+ * DATA_DIR, and no DATABASE_URL), fills the directory it opens with a copy of the migrated
+ * template.
+ */
+export async function copyPgliteTemplateFor(env: NodeJS.ProcessEnv, dataDir: string) {
+  if (env.DATA_DIR === dataDir && !env.DATABASE_URL)
+    await copyPgliteTemplate(path.join(dataDir, "pglite"));
+}
+
+/**
  * The same without making the template: copies it when this machine has one for the current
  * code (for a caller that cannot wait, as Playwright's config), else leaves `dataDir` to PGlite.
  */

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import pg from "pg";
-import { copyPgliteTemplate } from "../../support/pglite-template";
+import { copyPgliteTemplateFor } from "../../support/pglite-template";
 
 export type SandboxServer = {
   /** e.g. http://127.0.0.1:41234 */
@@ -32,7 +32,8 @@ const root = path.resolve(import.meta.dirname, "../../..");
 
 /**
  * Starts `lib/sandbox-server.ts` as its own process on a free loopback port, with a
- * fresh PGlite directory (a copy of tests/support/pglite-template.ts), or a fresh schema of TEST_DATABASE_URL when that is set.
+ * fresh PGlite directory (a copy of tests/support/pglite-template.ts), or a fresh schema of
+ * TEST_DATABASE_URL when that is set.
  * The process exits by itself if the test runner dies. A variable given as undefined is left unset.
  */
 export async function startSandboxServer(
@@ -102,8 +103,7 @@ export async function startSandboxServer(
   }
 
   // On PGlite, a copy of a migrated empty database rather than a new one (12 s of CPU each).
-  if (env.DATA_DIR === dataDir && !env.DATABASE_URL)
-    await copyPgliteTemplate(path.join(dataDir, "pglite"));
+  await copyPgliteTemplateFor(env, dataDir);
   let origin = await start();
   const server: SandboxServer = {
     origin,

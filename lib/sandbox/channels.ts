@@ -36,7 +36,7 @@ import { pageBySeq } from "./paging";
 import {
   channelKey,
   channelNotFound,
-  findChannelType,
+  channelUrlInUse,
   findUsers,
   groupChannelKey,
   openChannelKey,
@@ -898,7 +898,7 @@ async function sharedChannelColumns(
  */
 async function claimChannelUrl(tx: Transaction, appId: string, channelUrl: string): Promise<void> {
   await advisoryLock(tx, `channel_url:${appId}:${channelUrl}`);
-  if (await findChannelType(tx, appId, channelUrl)) throw channelUrlTaken(channelUrl);
+  if (await channelUrlInUse(tx, appId, channelUrl)) throw channelUrlTaken(channelUrl);
 }
 
 /** Held until the transaction ends. */

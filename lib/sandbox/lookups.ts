@@ -1,5 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
+import { preparedQuery } from "@/lib/db/raw";
 import { sandboxGroupChannels, sandboxOpenChannels, sandboxUsers } from "@/lib/db/schema";
 import { ErrorCode, SandboxError } from "./errors";
 
@@ -26,24 +27,51 @@ export function groupChannelKey(appId: string, channelUrl: string) {
   return channelKey(sandboxGroupChannels, appId, channelUrl);
 }
 
-/** Which kind of channel a URL names, for operations that take either (message migration). */
+/**
+ * Which kind of channel a URL names, for operations that take either (message migration), and
+ * for every request on a channel's path. One prepared statement for both tables: it runs on
+ * each such request, where two queries through Drizzle cost as much as the rest of a simple
+ * read. Not inside a transaction (it runs on the database's own session): see channelUrlInUse.
+ */
 export async function findChannelType(
   db: Database,
   appId: string,
   channelUrl: string,
 ): Promise<ChannelType | undefined> {
-  const [open] = await db
+  const [row] = await preparedQuery<{ type: ChannelType }>(
+    db,
+    "sandbox_channel_type",
+    channelTypeSql,
+    [appId, channelUrl],
+  );
+  return row?.type;
+}
+
+const channelTypeSql = `select 'open' as type from sandbox_open_channels
+  where app_id = $1 and channel_url = $2
+union all
+select 'group' from sandbox_group_channels
+  where app_id = $1 and channel_url = $2
+limit 1`;
+
+/** Whether a URL names a channel of either kind, read inside `tx` (a creation, under its lock). */
+export async function channelUrlInUse(
+  tx: Transaction,
+  appId: string,
+  channelUrl: string,
+): Promise<boolean> {
+  const rows = await tx
     .select({ channelUrl: sandboxOpenChannels.channelUrl })
     .from(sandboxOpenChannels)
     .where(openChannelKey(appId, channelUrl))
+    .unionAll(
+      tx
+        .select({ channelUrl: sandboxGroupChannels.channelUrl })
+        .from(sandboxGroupChannels)
+        .where(groupChannelKey(appId, channelUrl)),
+    )
     .limit(1);
-  if (open) return "open";
-  const [group] = await db
-    .select({ channelUrl: sandboxGroupChannels.channelUrl })
-    .from(sandboxGroupChannels)
-    .where(groupChannelKey(appId, channelUrl))
-    .limit(1);
-  return group ? "group" : undefined;
+  return rows.length > 0;
 }
 
 export async function findUsers(

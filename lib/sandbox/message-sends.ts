@@ -123,10 +123,6 @@ export async function sendMessage(
       await checkSender(tx, appId, channel, input.user_id, "send messages");
     if (input.parent_message_id !== 0)
       await checkRoot(tx, appId, channelUrl, input, input.parent_message_id, createdAt);
-    if (input.dedup_id !== undefined) {
-      const stored = await findByDedupId(tx, appId, channelUrl, input.dedup_id);
-      if (stored) return stored;
-    }
     const [inserted] = await tx
       .insert(sandboxMessages)
       .values({
@@ -149,7 +145,8 @@ export async function sendMessage(
       })
       .onConflictDoNothing()
       .returning();
-    // Only a dedup_id stored meanwhile by a concurrent request conflicts: answer that message.
+    // Only a dedup_id already stored (by a send, a migration, or a concurrent request) conflicts:
+    // answer that message. Trying the insert first spares every new message a look-up.
     return inserted ?? (await findByDedupId(tx, appId, channelUrl, input.dedup_id!))!;
   });
   return answer(db, appId, row);

@@ -20,6 +20,15 @@ export function requestOrigin(headers: HeaderReader, fallback?: string): string 
   return `${proto}://${host}`;
 }
 
+/**
+ * `{origin}/sandbox/{application id}`: the base URL of an embedded sandbox application, its
+ * chat and calls APIs alike, as a client at `origin` reaches it. The sandbox's routes (its
+ * files' URLs), its settings page and the console's targets all build it here.
+ */
+export function sandboxApplicationUrl(origin: string, appId: string): string {
+  return `${origin}/sandbox/${encodeURIComponent(appId)}`;
+}
+
 /** The console's own origin: the request's when in one, else the local address it serves on. */
 export async function consoleOrigin(): Promise<string> {
   try {

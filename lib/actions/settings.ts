@@ -11,9 +11,8 @@ import {
 } from "@/lib/schemas/sandbox-applications";
 import { runCompatibilityCheck } from "@/lib/conformance/compatibility";
 import { getPlatformClient } from "@/lib/platform";
-import { requestOrigin } from "@/lib/request-origin";
+import { requestOrigin, sandboxApplicationUrl } from "@/lib/request-origin";
 import {
-  applicationBaseUrl,
   createApplication,
   deleteApplication,
   rotateApiToken,
@@ -42,7 +41,7 @@ export const createSandboxApplication = adminAction(createApplicationSchema, asy
   return {
     id: app.id,
     name: app.name,
-    baseUrl: applicationBaseUrl(requestOrigin(await headers()), app.id),
+    baseUrl: sandboxApplicationUrl(requestOrigin(await headers()), app.id),
   };
 });
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { cache } from "react";
 import { env } from "@/lib/env";
-import { consoleOrigin } from "@/lib/request-origin";
+import { consoleOrigin, sandboxApplicationUrl } from "@/lib/request-origin";
 import { maskToken } from "@/lib/text/masked-token";
 import {
   createPlatformClient,
@@ -140,7 +140,7 @@ export function sandboxTargetOf(
   app: { id: string; name: string },
   origin: string,
 ): Omit<PlatformTarget, "maskedToken"> {
-  const baseUrl = `${origin}/sandbox/${encodeURIComponent(app.id)}`;
+  const baseUrl = sandboxApplicationUrl(origin, app.id);
   return {
     id: `${sandboxTargetPrefix}${app.id}`,
     name: app.name,

@@ -1,5 +1,6 @@
 import type { Context, Hono } from "hono";
 import type { Database } from "@/lib/db/client";
+import { sandboxApplicationUrl } from "@/lib/request-origin";
 import type { SandboxApplication } from "./applications";
 import type { SandboxConfig } from "./config";
 
@@ -20,5 +21,5 @@ export type SandboxContext = Context<SandboxEnv>;
 
 /** `{origin}/sandbox/{application_id}`: the base URL of an application, chat and calls alike. */
 export function applicationBaseUrl(c: SandboxContext): string {
-  return `${c.get("origin")}/sandbox/${encodeURIComponent(c.get("app").id)}`;
+  return sandboxApplicationUrl(c.get("origin"), c.get("app").id);
 }

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { csv, usersCsv, validUsers, type UserFixture } from "../fixtures/imports";
-import { finishMigration, gotoHydrated, openImportWizard, revealApiToken } from "./support/console";
+import { finishMigration, gotoHydrated, revealApiToken } from "./support/console";
+import { pickFile } from "./support/migration";
 
 /**
  * Imports correct to the last row: a cancel never leaves a user active that the file marks
@@ -34,15 +35,6 @@ async function setWriteLimit(page: Page, value: string) {
   await limits.getByLabel("Writes per second").fill(value);
   await limits.getByRole("button", { name: "Save limits" }).click();
   await expect(limits.getByText(/Saved/)).toBeVisible();
-}
-
-async function pickFile(page: Page, resource: RegExp, name: string, content: string) {
-  await openImportWizard(page);
-  await page.getByRole("radio", { name: resource }).check();
-  await page.getByRole("button", { name: "Continue" }).click();
-  await page
-    .getByLabel("File to import")
-    .setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(content) });
 }
 
 async function downloadFailures(page: Page): Promise<string[]> {

@@ -6,7 +6,7 @@ import { refuseHost, refuseRequestTarget } from "@/lib/schemas/request-target";
 import { findUnstorableText, isStorableText } from "@/lib/schemas/text-values";
 import { createUserSchema, updateUserMetadataSchema } from "@/lib/schemas/users";
 import { resolveClientAddress } from "@/lib/server/request-guard";
-import { requestOrigin } from "@/lib/request-origin";
+import { requestOrigin, sandboxApplicationUrl } from "@/lib/request-origin";
 import ipaddr from "ipaddr.js";
 
 describe("storable text", () => {
@@ -159,6 +159,15 @@ describe("request origin", () => {
     );
     expect(requestOrigin(headers({}), "HTTP://internal:3000/x")).toBe("http://internal:3000");
     expect(requestOrigin(headers({}))).toBe("http://localhost");
+  });
+
+  it("keeps an application's id inside its one path segment of the sandbox's URL", () => {
+    expect(sandboxApplicationUrl("http://127.0.0.1:3000", "local")).toBe(
+      "http://127.0.0.1:3000/sandbox/local",
+    );
+    expect(sandboxApplicationUrl("https://a.example", "../v3?x=1#y")).toBe(
+      "https://a.example/sandbox/..%2Fv3%3Fx%3D1%23y",
+    );
   });
 });
 

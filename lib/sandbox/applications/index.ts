@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
 import type { Database } from "@/lib/db/client";
 import { sandboxApps, type RateLimitSettings, type WebhookSettings } from "@/lib/db/schema";
+import { sandboxApplicationUrl } from "@/lib/request-origin";
 import { maskToken } from "@/lib/text/masked-token";
 import { storedWebhookSettingsSchema } from "@/lib/schemas/sandbox-storage";
 import { deleteApplicationDeliveries } from "../webhooks/deliveries";
@@ -85,11 +86,6 @@ export type SandboxApplicationView = {
   createdAt: string;
 };
 
-/** An application's base URL (chat and calls) as a client at `origin` reaches it. */
-export function applicationBaseUrl(origin: string, appId: string): string {
-  return `${origin}/sandbox/${encodeURIComponent(appId)}`;
-}
-
 export async function describeApplications(
   db: Database,
   origin: string,
@@ -97,7 +93,7 @@ export async function describeApplications(
   return (await listApplications(db)).map((app) => ({
     id: app.id,
     name: app.name,
-    baseUrl: applicationBaseUrl(origin, app.id),
+    baseUrl: sandboxApplicationUrl(origin, app.id),
     maskedToken: maskToken(app.apiToken),
     isDefault: app.isDefault,
     rateLimit: app.rateLimit ?? null,

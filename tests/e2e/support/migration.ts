@@ -4,6 +4,17 @@ import { finishMigration, openImportWizard } from "./console";
 
 /** A migration's steps as the browser tests drive them, on whichever target is chosen. */
 
+/** Opens the import wizard, chooses what to import and gives it the file. */
+export async function pickFile(page: Page, resource: RegExp, name: string, content: string) {
+  await openImportWizard(page);
+  await page.getByRole("radio", { name: resource }).check();
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page
+    .getByLabel("File to import")
+    .setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(content) });
+}
+
+/** Picks the file, maps it as suggested and validates its `rows`. */
 export async function upload(
   page: Page,
   resource: RegExp,
@@ -11,12 +22,7 @@ export async function upload(
   content: string,
   rows: number,
 ) {
-  await openImportWizard(page);
-  await page.getByRole("radio", { name: resource }).check();
-  await page.getByRole("button", { name: "Continue" }).click();
-  await page
-    .getByLabel("File to import")
-    .setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(content) });
+  await pickFile(page, resource, name, content);
   await page.getByRole("button", { name: "Continue to mapping" }).click();
   await page.getByRole("button", { name: `Validate ${rows.toLocaleString("en-US")} rows` }).click();
 }

@@ -4,6 +4,7 @@ import type { Database } from "@/lib/db/client";
 import { importJobs } from "@/lib/db/schema";
 import { createPlatformClient, type PlatformClient, type ResponseInfo } from "@/lib/platform";
 import { inProcessTransport } from "@/lib/platform/in-process";
+import { sandboxApplicationUrl } from "@/lib/request-origin";
 import {
   createSandboxApp,
   deleteApplication,
@@ -26,7 +27,7 @@ export function scratchClient(
     getDb: async () => db,
     config: { ...sandboxConfigFromEnv(), rateLimit: null, faults: parseFaults(undefined) },
   });
-  const baseUrl = `http://sandbox.internal/sandbox/${app.id}`;
+  const baseUrl = sandboxApplicationUrl("http://sandbox.internal", app.id);
   return createPlatformClient({
     appId: app.id,
     chatBaseUrl: baseUrl,

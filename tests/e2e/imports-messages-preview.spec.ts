@@ -1,6 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { csv } from "../fixtures/imports";
-import { openImportWizard, previewRow, revealApiToken } from "./support/console";
+import { previewRow, revealApiToken } from "./support/console";
+import { pickFile } from "./support/migration";
 
 /**
  * The messages preview checks what the rows name against what exists: a channel neither on
@@ -19,12 +20,7 @@ function cell(page: Page, number: number, column: string) {
 }
 
 async function startImport(page: Page, resource: RegExp, name: string, content: string) {
-  await openImportWizard(page);
-  await page.getByRole("radio", { name: resource }).check();
-  await page.getByRole("button", { name: "Continue" }).click();
-  await page
-    .getByLabel("File to import")
-    .setInputFiles({ name, mimeType: "text/plain", buffer: Buffer.from(content) });
+  await pickFile(page, resource, name, content, "text/plain");
   await page.getByRole("button", { name: "Continue to mapping" }).click();
 }
 

@@ -5,13 +5,19 @@ import { finishMigration, openImportWizard } from "./console";
 /** A migration's steps as the browser tests drive them, on whichever target is chosen. */
 
 /** Opens the import wizard, chooses what to import and gives it the file. */
-export async function pickFile(page: Page, resource: RegExp, name: string, content: string) {
+export async function pickFile(
+  page: Page,
+  resource: RegExp,
+  name: string,
+  content: string,
+  mimeType = "text/csv",
+) {
   await openImportWizard(page);
   await page.getByRole("radio", { name: resource }).check();
   await page.getByRole("button", { name: "Continue" }).click();
   await page
     .getByLabel("File to import")
-    .setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(content) });
+    .setInputFiles({ name, mimeType, buffer: Buffer.from(content) });
 }
 
 /** Picks the file, maps it as suggested and validates its `rows`. */

@@ -147,9 +147,11 @@ async function sandboxRates(sandbox: SandboxServer, duration: number) {
       };
     },
   });
-  // Reactions on messages of their own, as the stage adds them (one user, a key each).
+  // Reactions on messages of their own, as the stage has them: a few on each message, each
+  // listed before any is added (the stage lists a message's reactions to add only those
+  // missing), so neither a list nor an add meets a message with dozens.
   const targets: number[] = [];
-  for (let n = 0; n < 200; n++)
+  for (let n = 0; n < 600; n++)
     targets.push(
       (
         (await (
@@ -162,6 +164,14 @@ async function sandboxRates(sandbox: SandboxServer, duration: number) {
       ).message_id,
     );
   counter = 0;
+  const list = await run("reactions listed", {
+    method: "GET",
+    setupRequest: (request) => ({
+      ...request,
+      path: `${base}/${targets[counter++ % targets.length]}/reactions`,
+    }),
+  });
+  counter = 0;
   const add = await run("reactions added", {
     method: "POST",
     setupRequest: (request) => {
@@ -172,14 +182,6 @@ async function sandboxRates(sandbox: SandboxServer, duration: number) {
         body: JSON.stringify({ user_id: "raw_a", reaction: `k${Math.floor(n / targets.length)}` }),
       };
     },
-  });
-  counter = 0;
-  const list = await run("reactions listed", {
-    method: "GET",
-    setupRequest: (request) => ({
-      ...request,
-      path: `${base}/${targets[counter++ % targets.length]}/reactions`,
-    }),
   });
   return { send, add, list, find: await findRootsCost(sandbox, post) };
 }

@@ -5,22 +5,39 @@ import { defineConfig, devices } from "@playwright/test";
 import { chromiumArgs, chromiumExecutable } from "./tests/support/chromium";
 import { copyPgliteTemplateIfMade } from "./tests/support/pglite-template";
 
-// E2E_PORT lets several checkouts run their browser tests side by side.
-const port = Number(process.env.E2E_PORT ?? 3210);
-const baseURL = `http://127.0.0.1:${port}`;
 export const adminPassword = "e2e-admin-password-123";
-export const storageState = "tests/e2e/.auth/admin.json";
 
-// Every run starts on an empty database: the sandbox creates its default application at start-up.
+// Every run starts on empty databases: the sandbox creates its default application at start-up.
 // The config is loaded by the runner and by each worker; only the runner's directory is used.
-// Its database is a copy of the migrated template when the API or console tests have made one.
-const dataDir = (process.env.SWITCHBOARD_E2E_DATA_DIR ??= newDataDir());
+// Each database is a copy of the migrated template when the API or console tests have made one.
+const dataRoot = (process.env.SWITCHBOARD_E2E_DATA_DIR ??= fs.mkdtempSync(
+  path.join(os.tmpdir(), "switchboard-e2e-"),
+));
 
-function newDataDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-e2e-"));
-  copyPgliteTemplateIfMade(path.join(dir, "pglite"));
-  return dir;
-}
+/**
+ * Two workers, each with a console of its own (port, database, sandbox): a worker's
+ * `parallelIndex` (0 or 1; two running workers never share one) picks its console, so no two
+ * tests ever meet on one console's data (tests/e2e/support/test.ts). One worker left a third of
+ * both cores idle while a test waited on a server or a poll; the numbers are in docs/testing.md.
+ * Spec files are handed out in name order, so each console sees its files in that order too.
+ * E2E_PORT (the first console's port; the second takes the next) lets several checkouts run their
+ * browser tests side by side.
+ */
+const firstPort = Number(process.env.E2E_PORT ?? 3210);
+export const consoles = [0, 1].map((index) => {
+  const dataDir = path.join(dataRoot, `console-${index}`);
+  if (!fs.existsSync(dataDir)) {
+    fs.mkdirSync(dataDir);
+    copyPgliteTemplateIfMade(path.join(dataDir, "pglite"));
+  }
+  return {
+    port: firstPort + index,
+    baseURL: `http://127.0.0.1:${firstPort + index}`,
+    dataDir,
+    /** The administrator's session on this console, which the setup project signs in. */
+    storageState: `tests/e2e/.auth/admin-${index}.json`,
+  };
+});
 
 const chromium = {
   ...devices["Desktop Chrome"],
@@ -39,15 +56,13 @@ const slowProjects =
 export default defineConfig({
   testDir: "tests/e2e",
   fullyParallel: false,
-  // Two shared cores: one browser at a time keeps the server responsive.
-  workers: 1,
+  workers: consoles.length,
   retries: 0,
   forbidOnly: !!process.env.CI,
   reporter: [["list"]],
   timeout: 30_000,
   expect: { timeout: 10_000 },
   use: {
-    baseURL,
     // A failing test keeps its trace (actions, DOM snapshots, network, console) and a
     // screenshot of where it stopped. The trace's screencast is left out: it cost a quarter of
     // the browser tests' CPU, measured on three spec files run alternately with and without it
@@ -61,22 +76,22 @@ export default defineConfig({
       name: "chromium",
       testIgnore: [/.*\.setup\.ts/, slowSpecs],
       dependencies: ["setup"],
-      use: { ...chromium, storageState },
+      use: chromium,
     },
     ...slowProjects,
   ],
-  webServer: {
-    // What `npm run serve` runs: the console with the sandbox on the same port.
+  // What `npm run serve` runs: the console with the sandbox on the same port.
+  webServer: consoles.map(({ port, baseURL, dataDir }) => ({
     command: `npx tsx lib/console-server.ts --hostname 127.0.0.1 --port ${port}`,
     url: `${baseURL}/sign-in`,
     reuseExistingServer: false,
     timeout: 120_000,
-    stdout: "pipe",
-    stderr: "pipe",
+    stdout: "pipe" as const,
+    stderr: "pipe" as const,
     env: {
       ADMIN_PASSWORD: adminPassword,
       DATA_DIR: dataDir,
       NEXT_TELEMETRY_DISABLED: "1",
     },
-  },
+  })),
 });

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "./support/test";
 import { csv, usersCsv, validUsers, type UserFixture } from "../fixtures/imports";
 import { finishMigration, gotoHydrated, revealApiToken } from "./support/console";
 import { pickFile } from "./support/migration";

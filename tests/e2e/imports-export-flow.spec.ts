@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/test";
 import { strToU8, zipSync } from "fflate";
 import { openExportFlow } from "./support/export-flow";
 

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./support/test";
 import { csv, flattenedTable, slackUsers } from "../fixtures/imports";
 import { finishMigration, openImportWizard, previewRow, revealApiToken } from "./support/console";
 

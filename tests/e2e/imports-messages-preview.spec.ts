@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./support/test";
 import { csv } from "../fixtures/imports";
 import { previewRow, revealApiToken } from "./support/console";
 import { pickFile } from "./support/migration";

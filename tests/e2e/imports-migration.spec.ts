@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "./support/test";
 import { csv, usersCsv, type UserFixture } from "../fixtures/imports";
 import { finishMigration, openImportWizard, previewRow, revealApiToken } from "./support/console";
 import {

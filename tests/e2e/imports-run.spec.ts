@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./support/test";
 import { usersCsv, usersWithMistakes } from "../fixtures/imports";
 import { cancelImport, openImportWizard, revealApiToken } from "./support/console";
 

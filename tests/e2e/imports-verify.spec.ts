@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./support/test";
 import { usersCsv } from "../fixtures/imports";
 import { openImportWizard, revealApiToken } from "./support/console";
 import { planAndRun, runToCompletion } from "./support/migration";

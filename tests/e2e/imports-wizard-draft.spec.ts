@@ -1,5 +1,5 @@
 import { openImportWizard, previewRow } from "./support/console";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./support/test";
 import { csv, usersCsv, usersWithMistakes } from "../fixtures/imports";
 import { xlsxWorkbook } from "../fixtures/xlsx";
 

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./support/test";
 import { expected, fixtureFiles, fixtureZip, type ExportFixture } from "../fixtures/exports/build";
 import { revealApiToken } from "./support/console";
 import { createImports, droppedFiles, openExportFlow } from "./support/export-flow";

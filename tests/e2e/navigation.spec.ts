@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/test";
 
 const pages = [
   { link: "Overview", path: "/", heading: "Overview" },
@@ -9,14 +9,13 @@ const pages = [
 
 test("every console page opens from the navigation, marked as the current page", async ({
   page,
+  baseURL,
 }) => {
   await page.goto("/");
   const nav = page.getByRole("navigation", { name: "Console" });
   for (const { link, path, heading } of pages) {
     await nav.getByRole("link", { name: link }).click();
-    await expect(page).toHaveURL(
-      path === "/" ? new RegExp(`:${process.env.E2E_PORT ?? 3210}/$`) : new RegExp(`${path}$`),
-    );
+    await expect(page).toHaveURL(path === "/" ? `${baseURL}/` : new RegExp(`${path}$`));
     await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
     await expect(nav.getByRole("link", { name: link })).toHaveAttribute("aria-current", "page");
     await expect(nav.locator("[aria-current=page]")).toHaveCount(1);

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./support/test";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { usersCsv, usersWithMistakes } from "../fixtures/imports";
 import { gotoHydrated, openImportWizard, revealApiToken } from "./support/console";

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./support/test";
 import { webhookCategories } from "@/lib/schemas/webhooks";
 import { usersCsv, validUsers } from "../fixtures/imports";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/test";
 import {
   createSandboxApplication,
   revealApiToken,
@@ -8,19 +8,16 @@ import {
 
 test("the settings page shows the sandbox target and its default application with a masked token", async ({
   page,
+  baseURL,
 }) => {
   await page.goto("/settings");
   const platform = page.getByRole("region", { name: "Platform" });
   await expect(platform.getByText("Embedded sandbox")).toBeVisible();
-  await expect(
-    platform.getByText(`http://127.0.0.1:${process.env.E2E_PORT ?? 3210}/sandbox/local`).first(),
-  ).toBeVisible();
+  await expect(platform.getByText(`${baseURL}/sandbox/local`).first()).toBeVisible();
 
   const local = application(page, "local");
   await expect(local).toContainText("Default");
-  await expect(local).toContainText(
-    `http://127.0.0.1:${process.env.E2E_PORT ?? 3210}/sandbox/local`,
-  );
+  await expect(local).toContainText(`${baseURL}/sandbox/local`);
   await expect(local.getByTestId("api-token")).toHaveText(/^•{8}[0-9a-f]{4}$/);
   await expect(local.getByRole("button", { name: /Delete/ })).toHaveCount(0);
 

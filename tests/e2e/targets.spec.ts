@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./support/test";
 import { usersCsv, validUsers } from "../fixtures/imports";
 import { startSandboxServer, type SandboxServer } from "../api/support/sandbox-server";
 import { openImportWizard, revealApiToken, signIn } from "./support/console";

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./support/test";
 import { topLevelKeys } from "@/lib/schemas/webhook-payloads";
 import { webhookCategories } from "@/lib/schemas/webhooks";
 import { startWebhookReceiver } from "../support/webhook-receiver";

@@ -31,8 +31,10 @@ export default defineConfig({
           globalSetup: ["tests/api/support/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 120_000,
-          // Each file talks to real servers; two cores run two files at a time.
-          maxWorkers: 2,
+          // Each file talks to real servers. Three at a time on two cores: a file waiting out a
+          // stall or a retry leaves a core to the third (281 s at 83 % busy with two, 252 s at 95 %
+          // with three, in one session).
+          maxWorkers: 3,
           sequence: { groupOrder: 1 },
         },
       },

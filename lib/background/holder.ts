@@ -32,9 +32,12 @@ function randomKey(): number {
 
 /**
  * The keys of the holders alive now, as a subquery: `e.locked_by not in (${liveHolderKeys})`.
- * pg_locks shows a bigint advisory key as its high (classid) and low (objid) halves.
+ * pg_locks shows a bigint advisory key as its high (classid) and low (objid) halves, each
+ * unsigned; the bits put back together are the key. (A product of the high half overflowed
+ * bigint for any key held with a high half of 2^31 or more: a negative key, such as the
+ * sandbox's `hashtextextended` channel locks, or another program's on the same server.)
  */
-export const liveHolderKeys: SQL = sql`select l.classid::bigint * 4294967296 + l.objid::bigint
+export const liveHolderKeys: SQL = sql`select (l.classid::bigint << 32) | l.objid::bigint
   from pg_locks l where l.locktype = 'advisory' and l.objsubid = 1 and l.granted`;
 
 type PgPool = { connect: () => Promise<PoolClient> };

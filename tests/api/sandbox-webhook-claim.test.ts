@@ -37,26 +37,22 @@ describe("the outbox claim", () => {
   const claim = (holder: number) =>
     claimDueEvents(database.db, { limit: 10, holder, perEndpoint: 10, inFlight: new Map() });
 
-  /** Holds the advisory lock `key` in a session of its own (PGlite has just one) during `work`. */
+  /**
+   * Holds the advisory lock `key` during `work`, in a session of its own: a pooled connection
+   * on PostgreSQL, PGlite's one connection there. The lock is given up whatever `work` does.
+   */
   async function whileLocked(key: bigint, work: () => Promise<void>) {
-    const [lock, unlock] = ["pg_advisory_lock", "pg_advisory_unlock"].map(
-      (name) => `select ${name}(${key}::bigint)`,
-    ) as [string, string];
-    if (isEmbedded(database.db)) {
-      await database.db.execute(sql.raw(lock));
-      try {
-        return await work();
-      } finally {
-        await database.db.execute(sql.raw(unlock));
-      }
-    }
-    const pool = (database.db as unknown as { $client: { connect(): Promise<PoolClient> } })
-      .$client;
-    const session = await pool.connect();
+    const db = database.db;
+    const session = isEmbedded(db)
+      ? { query: (text: string) => db.execute(sql.raw(text)), release: () => {} }
+      : await (db as unknown as { $client: { connect(): Promise<PoolClient> } }).$client.connect();
     try {
-      await session.query(lock);
-      await work();
-      await session.query(unlock);
+      await session.query(`select pg_advisory_lock(${key}::bigint)`);
+      try {
+        await work();
+      } finally {
+        await session.query(`select pg_advisory_unlock(${key}::bigint)`);
+      }
     } finally {
       session.release();
     }

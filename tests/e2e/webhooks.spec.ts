@@ -50,6 +50,13 @@ async function openWebhooks(page: Page) {
 
 const category = (page: Page, name: string) => page.getByRole("checkbox", { name, exact: true });
 
+/** Filters the delivery log by a call or room id, as the form's "Apply filters" does. */
+async function filterLogBy(page: Page, callOrRoomId: string) {
+  const filters = page.getByRole("form", { name: "Delivery filters" });
+  await filters.getByLabel("call_id or room_id").fill(callOrRoomId);
+  await filters.getByRole("button", { name: "Apply filters" }).click();
+}
+
 async function reviewAndConfirm(page: Page) {
   await page.getByRole("button", { name: "Review and save" }).click();
   const dialog = page.getByRole("alertdialog");
@@ -113,9 +120,7 @@ test("enable webhooks with three categories, play a direct call: the receiver ge
 
   // This call's deliveries only: the console's log also holds the calls other tests played.
   const callId = (received[0]!.body.direct_call as { call_id: string }).call_id;
-  const filters = page.getByRole("form", { name: "Delivery filters" });
-  await filters.getByLabel("call_id or room_id").fill(callId);
-  await filters.getByRole("button", { name: "Apply filters" }).click();
+  await filterLogBy(page, callId);
   const log = page.getByRole("list", { name: "Deliveries" });
   await expect(log.getByRole("listitem")).toHaveCount(2);
   const dial = log.getByRole("listitem", { name: "Delivery of direct_call:dial" });
@@ -235,10 +240,11 @@ test("the counts per outcome follow a delivery as it finishes, without a reload"
   const roomId = `counts-${Date.now()}`;
   try {
     await openWebhooks(page);
-    const filters = page.getByRole("form", { name: "Delivery filters" });
-    await filters.getByLabel("Category").selectOption("room:invitation_accept");
-    await filters.getByLabel("call_id or room_id").fill(roomId);
-    await filters.getByRole("button", { name: "Apply filters" }).click();
+    await page
+      .getByRole("form", { name: "Delivery filters" })
+      .getByLabel("Category")
+      .selectOption("room:invitation_accept");
+    await filterLogBy(page, roomId);
     const counts = page.getByRole("status", { name: "Deliveries per outcome" });
     await expect(counts).toContainText("Pending: 0");
     const panel = page.getByRole("region", { name: "Test event" });
@@ -477,9 +483,7 @@ test("the delivery log finds old failures with a filter, pages, and sends a sele
     logReceiver.setBehaviour({ mode: "answer", status: 200 });
 
     await openWebhooks(page);
-    const filters = page.getByRole("form", { name: "Delivery filters" });
-    await filters.getByLabel("call_id or room_id").fill(callId);
-    await filters.getByRole("button", { name: "Apply filters" }).click();
+    await filterLogBy(page, callId);
     const log = page.getByRole("list", { name: "Deliveries" });
     await expect(log.getByRole("listitem")).toHaveCount(3);
     await expect(log.getByRole("listitem").first()).toContainText(

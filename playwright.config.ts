@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { chromiumArgs, chromiumExecutable } from "./tests/support/chromium";
+import { testNodeArgs } from "./tests/support/node-args";
 import { copyPgliteTemplateIfMade } from "./tests/support/pglite-template";
 
 export const adminPassword = "e2e-admin-password-123";
@@ -80,9 +81,10 @@ export default defineConfig({
     },
     ...slowProjects,
   ],
-  // What `npm run serve` runs: the console with the sandbox on the same port.
+  // What `npm run serve` runs, the console with the sandbox on the same port, with the Node
+  // options of the tests' processes (tests/support/node-args.ts).
   webServer: consoles.map(({ port, baseURL, dataDir }) => ({
-    command: `npx tsx lib/console-server.ts --hostname 127.0.0.1 --port ${port}`,
+    command: `node ${testNodeArgs.join(" ")} --import tsx lib/console-server.ts --hostname 127.0.0.1 --port ${port}`,
     url: `${baseURL}/sign-in`,
     reuseExistingServer: false,
     timeout: 120_000,

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { testNodeArgs } from "./tests/support/node-args";
 
 const alias = {
   "@": path.resolve(import.meta.dirname),
@@ -35,6 +36,7 @@ export default defineConfig({
           // stall or a retry leaves a core to the third (281 s at 83 % busy with two, 252 s at 95 %
           // with three, in one session).
           maxWorkers: 3,
+          execArgv: testNodeArgs,
           sequence: { groupOrder: 1 },
         },
       },
@@ -48,6 +50,7 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 120_000,
           maxWorkers: 1,
+          execArgv: testNodeArgs,
           sequence: { groupOrder: 2 },
         },
       },

@@ -5,6 +5,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { testNodeArgs } from "./node-args";
 import { copyPgliteTemplateFor } from "./pglite-template";
 
 export type ConsoleServer = {
@@ -67,6 +68,7 @@ export async function startConsoleServer(
     child = spawn(
       process.execPath,
       [
+        ...testNodeArgs,
         ...(options.nodeArgs ?? []),
         "--import",
         "tsx",

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import pg from "pg";
+import { testNodeArgs } from "../../support/node-args";
 import { copyPgliteTemplateFor } from "../../support/pglite-template";
 
 export type SandboxServer = {
@@ -63,7 +64,7 @@ export async function startSandboxServer(
   let stopped = false;
 
   async function start(): Promise<string> {
-    child = spawn(process.execPath, ["--import", "tsx", "lib/sandbox-server.ts"], {
+    child = spawn(process.execPath, [...testNodeArgs, "--import", "tsx", "lib/sandbox-server.ts"], {
       cwd: root,
       env,
       stdio: ["ignore", "pipe", "pipe"],

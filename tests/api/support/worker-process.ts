@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { testNodeArgs } from "../../support/node-args";
 import type { SandboxServer } from "./sandbox-server";
 
 /**
@@ -23,7 +24,13 @@ export function startWorker(
 ) {
   const child = spawn(
     process.execPath,
-    ["--conditions=react-server", "--import", "tsx", "lib/imports/jobs/worker/worker.ts"],
+    [
+      ...testNodeArgs,
+      "--conditions=react-server",
+      "--import",
+      "tsx",
+      "lib/imports/jobs/worker/worker.ts",
+    ],
     {
       cwd: root,
       env: {

@@ -32,10 +32,11 @@ export default defineConfig({
           globalSetup: ["tests/api/support/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 120_000,
-          // Each file talks to real servers. Three at a time on two cores: a file waiting out a
-          // stall or a retry leaves a core to the third (281 s at 83 % busy with two, 252 s at 95 %
-          // with three, in one session).
-          maxWorkers: 3,
+          // Each file talks to real servers. Four at a time on two cores: a file waiting out a
+          // stall or a retry leaves its core to the others (docs/testing.md, Times: 281 s at 83 %
+          // busy with two and 252 s with three in one session; later, with the WebAssembly of
+          // tests/support/node-args.ts, 162-172 s with three and 147-162 s with four).
+          maxWorkers: 4,
           execArgv: testNodeArgs,
           sequence: { groupOrder: 1 },
         },

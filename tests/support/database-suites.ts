@@ -57,8 +57,10 @@ export const bothDatabases: Record<string, string> = {
   "tests/api/sandbox-webhook-delivery.test.ts":
     "the outbox's delivery worker: leases and retries stored between attempts",
   "tests/api/sandbox-webhook-log.test.ts": "the delivery log's filters and paging run in SQL",
+  "tests/api/sandbox-webhook-kill.test.ts":
+    "crash-restart: delivery across a killed server's slow restart (leases held by the dead)",
   "tests/api/sandbox-webhook-stall.test.ts":
-    "crash-restart: delivery across a stalled and a killed server (leases held by the dead)",
+    "crash-restart: delivery across a stalled server (leases that run out during the stall)",
   "tests/console/crash-restart.test.ts":
     "crash-restart of the console; PostgreSQL's form waits for the dying holder",
   "tests/console/imports-restart.test.ts":

@@ -52,6 +52,13 @@ const server = http.createServer((request, response) => {
   if (request.url?.startsWith("/sandbox/")) void handleSandbox(request, response);
   else void handleNext(request, response);
 });
+// Idle connections are kept 65 s, not Node's 5 s. A client that keeps a pool of connections and
+// does not read the server's Keep-Alive hint (a reverse proxy whose idle timeout is 60 s;
+// Playwright's request API, microsoft/playwright#42698) otherwise reuses one just as the server
+// closes it, and the request fails with a reset: a browser test did, once. Idle connections are
+// still closed at once on shutdown (server.close()).
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
 server.listen(port, hostname, () => {
   console.log(`Switchboard console listening on http://${hostname}:${port}`);
 });

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { freeFailuresPerMinute } from "@/lib/auth/sign-in-throttle";
@@ -36,6 +37,26 @@ describe("/healthz", () => {
     ]);
     expect(health.workers.every((worker: { alive: boolean }) => worker.alive)).toBe(true);
     expect(answer.text).not.toMatch(/postgres:\/\/|api_token|password/i);
+  });
+});
+
+describe("idle connections", () => {
+  it("are kept for 65 s, longer than a proxy's 60 s pool, and the answer says so", async () => {
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const headers = await new Promise<http.IncomingHttpHeaders>((resolve, reject) =>
+        http
+          .get(`${origin}/healthz`, { agent }, (response) => {
+            response.resume();
+            response.on("end", () => resolve(response.headers));
+          })
+          .on("error", reject),
+      );
+      expect(headers.connection).toBe("keep-alive");
+      expect(headers["keep-alive"]).toBe("timeout=65");
+    } finally {
+      agent.destroy();
+    }
   });
 });
 

@@ -302,6 +302,8 @@ test("messages after users and channels: bad rows kept back, each channel's hist
   // The same file again is planned and run, and the platform holds nothing more.
   await uploadMessages();
   await page.getByRole("button", { name: "Validate 9 rows" }).click();
+  // As above: planned once the look-ups of the rows' senders and channels have answered.
+  await expect(page.getByTestId("count-valid")).toHaveText("5", { timeout: 20_000 });
   await planAndRun(page);
   await runToCompletion(page);
   expect(await history(`${p}-sales`)).toHaveLength(3);
